@@ -1,0 +1,124 @@
+//! The [`Compactor`]: configuration, and the plan / apply / compact entry points.
+
+use crate::apply::{self, Compaction};
+use crate::error::{Error, Result, whole_number};
+use crate::facts::RequestFacts;
+use crate::plan::{self, Plan};
+use crate::request::{PlanOptions, Request};
+use crate::summarizer::Summarizer;
+
+/// `keepRecentTokens` when none is configured.
+pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
+
+/// How a [`Compactor`] is configured. Numbers are `f64` because they arrive from JavaScript;
+/// [`Compactor::new`] checks them.
+#[derive(Debug, Clone)]
+pub struct CompactorConfig<S> {
+    /// Tokens of recent raw messages to keep; a whole number ≥ 0 (default 20,000). It selects
+    /// what to keep and does not cap the summary's length.
+    pub keep_recent_tokens: Option<f64>,
+    /// Multiplies the input budget; positive and finite, may exceed 1 (default 1.0).
+    pub trigger_ratio: Option<f64>,
+    /// Required: turns messages into summary text.
+    pub summarizer: Option<S>,
+}
+
+impl<S> CompactorConfig<S> {
+    /// A configuration with default policy and `summarizer`.
+    pub fn new(summarizer: S) -> Self {
+        CompactorConfig {
+            keep_recent_tokens: None,
+            trigger_ratio: None,
+            summarizer: Some(summarizer),
+        }
+    }
+}
+
+/// Plans and applies compactions with one policy and one summarizer.
+#[derive(Debug)]
+pub struct Compactor<S> {
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+    summarizer: S,
+}
+
+impl<S: Summarizer> Compactor<S> {
+    /// Checks `config` and builds a compactor; errors are [`Error::InvalidConfig`].
+    pub fn new(config: CompactorConfig<S>) -> Result<Self> {
+        let keep_recent_tokens = match config.keep_recent_tokens {
+            None => DEFAULT_KEEP_RECENT_TOKENS,
+            Some(value) => whole_number(value, "keepRecentTokens").map_err(Error::InvalidConfig)?,
+        };
+        let trigger_ratio = config.trigger_ratio.unwrap_or(1.0);
+        if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {
+            return Err(Error::InvalidConfig(format!(
+                "triggerRatio must be a positive finite number, got {trigger_ratio}"
+            )));
+        }
+        let summarizer = config
+            .summarizer
+            .ok_or_else(|| Error::InvalidConfig("a summarizer is required".to_owned()))?;
+        summarizer.validate().map_err(Error::InvalidConfig)?;
+        Ok(Compactor {
+            keep_recent_tokens,
+            trigger_ratio,
+            summarizer,
+        })
+    }
+
+    /// Tokens of recent messages kept.
+    pub fn keep_recent_tokens(&self) -> u64 {
+        self.keep_recent_tokens
+    }
+
+    /// The trigger ratio.
+    pub fn trigger_ratio(&self) -> f64 {
+        self.trigger_ratio
+    }
+
+    /// The summarizer.
+    pub fn summarizer(&self) -> &S {
+        &self.summarizer
+    }
+
+    /// Decides whether and where to compact, without calling the summarizer.
+    ///
+    /// `Ok(None)` when the estimate is not strictly above `input_token_budget × trigger_ratio`
+    /// or no raw prefix can be removed. With `require_reduction` the threshold is bypassed and a
+    /// missing removable prefix is [`Error::NoReduction`].
+    pub fn plan(&self, request: &Request) -> Result<Option<Plan>> {
+        self.plan_with_facts(&RequestFacts::of(request)?, request.options())
+    }
+
+    /// [`Compactor::plan`] from facts the caller kept, so a grown history only needs facts
+    /// for its new messages.
+    pub fn plan_with_facts(
+        &self,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Plan>> {
+        plan::plan(facts, options, self.keep_recent_tokens, self.trigger_ratio)
+    }
+
+    /// Executes `plan`: summarizes, replaces the summary, trims the messages and writes the
+    /// record. `None` is an unconditional no-op; a given plan is trusted, not re-planned.
+    /// `context` goes to the summarizer as it is; cancellation is not checked here.
+    pub async fn apply<'a>(
+        &self,
+        request: &Request<'a>,
+        plan: Option<&Plan>,
+        context: &S::Context,
+    ) -> Result<Compaction<'a>> {
+        apply::apply(&self.summarizer, request, plan, context).await
+    }
+
+    /// Plans, then applies the plan.
+    pub async fn compact<'a>(
+        &self,
+        request: &Request<'a>,
+        context: &S::Context,
+    ) -> Result<Compaction<'a>> {
+        let plan = self.plan(request)?;
+        self.apply(request, plan.as_ref(), context).await
+    }
+}

@@ -1,0 +1,122 @@
+//! The one error type of the crate, with a stable machine code per variant.
+
+use std::error::Error as StdError;
+
+/// A boxed error from a host callback (summarizer, generator, estimator), kept so that the
+/// caller can reach the original value through [`std::error::Error::source`].
+pub type BoxError = Box<dyn StdError + 'static>;
+
+/// Everything that can go wrong while configuring, planning or applying a compaction.
+///
+/// A failed operation never returns replacement state: on `Err` the caller's conversation is
+/// exactly as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// [`crate::Compactor::new`] rejected the configuration.
+    #[error("invalid config: {0}")]
+    InvalidConfig(String),
+    /// The request, one of its messages, or the plan given to apply was invalid. The message names
+    /// the place, e.g. `messages[12].content[3].type: unknown block type "foo"`.
+    #[error("invalid request: {message}")]
+    InvalidRequest {
+        /// What is wrong and where.
+        message: String,
+        /// The host error behind it, when an estimator callback failed.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// A summarizer failed (or panicked); `source` is its own error.
+    #[error("summarization failed: {message}")]
+    Summarization {
+        /// A description of the failure.
+        message: String,
+        /// The summarizer's or generator's own error.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The summary was empty after trimming and file-list removal.
+    #[error("the summary was empty after trimming and removing file lists")]
+    EmptySummary,
+    /// No removable prefix exists, or the required strict reduction did not happen.
+    #[error("no reduction: {0}")]
+    NoReduction(String),
+    /// The operation was cancelled by the caller (an aborted signal).
+    #[error("cancelled: {message}")]
+    Cancelled {
+        /// Where the cancellation was noticed.
+        message: String,
+        /// The host's own abort reason, when there is one.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+impl Error {
+    /// The stable machine code the JavaScript layer exposes as `CompactionError.code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidConfig(_) => "invalid_config",
+            Error::InvalidRequest { .. } => "invalid_request",
+            Error::Summarization { .. } => "summarization",
+            Error::EmptySummary => "empty_summary",
+            Error::NoReduction(_) => "no_reduction",
+            Error::Cancelled { .. } => "aborted",
+        }
+    }
+
+    /// An [`Error::InvalidRequest`] without a host error behind it.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Error::InvalidRequest {
+            message: message.into(),
+            source: None,
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Checks that a number coming from JavaScript is a whole, non-negative, safe integer, so that
+/// `-1`, `NaN`, `1.5` and `1e300` are rejected with a message naming `field`.
+pub fn whole_number(value: f64, field: &str) -> std::result::Result<u64, String> {
+    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    if !value.is_finite() || value < 0.0 || value.fract() != 0.0 || value > MAX_SAFE {
+        return Err(format!(
+            "{field} must be a whole number between 0 and 2^53-1, got {value}"
+        ));
+    }
+    Ok(value as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_stable() {
+        assert_eq!(Error::InvalidConfig(String::new()).code(), "invalid_config");
+        assert_eq!(Error::invalid_request("x").code(), "invalid_request");
+        let summarization = Error::Summarization {
+            message: String::new(),
+            source: None,
+        };
+        assert_eq!(summarization.code(), "summarization");
+        assert_eq!(Error::EmptySummary.code(), "empty_summary");
+        assert_eq!(Error::NoReduction(String::new()).code(), "no_reduction");
+        let cancelled = Error::Cancelled {
+            message: String::new(),
+            source: None,
+        };
+        assert_eq!(cancelled.code(), "aborted");
+    }
+
+    #[test]
+    fn whole_numbers() {
+        assert_eq!(whole_number(0.0, "x"), Ok(0));
+        assert_eq!(whole_number(2000.0, "x"), Ok(2000));
+        for bad in [-1.0, f64::NAN, 1.5, f64::INFINITY, 1e300] {
+            let err = whole_number(bad, "keepRecentTokens").unwrap_err();
+            assert!(err.starts_with("keepRecentTokens"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The canonical message model (DESIGN.md §3): user, assistant and tool-result messages.
+//!
+//! Only what compaction needs is kept: visible text, thinking, tool calls with their arguments,
+//! tool results with their status, and the presence of images (never their payload).
+
+use serde_json::Value;
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A message from the person (or the application speaking for them). Starts a turn.
+    User(UserMessage),
+    /// A model response: text, thinking and tool calls.
+    Assistant(AssistantMessage),
+    /// The result of one tool call.
+    ToolResult(ToolResultMessage),
+}
+
+/// A user message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UserMessage {
+    /// Text and images, in order.
+    pub content: Vec<ContentBlock>,
+}
+
+/// An assistant message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssistantMessage {
+    /// Text, thinking and tool calls, in order.
+    pub content: Vec<AssistantBlock>,
+    /// Why generation stopped; `Error` and `Aborted` mark failed attempts.
+    pub stop_reason: Option<StopReason>,
+}
+
+/// The result of a tool call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolResultMessage {
+    /// The id of the tool call this answers.
+    pub tool_call_id: String,
+    /// The tool's name, when the host recorded it.
+    pub tool_name: Option<String>,
+    /// Text and images the tool returned.
+    pub content: Vec<ContentBlock>,
+    /// Whether the tool reported a failure.
+    pub is_error: bool,
+}
+
+/// A block of user or tool-result content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContentBlock {
+    /// Plain text.
+    Text(String),
+    /// An image; only its presence matters (it counts a fixed number of tokens).
+    Image,
+}
+
+/// A block of assistant content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantBlock {
+    /// Visible text.
+    Text(String),
+    /// Reasoning text (its provider signature is not kept).
+    Thinking(String),
+    /// A request to run a tool.
+    ToolCall(ToolCall),
+}
+
+/// A tool call inside an assistant message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The id its result refers to.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, as JSON.
+    pub arguments: Value,
+}
+
+/// Why an assistant message ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// A natural end.
+    Stop,
+    /// The output token limit was reached.
+    Length,
+    /// The model asked for tools.
+    ToolUse,
+    /// The attempt failed.
+    Error,
+    /// The attempt was cancelled.
+    Aborted,
+}
+
+/// A tool definition, counted in the request estimate.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does.
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub parameters: Value,
+}
+
+impl Message {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User(UserMessage {
+            content: vec![ContentBlock::Text(text.into())],
+        })
+    }
+
+    /// An assistant message with one text block that stopped normally.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message::Assistant(AssistantMessage {
+            content: vec![AssistantBlock::Text(text.into())],
+            stop_reason: Some(StopReason::Stop),
+        })
+    }
+
+    /// An assistant message that asks for the given tool calls.
+    pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
+        Message::Assistant(AssistantMessage {
+            content: calls.into_iter().map(AssistantBlock::ToolCall).collect(),
+            stop_reason: Some(StopReason::ToolUse),
+        })
+    }
+
+    /// A successful tool result with one text block.
+    pub fn tool_result(call_id: &str, tool_name: &str, text: impl Into<String>) -> Self {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: call_id.to_owned(),
+            tool_name: Some(tool_name.to_owned()),
+            content: vec![ContentBlock::Text(text.into())],
+            is_error: false,
+        })
+    }
+
+    /// Whether this is an assistant attempt that failed or was aborted.
+    pub fn is_failed_attempt(&self) -> bool {
+        matches!(
+            self,
+            Message::Assistant(AssistantMessage {
+                stop_reason: Some(StopReason::Error | StopReason::Aborted),
+                ..
+            })
+        )
+    }
+
+    /// The tool calls this message makes (none unless it is an assistant message).
+    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
+        let blocks: &[AssistantBlock] = match self {
+            Message::Assistant(a) => &a.content,
+            _ => &[],
+        };
+        blocks.iter().filter_map(|b| match b {
+            AssistantBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+}
+
+impl ToolCall {
+    /// A tool call with the given id, name and arguments.
+    pub fn new(id: &str, name: &str, arguments: Value) -> Self {
+        ToolCall {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            arguments,
+        }
+    }
+}

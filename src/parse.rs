@@ -1,0 +1,299 @@
+//! Reading canonical messages and tool definitions from JSON, with errors that name the place.
+//!
+//! Unknown extra fields are ignored. Anything the planner relies on (roles, block types, ids)
+//! is checked, so that bad input becomes an `invalid_request` error rather than a wrong plan.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::message::{
+    AssistantBlock, AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolDefinition,
+    ToolResultMessage, UserMessage,
+};
+
+/// Reads a JSON array of canonical messages; errors name `messages[i]…`.
+pub fn messages(value: &Value) -> Result<Vec<Message>> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| invalid("messages", "expected an array"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| message(item, &format!("messages[{i}]")))
+        .collect()
+}
+
+/// Reads one canonical message; `path` names it in errors.
+pub fn message(value: &Value, path: &str) -> Result<Message> {
+    let object = object(value, path)?;
+    let role = required_str(object, "role", path)?;
+    match role {
+        "user" => Ok(Message::User(UserMessage {
+            content: content_blocks(object.get("content"), path)?,
+        })),
+        "assistant" => assistant(object, path),
+        "toolResult" => tool_result(object, path),
+        other => Err(invalid(
+            &format!("{path}.role"),
+            &format!("unknown role {other:?} (expected \"user\", \"assistant\" or \"toolResult\")"),
+        )),
+    }
+}
+
+/// Reads a JSON array of tool definitions `{ name, description?, parameters? }`.
+pub fn tools(value: &Value) -> Result<Vec<ToolDefinition>> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| invalid("tools", "expected an array"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = format!("tools[{i}]");
+            let object = object(item, &path)?;
+            Ok(ToolDefinition {
+                name: required_str(object, "name", &path)?.to_owned(),
+                description: optional_str(object, "description", &path)?
+                    .unwrap_or_default()
+                    .to_owned(),
+                parameters: object.get("parameters").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect()
+}
+
+fn assistant(object: &Map<String, Value>, path: &str) -> Result<Message> {
+    let stop_reason = match optional_str(object, "stopReason", path)? {
+        None => None,
+        Some(text) => Some(stop_reason(text, &format!("{path}.stopReason"))?),
+    };
+    let content = match object.get("content") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) => vec![AssistantBlock::Text(text.clone())],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| assistant_block(block, &format!("{path}.content[{i}]")))
+            .collect::<Result<_>>()?,
+        Some(_) => {
+            return Err(invalid(
+                &format!("{path}.content"),
+                "expected a string or an array of blocks",
+            ));
+        }
+    };
+    Ok(Message::Assistant(AssistantMessage {
+        content,
+        stop_reason,
+    }))
+}
+
+fn tool_result(object: &Map<String, Value>, path: &str) -> Result<Message> {
+    let is_error = match object.get("isError") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(_) => return Err(invalid(&format!("{path}.isError"), "expected a boolean")),
+    };
+    Ok(Message::ToolResult(ToolResultMessage {
+        tool_call_id: required_str(object, "toolCallId", path)?.to_owned(),
+        tool_name: optional_str(object, "toolName", path)?.map(str::to_owned),
+        content: content_blocks(object.get("content"), path)?,
+        is_error,
+    }))
+}
+
+fn stop_reason(text: &str, path: &str) -> Result<StopReason> {
+    Ok(match text {
+        "stop" => StopReason::Stop,
+        "length" => StopReason::Length,
+        "toolUse" => StopReason::ToolUse,
+        "error" => StopReason::Error,
+        "aborted" => StopReason::Aborted,
+        other => {
+            return Err(invalid(
+                path,
+                &format!(
+                    "unknown stop reason {other:?} (expected stop, length, toolUse, error or aborted)"
+                ),
+            ));
+        }
+    })
+}
+
+fn content_blocks(value: Option<&Value>, path: &str) -> Result<Vec<ContentBlock>> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(text)) => Ok(vec![ContentBlock::Text(text.clone())]),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| content_block(block, &format!("{path}.content[{i}]")))
+            .collect(),
+        Some(_) => Err(invalid(
+            &format!("{path}.content"),
+            "expected a string or an array of blocks",
+        )),
+    }
+}
+
+fn content_block(value: &Value, path: &str) -> Result<ContentBlock> {
+    let object = object(value, path)?;
+    match required_str(object, "type", path)? {
+        "text" => Ok(ContentBlock::Text(
+            required_str(object, "text", path)?.to_owned(),
+        )),
+        "image" => Ok(ContentBlock::Image),
+        other => Err(unknown_block(path, other, "\"text\" or \"image\"")),
+    }
+}
+
+fn assistant_block(value: &Value, path: &str) -> Result<AssistantBlock> {
+    let object = object(value, path)?;
+    match required_str(object, "type", path)? {
+        "text" => Ok(AssistantBlock::Text(
+            required_str(object, "text", path)?.to_owned(),
+        )),
+        "thinking" => Ok(AssistantBlock::Thinking(
+            required_str(object, "thinking", path)?.to_owned(),
+        )),
+        "toolCall" => Ok(AssistantBlock::ToolCall(ToolCall {
+            id: required_str(object, "id", path)?.to_owned(),
+            name: required_str(object, "name", path)?.to_owned(),
+            arguments: object.get("arguments").cloned().unwrap_or(Value::Null),
+        })),
+        other => Err(unknown_block(
+            path,
+            other,
+            "\"text\", \"thinking\" or \"toolCall\"",
+        )),
+    }
+}
+
+fn unknown_block(path: &str, found: &str, expected: &str) -> Error {
+    invalid(
+        &format!("{path}.type"),
+        &format!("unknown block type {found:?} (expected {expected})"),
+    )
+}
+
+fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
+    value
+        .as_object()
+        .ok_or_else(|| invalid(path, &format!("expected an object, got {}", kind(value))))
+}
+
+fn required_str<'a>(object: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
+    optional_str(object, key, path)?
+        .ok_or_else(|| invalid(&format!("{path}.{key}"), "missing (expected a string)"))
+}
+
+fn optional_str<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'a str>> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(invalid(
+            &format!("{path}.{key}"),
+            &format!("expected a string, got {}", kind(other)),
+        )),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn invalid(path: &str, what: &str) -> Error {
+    Error::invalid_request(format!("{path}: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn error_of(value: Value) -> String {
+        messages(&value).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_every_canonical_shape() {
+        let parsed = messages(&json!([
+            {"role": "user", "content": "hi", "timestamp": 1},
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AAA", "mimeType": "image/png"}]},
+            {"role": "assistant", "stopReason": "toolUse", "usage": {"input": 1}, "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                {"type": "text", "text": "ok"},
+                {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}}
+            ]},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "fn"}], "isError": false}
+        ]))
+        .unwrap();
+        assert_eq!(parsed.len(), 4);
+        assert_eq!(
+            parsed[1],
+            Message::User(UserMessage {
+                content: vec![ContentBlock::Text("a".into()), ContentBlock::Image]
+            })
+        );
+        assert_eq!(parsed[2].calls().count(), 1);
+        assert!(matches!(&parsed[3], Message::ToolResult(r) if r.tool_call_id == "c1"));
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let err = error_of(
+            json!([{"role": "user", "content": "x"}, {"role": "assistant", "content": [
+                {"type": "text", "text": "a"}, {"type": "foo"}
+            ]}]),
+        );
+        assert!(
+            err.contains(r#"messages[1].content[1].type: unknown block type "foo""#),
+            "{err}"
+        );
+        let err = error_of(json!([{"role": "robot"}]));
+        assert!(
+            err.contains("messages[0].role: unknown role \"robot\""),
+            "{err}"
+        );
+        let err = error_of(json!([{"role": "toolResult", "content": []}]));
+        assert!(err.contains("messages[0].toolCallId: missing"), "{err}");
+        let err = error_of(json!([{"role": "assistant", "stopReason": "maybe"}]));
+        assert!(err.contains("messages[0].stopReason"), "{err}");
+        let err = error_of(json!([42]));
+        assert!(
+            err.contains("messages[0]: expected an object, got a number"),
+            "{err}"
+        );
+        let err = error_of(json!({"role": "user"}));
+        assert!(err.contains("messages: expected an array"), "{err}");
+        let err = error_of(json!([{"role": "toolResult", "toolCallId": "a", "isError": "yes"}]));
+        assert!(
+            err.contains("messages[0].isError: expected a boolean"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn reads_tools() {
+        let parsed = tools(&json!([{"name": "read", "description": "Read a file",
+            "parameters": {"type": "object"}}, {"name": "bash"}]))
+        .unwrap();
+        assert_eq!(parsed[0].description, "Read a file");
+        assert_eq!(parsed[1].parameters, Value::Null);
+        let err = tools(&json!([{"description": "x"}]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("tools[0].name: missing"), "{err}");
+    }
+}

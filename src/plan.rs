@@ -1,0 +1,159 @@
+//! Planning: the threshold check and the choice of a tool-safe cut (DESIGN.md §3).
+//!
+//! Pure and cheap: it works on [`RequestFacts`] alone and never calls the summarizer.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crate::error::{Error, Result};
+use crate::facts::{RequestFacts, Role};
+use crate::request::PlanOptions;
+
+/// A decision to compact: which messages to summarize and where the kept suffix starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Where the retained suffix starts; may equal the number of messages (keep nothing).
+    pub first_kept_index: usize,
+    /// The history before the cut, or before the split turn's start.
+    pub messages_to_summarize: Range<usize>,
+    /// The beginning of a split turn (empty unless `split_turn`).
+    pub turn_prefix_messages: Range<usize>,
+    /// Whether the cut falls inside a turn.
+    pub split_turn: bool,
+    /// The estimate of the whole request before compaction.
+    pub estimate_before: u64,
+    /// The estimate after compaction leaving the summary out (system prompt, tools, kept
+    /// messages): what the new summary adds to.
+    pub estimate_after_without_summary: u64,
+    /// The estimate of each message, framing included.
+    pub message_tokens: Vec<u64>,
+}
+
+/// Plans a compaction from facts; see [`crate::Compactor::plan`].
+pub fn plan(
+    facts: &RequestFacts,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> Result<Option<Plan>> {
+    let estimate_before = facts.total();
+    if !options.require_reduction {
+        let Some(budget) = options.input_token_budget else {
+            return Ok(None);
+        };
+        // Strictly above: an estimate equal to the budget does not plan.
+        if estimate_before as f64 <= budget as f64 * trigger_ratio {
+            return Ok(None);
+        }
+    }
+    let Some(cut) = choose_cut(facts, keep_recent_tokens) else {
+        if options.require_reduction {
+            return Err(Error::NoReduction(
+                "no raw message prefix can be removed".to_owned(),
+            ));
+        }
+        return Ok(None);
+    };
+    let turn_start = split_turn_start(facts, cut);
+    let history_end = turn_start.unwrap_or(cut);
+    Ok(Some(Plan {
+        first_kept_index: cut,
+        messages_to_summarize: 0..history_end,
+        turn_prefix_messages: history_end..cut,
+        split_turn: turn_start.is_some(),
+        estimate_before,
+        estimate_after_without_summary: facts.system_prompt
+            + facts.tools
+            + facts.message_tokens(cut),
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+    }))
+}
+
+/// The largest valid cut at or before the keep boundary and the in-flight tail, if it removes
+/// at least one message.
+fn choose_cut(facts: &RequestFacts, keep_recent_tokens: u64) -> Option<usize> {
+    let limit = keep_boundary(facts, keep_recent_tokens).min(in_flight_start(facts));
+    let blocked = blocked_cuts(facts);
+    (1..=limit)
+        .rev()
+        .find(|&cut| !blocked.get(cut).copied().unwrap_or(false))
+}
+
+/// The start of the shortest suffix whose estimate reaches `keep` (0 when none does).
+fn keep_boundary(facts: &RequestFacts, keep: u64) -> usize {
+    let mut kept = 0;
+    let mut start = facts.messages.len();
+    while kept < keep {
+        let Some(previous) = start.checked_sub(1) else {
+            return 0;
+        };
+        start = previous;
+        kept += facts.messages.get(start).map_or(0, |f| f.tokens);
+    }
+    start
+}
+
+/// The index of the last assistant message when it has tool calls without a result after it
+/// (that message and everything after it stay); otherwise the number of messages.
+fn in_flight_start(facts: &RequestFacts) -> usize {
+    let messages = &facts.messages;
+    let Some(last) = messages.iter().rposition(|f| f.role == Role::Assistant) else {
+        return messages.len();
+    };
+    let answered: Vec<&str> = messages
+        .get(last + 1..)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|f| f.tool_result_id.as_deref())
+        .collect();
+    let pending = messages.get(last).is_some_and(|f| {
+        f.tool_call_ids
+            .iter()
+            .any(|id| !answered.contains(&id.as_str()))
+    });
+    if pending { last } else { messages.len() }
+}
+
+/// `blocked[c]` is true when cutting at `c` would separate a tool call at `i < c` from its
+/// result at `j >= c`. A result matches the latest earlier call with its id; results whose
+/// call is unknown constrain nothing.
+fn blocked_cuts(facts: &RequestFacts) -> Vec<bool> {
+    let n = facts.messages.len();
+    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j).
+    let mut delta = vec![0i64; n + 2];
+    let mut calls: HashMap<&str, usize> = HashMap::new();
+    for (j, f) in facts.messages.iter().enumerate() {
+        if let Some(&i) = f.tool_result_id.as_deref().and_then(|id| calls.get(id)) {
+            if let Some(d) = delta.get_mut(i + 1) {
+                *d += 1;
+            }
+            if let Some(d) = delta.get_mut(j + 1) {
+                *d -= 1;
+            }
+        }
+        for id in &f.tool_call_ids {
+            calls.insert(id, j);
+        }
+    }
+    let mut open = 0;
+    delta
+        .iter()
+        .take(n + 1)
+        .map(|d| {
+            open += d;
+            open > 0
+        })
+        .collect()
+}
+
+/// The start of the turn a cut at `cut` splits, or `None` when the cut is at a turn start
+/// (a user message) or past the end. A history with no user message before the cut is one
+/// turn starting at 0.
+fn split_turn_start(facts: &RequestFacts, cut: usize) -> Option<usize> {
+    let at_cut = facts.messages.get(cut)?;
+    if at_cut.starts_turn {
+        return None;
+    }
+    let before = facts.messages.get(..cut).unwrap_or(&[]);
+    Some(before.iter().rposition(|f| f.starts_turn).unwrap_or(0))
+}

@@ -1,0 +1,173 @@
+//! Retrying model calls: which failures are worth another attempt, and the wait between them.
+
+use std::time::Duration;
+
+use crate::error::BoxError;
+use crate::summarizer::LocalFuture;
+
+/// The default waits before the first and second retry.
+pub const DEFAULT_DELAYS: [Duration; 2] = [Duration::from_secs(2), Duration::from_secs(4)];
+
+/// What kind of failure a model call ended in; decides whether it is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The request never got an answer (connection refused, reset, DNS). Retried.
+    Transport,
+    /// A streamed response broke off. Retried.
+    Stream,
+    /// The provider answered with this HTTP status. 408, 409, 429 and 5xx are retried.
+    Http(u16),
+    /// The caller cancelled. Not retried; apply reports [`crate::Error::Cancelled`].
+    Cancelled,
+    /// A deadline passed. Not retried.
+    Deadline,
+    /// The provider rejected the request as larger than its context window. Not retried.
+    ContextWindow,
+    /// The provider filtered the content. Not retried.
+    ContentFiltered,
+    /// The request was invalid. Not retried.
+    InvalidRequest,
+    /// The response could not be understood. Not retried.
+    InvalidResponse,
+    /// The provider broke its protocol. Not retried.
+    Protocol,
+    /// Anything else. Not retried.
+    Unknown,
+}
+
+impl FailureKind {
+    /// Whether another attempt may succeed.
+    pub fn is_retryable(self) -> bool {
+        match self {
+            FailureKind::Transport | FailureKind::Stream => true,
+            FailureKind::Http(status) => matches!(status, 408 | 409 | 429 | 500..=599),
+            _ => false,
+        }
+    }
+}
+
+/// A failed model call.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct GenerateError {
+    /// How it failed.
+    pub kind: FailureKind,
+    /// A description for people.
+    pub message: String,
+    /// The host's own error.
+    #[source]
+    pub source: Option<BoxError>,
+}
+
+impl GenerateError {
+    /// A failure of `kind` without a host error behind it.
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        GenerateError {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+}
+
+/// Waits between attempts. `Context` carries the caller's cancellation (the wasm layer's
+/// `AbortSignal`); a cancelled wait ends at once with the cancellation's error.
+pub trait Sleeper {
+    /// The per-call context.
+    type Context: ?Sized;
+
+    /// Waits `delay`, or fails as soon as the context is cancelled.
+    fn sleep<'a>(
+        &'a self,
+        delay: Duration,
+        context: &'a Self::Context,
+    ) -> LocalFuture<'a, Result<(), GenerateError>>;
+}
+
+/// How many times a summary call is retried and how long to wait before each retry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// One wait per retry: `[2 s, 4 s]` makes up to three attempts.
+    pub delays: Vec<Duration>,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            delays: DEFAULT_DELAYS.to_vec(),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Runs `attempt` until it succeeds, fails for good, or the retries are used up. Returns the
+    /// last error and the number of attempts made.
+    pub async fn run<T, S, F>(
+        &self,
+        sleeper: &S,
+        context: &S::Context,
+        mut attempt: F,
+    ) -> Result<T, (GenerateError, usize)>
+    where
+        S: Sleeper + ?Sized,
+        F: AsyncFnMut() -> Result<T, GenerateError>,
+    {
+        let mut attempts = 0;
+        let mut delays = self.delays.iter();
+        loop {
+            attempts += 1;
+            let error = match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(error) => error,
+            };
+            if !error.kind.is_retryable() {
+                return Err((error, attempts));
+            }
+            let Some(delay) = delays.next() else {
+                return Err((error, attempts));
+            };
+            sleeper
+                .sleep(*delay, context)
+                .await
+                .map_err(|cancelled| (cancelled, attempts))?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retryable_kinds() {
+        for kind in [
+            FailureKind::Transport,
+            FailureKind::Stream,
+            FailureKind::Http(408),
+            FailureKind::Http(409),
+            FailureKind::Http(429),
+            FailureKind::Http(500),
+            FailureKind::Http(503),
+            FailureKind::Http(599),
+        ] {
+            assert!(kind.is_retryable(), "{kind:?}");
+        }
+        for kind in [
+            FailureKind::Http(400),
+            FailureKind::Http(401),
+            FailureKind::Http(404),
+            FailureKind::Http(413),
+            FailureKind::Http(600),
+            FailureKind::Cancelled,
+            FailureKind::Deadline,
+            FailureKind::ContextWindow,
+            FailureKind::ContentFiltered,
+            FailureKind::InvalidRequest,
+            FailureKind::InvalidResponse,
+            FailureKind::Protocol,
+            FailureKind::Unknown,
+        ] {
+            assert!(!kind.is_retryable(), "{kind:?}");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The summarizer seam: what apply asks for and what it gets back.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::error::{Error, Result};
+use crate::message::Message;
+
+/// A boxed, local (not `Send`) future: the crate has no async runtime and hosts such as a
+/// browser drive it on one thread.
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Token usage a summarizer reports for its model calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from a cache.
+    pub cache_read: u64,
+    /// Input tokens written to a cache.
+    pub cache_write: u64,
+    /// All tokens.
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    /// The sum of two usages (a split turn's two summary calls).
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input: self.input + other.input,
+            output: self.output + other.output,
+            cache_read: self.cache_read + other.cache_read,
+            cache_write: self.cache_write + other.cache_write,
+            total_tokens: self.total_tokens + other.total_tokens,
+        }
+    }
+
+    /// Adds optional usages: present when either is.
+    pub fn combine(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.plus(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// What a summarizer is asked to summarize.
+#[derive(Debug, Clone, Copy)]
+pub struct SummarizeRequest<'a> {
+    /// The summary being replaced ("" when there is none).
+    pub previous_summary: &'a str,
+    /// The complete history before the cut (or before the split turn's start).
+    pub messages: &'a [Message],
+    /// The beginning of a split turn (empty when the cut is at a turn start).
+    pub turn_prefix_messages: &'a [Message],
+}
+
+/// A summarizer's answer, before the library's post-processing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SummaryText {
+    /// The summary text.
+    pub text: String,
+    /// Usage of the model calls behind it, if known.
+    pub usage: Option<Usage>,
+}
+
+/// Turns the selected messages into summary text.
+///
+/// `Context` is what each call carries to the host (in the wasm layer: the caller's
+/// `AbortSignal`). Apply passes it on and does not check cancellation itself.
+pub trait Summarizer {
+    /// The per-call context handed to the summarizer.
+    type Context: ?Sized;
+
+    /// Summarizes `request`. Errors are returned as they are (a host failure should be
+    /// [`Error::Summarization`], a cancellation [`Error::Cancelled`]).
+    fn summarize<'a>(
+        &'a self,
+        request: SummarizeRequest<'a>,
+        context: &'a Self::Context,
+    ) -> LocalFuture<'a, Result<SummaryText>>;
+
+    /// Checks the summarizer's own configuration when the compactor is created.
+    fn validate(&self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Polls `future`, turning a panic inside it into [`Error::Summarization`].
+pub(crate) fn catch_panics<'a, T: 'a>(
+    future: LocalFuture<'a, Result<T>>,
+) -> LocalFuture<'a, Result<T>> {
+    Box::pin(CatchPanic { inner: future })
+}
+
+struct CatchPanic<'a, T> {
+    inner: LocalFuture<'a, Result<T>>,
+}
+
+impl<T> Future for CatchPanic<'_, T> {
+    type Output = Result<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.inner;
+        match catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_owned());
+                Poll::Ready(Err(Error::Summarization {
+                    message: format!("the summarizer panicked: {what}"),
+                    source: None,
+                }))
+            }
+        }
+    }
+}

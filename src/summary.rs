@@ -1,0 +1,183 @@
+//! The summary text: its projection into the conversation, post-processing of generated text,
+//! and the file lists the library appends itself.
+
+use std::collections::BTreeSet;
+
+use crate::message::Message;
+
+const READ_OPEN: &str = "<read-files>";
+const READ_CLOSE: &str = "</read-files>";
+const MODIFIED_OPEN: &str = "<modified-files>";
+const MODIFIED_CLOSE: &str = "</modified-files>";
+
+/// The heading that joins a split turn's prefix summary after the history summary.
+pub const TURN_CONTEXT_HEADING: &str = "**Turn Context (split turn):**";
+
+/// The text of the one user message a non-empty summary projects to; `None` for an empty one.
+pub fn project(summary: &str) -> Option<String> {
+    if summary.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{summary}\n</summary>"
+    ))
+}
+
+/// Trims `text` and removes every `<read-files>` and `<modified-files>` block from it (a block
+/// left open runs to the end), so that only the library's own lists appear in a summary.
+pub fn clean(text: &str) -> String {
+    let without_read = remove_blocks(text, READ_OPEN, READ_CLOSE);
+    remove_blocks(&without_read, MODIFIED_OPEN, MODIFIED_CLOSE)
+        .trim()
+        .to_owned()
+}
+
+fn remove_blocks(text: &str, open: &str, close: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        out.push_str(&rest[..start]);
+        let after_open = &rest[start + open.len()..];
+        rest = match after_open.find(close) {
+            Some(end) => &after_open[end + close.len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Paths the summarized part of a conversation asked to read or change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileLists {
+    read: BTreeSet<String>,
+    modified: BTreeSet<String>,
+}
+
+impl FileLists {
+    /// Adds the lists found in a previous summary's `<read-files>` / `<modified-files>` blocks.
+    pub fn add_from_summary(&mut self, summary: &str) {
+        self.read
+            .extend(block_lines(summary, READ_OPEN, READ_CLOSE));
+        self.modified
+            .extend(block_lines(summary, MODIFIED_OPEN, MODIFIED_CLOSE));
+    }
+
+    /// Adds the paths of `read`, `write` and `edit` tool calls in `messages` (other tools are
+    /// ignored). A call counts as requested whatever its outcome.
+    pub fn add_from_messages(&mut self, messages: &[Message]) {
+        for call in messages.iter().flat_map(Message::calls) {
+            let Some(path) = call.arguments.get("path").and_then(|p| p.as_str()) else {
+                continue;
+            };
+            match call.name.as_str() {
+                "read" => {
+                    self.read.insert(path.to_owned());
+                }
+                "write" | "edit" => {
+                    self.modified.insert(path.to_owned());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Appends the lists to a cleaned summary; a path that was modified is listed only as
+    /// modified, both lists are sorted, and an empty list is left out.
+    pub fn append_to(&self, summary: &mut String) {
+        let read: Vec<&str> = self
+            .read
+            .iter()
+            .filter(|path| !self.modified.contains(*path))
+            .map(String::as_str)
+            .collect();
+        let modified: Vec<&str> = self.modified.iter().map(String::as_str).collect();
+        append_block(summary, READ_OPEN, READ_CLOSE, &read);
+        append_block(summary, MODIFIED_OPEN, MODIFIED_CLOSE, &modified);
+    }
+}
+
+fn append_block(summary: &mut String, open: &str, close: &str, paths: &[&str]) {
+    if paths.is_empty() {
+        return;
+    }
+    summary.push_str("\n\n");
+    summary.push_str(open);
+    for path in paths {
+        summary.push('\n');
+        summary.push_str(path);
+    }
+    summary.push('\n');
+    summary.push_str(close);
+}
+
+fn block_lines(text: &str, open: &str, close: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        let body = &rest[start + open.len()..];
+        let (inside, after) = match body.find(close) {
+            Some(end) => (&body[..end], &body[end + close.len()..]),
+            None => (body, ""),
+        };
+        lines.extend(
+            inside
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_owned),
+        );
+        rest = after;
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolCall;
+    use serde_json::json;
+
+    #[test]
+    fn empty_summary_projects_nothing() {
+        assert_eq!(project(""), None);
+        assert_eq!(
+            project("S").unwrap(),
+            "The conversation history before this point was compacted into the following summary:\n\n<summary>\nS\n</summary>"
+        );
+    }
+
+    #[test]
+    fn clean_trims_and_removes_model_file_blocks() {
+        let text = "  \n## Goal\nship it\n<read-files>\nx.rs\n</read-files>\n<modified-files>\ny.rs\n</modified-files>\n  ";
+        assert_eq!(clean(text), "## Goal\nship it");
+        assert_eq!(clean("a <read-files> never closed"), "a");
+        assert_eq!(clean("<read-files>\nonly\n</read-files>\n"), "");
+    }
+
+    #[test]
+    fn lists_merge_summary_and_calls_and_modified_wins() {
+        let mut lists = FileLists::default();
+        lists.add_from_summary("old\n\n<read-files>\nb.rs\nz.rs\n</read-files>\n\n<modified-files>\nm.rs\n</modified-files>");
+        lists.add_from_messages(&[Message::tool_calls(vec![
+            ToolCall::new("1", "read", json!({"path": "a.rs"})),
+            ToolCall::new("2", "edit", json!({"path": "z.rs"})),
+            ToolCall::new("3", "write", json!({"path": "w.rs"})),
+            ToolCall::new("4", "bash", json!({"path": "ignored.rs", "command": "ls"})),
+            ToolCall::new("5", "read", json!({"file": "no-path-key"})),
+        ])]);
+        let mut summary = "S".to_owned();
+        lists.append_to(&mut summary);
+        assert_eq!(
+            summary,
+            "S\n\n<read-files>\na.rs\nb.rs\n</read-files>\n\n<modified-files>\nm.rs\nw.rs\nz.rs\n</modified-files>"
+        );
+    }
+
+    #[test]
+    fn no_files_appends_nothing() {
+        let mut summary = "S".to_owned();
+        FileLists::default().append_to(&mut summary);
+        assert_eq!(summary, "S");
+    }
+}
