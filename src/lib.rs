@@ -9,6 +9,42 @@
 //! The core has no async runtime and no platform dependencies: summarizers, model calls and
 //! waits are small traits returning local futures, which the wasm layer drives on JavaScript
 //! promises and timers.
+//!
+//! ```
+//! use context_compaction::*;
+//!
+//! // An application summarizer: any async function from messages to text.
+//! struct Echo;
+//! impl Summarizer for Echo {
+//!     type Context = ();
+//!     fn summarize<'a>(&'a self, request: SummarizeRequest<'a>, _: &'a ()) -> LocalFuture<'a, Result<SummaryText>> {
+//!         let text = format!("{} earlier messages", request.messages.len());
+//!         Box::pin(async move { Ok(SummaryText { text, usage: None }) })
+//!     }
+//! }
+//!
+//! let compactor = Compactor::new(CompactorConfig {
+//!     keep_recent_tokens: Some(10.0),
+//!     trigger_ratio: Some(0.8),
+//!     summarizer: Some(Echo),
+//! })?;
+//! let messages = vec![
+//!     Message::user("write a parser"),
+//!     Message::assistant("here is a parser ..."),
+//!     Message::user("now add tests"),
+//!     Message::assistant("done"),
+//! ];
+//! let request = Request { input_token_budget: Some(20), ..Request::new(&messages) };
+//! // About 28 estimated tokens against 0.8 × 20: plan a cut keeping at least 10 tokens.
+//! let plan = compactor.plan(&request)?.expect("over the threshold");
+//! assert_eq!(plan.first_kept_index, 2);
+//! assert_eq!(plan.messages_to_summarize, 0..2);
+//!
+//! let outcome = pollster::block_on(compactor.apply(&request, Some(&plan), &()))?;
+//! assert_eq!(outcome.summary, "2 earlier messages");
+//! assert_eq!(outcome.messages, &messages[2..]);
+//! # Ok::<(), Error>(())
+//! ```
 
 mod apply;
 mod compactor;
