@@ -302,3 +302,27 @@ fn apply_returns_a_slice_of_the_callers_messages() {
         messages[kept..].as_ptr()
     ));
 }
+
+#[test]
+fn file_lists_describe_requested_calls_not_outcomes() {
+    let messages = vec![
+        user("edit it"),
+        Message::tool_calls(vec![ToolCall::new(
+            "e",
+            "edit",
+            json!({"path": "src/denied.rs"}),
+        )]),
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: "e".into(),
+            tool_name: Some("edit".into()),
+            content: vec![ContentBlock::Text("permission denied".into())],
+            is_error: true,
+        }),
+        user("ok"),
+    ];
+    let outcome = run(compactor(0.0, Fixed::new("S")).compact(&request(&messages), &())).unwrap();
+    assert_eq!(
+        outcome.summary,
+        "S\n\n<modified-files>\nsrc/denied.rs\n</modified-files>"
+    );
+}

@@ -413,3 +413,19 @@ fn an_application_summarizer_is_called_once() {
     assert!(run(compactor.compact(&request, &())).is_err());
     assert_eq!(compactor.summarizer().seen.borrow().len(), 1);
 }
+
+#[test]
+fn apply_does_not_check_cancellation_around_a_successful_summarizer() {
+    // The signal is already cancelled, but the model call ignores it and succeeds: committed.
+    let (script, clock) = (Script::new(vec![Answer::Text("S")]), FakeClock::default());
+    let compactor = compactor_over(generator(&script, &clock), 0.0);
+    let messages = history();
+    let signal = Signal::default();
+    signal.cancelled.set(true);
+    let request = Request {
+        input_token_budget: Some(0),
+        ..Request::new(&messages)
+    };
+    let outcome = run(compactor.compact(&request, &signal)).unwrap();
+    assert_eq!(outcome.summary, "S");
+}
