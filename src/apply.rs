@@ -7,6 +7,7 @@ use crate::plan::Plan;
 use crate::request::Request;
 use crate::summarizer::{SummarizeRequest, Summarizer, Usage, catch_panics};
 use crate::summary::{self, FileLists};
+use crate::token::Estimator;
 
 /// The outcome of apply: the new conversation state and, unless it was a no-op, its record.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +35,33 @@ pub struct Record {
     pub usage: Option<Usage>,
 }
 
+/// What apply needs when the caller already holds the request's facts: the planner's facts,
+/// the previous summary, and only the messages the plan summarizes.
+#[derive(Clone, Copy)]
+pub struct ApplyInput<'a> {
+    /// Facts of the whole request (for the before and after estimates).
+    pub facts: &'a RequestFacts,
+    /// The summary being replaced.
+    pub summary: &'a str,
+    /// The messages of `plan.messages_to_summarize`.
+    pub history: &'a [Message],
+    /// The messages of `plan.turn_prefix_messages`.
+    pub turn_prefix: &'a [Message],
+    /// Require a strict estimate decrease.
+    pub require_reduction: bool,
+    /// Estimates the new summary, as the facts were estimated.
+    pub estimator: &'a dyn Estimator,
+}
+
+/// The new state apply produced; the kept messages are `first_kept_index..` of the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The summary to store.
+    pub summary: String,
+    /// What happened.
+    pub record: Record,
+}
+
 pub(crate) async fn apply<'a, S: Summarizer>(
     summarizer: &S,
     request: &Request<'a>,
@@ -47,14 +75,38 @@ pub(crate) async fn apply<'a, S: Summarizer>(
             record: None,
         });
     };
-    check_fits(plan, request.messages.len())?;
+    // apply_with_facts checks that the plan fits.
     let facts = RequestFacts::of(request)?;
-    let history = slice(request.messages, plan.messages_to_summarize.clone());
-    let prefix = slice(request.messages, plan.turn_prefix_messages.clone());
+    let input = ApplyInput {
+        facts: &facts,
+        summary: request.summary,
+        history: slice(request.messages, plan.messages_to_summarize.clone()),
+        turn_prefix: slice(request.messages, plan.turn_prefix_messages.clone()),
+        require_reduction: request.require_reduction,
+        estimator: request.estimator,
+    };
+    let applied = apply_with_facts(summarizer, input, plan, context).await?;
+    Ok(Compaction {
+        summary: applied.summary,
+        messages: slice(
+            request.messages,
+            plan.first_kept_index..request.messages.len(),
+        ),
+        record: Some(applied.record),
+    })
+}
+
+pub(crate) async fn apply_with_facts<S: Summarizer>(
+    summarizer: &S,
+    input: ApplyInput<'_>,
+    plan: &Plan,
+    context: &S::Context,
+) -> Result<Applied> {
+    check_fits(plan, input.facts.messages.len())?;
     let asked = SummarizeRequest {
-        previous_summary: request.summary,
-        messages: history,
-        turn_prefix_messages: prefix,
+        previous_summary: input.summary,
+        messages: input.history,
+        turn_prefix_messages: input.turn_prefix,
     };
     let answer = catch_panics(summarizer.summarize(asked, context)).await?;
 
@@ -63,37 +115,34 @@ pub(crate) async fn apply<'a, S: Summarizer>(
         return Err(Error::EmptySummary);
     }
     let mut files = FileLists::default();
-    files.add_from_summary(request.summary);
-    files.add_from_messages(history);
-    files.add_from_messages(prefix);
+    files.add_from_summary(input.summary);
+    files.add_from_messages(input.history);
+    files.add_from_messages(input.turn_prefix);
     files.append_to(&mut text);
 
+    let facts = input.facts;
     let estimate_before = facts.total();
     let estimate_after = facts.system_prompt
         + facts.tools
-        + summary_tokens(&text, request.estimator).map_err(|source| Error::InvalidRequest {
+        + summary_tokens(&text, input.estimator).map_err(|source| Error::InvalidRequest {
             message: format!("summary: the estimator failed: {source}"),
             source: Some(source),
         })?
         + facts.message_tokens(plan.first_kept_index);
-    if request.require_reduction && estimate_after >= estimate_before {
+    if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(
             "the compacted estimate {estimate_after} is not below {estimate_before}"
         )));
     }
-    Ok(Compaction {
+    Ok(Applied {
         summary: text.clone(),
-        messages: slice(
-            request.messages,
-            plan.first_kept_index..request.messages.len(),
-        ),
-        record: Some(Record {
+        record: Record {
             summary: text,
             first_kept_index: plan.first_kept_index,
             estimate_before,
             estimate_after,
             usage: answer.usage,
-        }),
+        },
     })
 }
 

@@ -1,6 +1,6 @@
 //! The [`Compactor`]: configuration, and the plan / apply / compact entry points.
 
-use crate::apply::{self, Compaction};
+use crate::apply::{self, Applied, ApplyInput, Compaction};
 use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
 use crate::plan::{self, Plan};
@@ -110,6 +110,17 @@ impl<S: Summarizer> Compactor<S> {
         context: &S::Context,
     ) -> Result<Compaction<'a>> {
         apply::apply(&self.summarizer, request, plan, context).await
+    }
+
+    /// [`Compactor::apply`] for a caller that kept the request's facts and hands over only
+    /// the messages the plan summarizes (already checked to fit the facts).
+    pub async fn apply_with_facts(
+        &self,
+        input: ApplyInput<'_>,
+        plan: &Plan,
+        context: &S::Context,
+    ) -> Result<Applied> {
+        apply::apply_with_facts(&self.summarizer, input, plan, context).await
     }
 
     /// Plans, then applies the plan.

@@ -62,7 +62,7 @@ mod summarizer;
 mod summary;
 pub mod token;
 
-pub use apply::{Compaction, Record};
+pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Role};
