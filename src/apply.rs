@@ -102,7 +102,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     plan: &Plan,
     context: &S::Context,
 ) -> Result<Applied> {
-    check_fits(plan, input.facts.messages.len())?;
+    plan.check_fits(input.facts.messages.len())?;
     let asked = SummarizeRequest {
         previous_summary: input.summary,
         messages: input.history,
@@ -144,35 +144,6 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
             usage: answer.usage,
         },
     })
-}
-
-/// A trusted plan must still describe this request: ranges in bounds and partitioning
-/// `0..first_kept_index`, and at least one message removed.
-fn check_fits(plan: &Plan, len: usize) -> Result<()> {
-    let kept = plan.first_kept_index;
-    let history = &plan.messages_to_summarize;
-    let prefix = &plan.turn_prefix_messages;
-    if kept > len {
-        return Err(Error::invalid_request(format!(
-            "plan.firstKeptIndex: {kept} is out of range for {len} messages"
-        )));
-    }
-    if kept == 0 {
-        return Err(Error::invalid_request(
-            "plan.firstKeptIndex: 0 removes no message",
-        ));
-    }
-    if history.start != 0 || history.end != prefix.start || prefix.end != kept {
-        return Err(Error::invalid_request(format!(
-            "plan: messagesToSummarize {history:?} and turnPrefixMessages {prefix:?} do not cover 0..{kept}"
-        )));
-    }
-    if plan.split_turn == prefix.is_empty() {
-        return Err(Error::invalid_request(
-            "plan.splitTurn: a split turn needs a non-empty turn prefix, and only a split turn has one",
-        ));
-    }
-    Ok(())
 }
 
 fn slice(messages: &[Message], range: std::ops::Range<usize>) -> &[Message] {

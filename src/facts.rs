@@ -82,7 +82,13 @@ impl RequestFacts {
     /// Computes the facts of every part of `request`.
     pub fn of(request: &Request) -> Result<Self> {
         let estimator = request.estimator;
-        let messages = request
+        let mut facts = Self::fixed(
+            request.system_prompt,
+            request.summary,
+            request.tools,
+            estimator,
+        )?;
+        facts.messages = request
             .messages
             .iter()
             .enumerate()
@@ -91,14 +97,24 @@ impl RequestFacts {
                     .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
             })
             .collect::<Result<_>>()?;
+        Ok(facts)
+    }
+
+    /// The facts of the parts that are never cut, with no messages yet (a caller that keeps
+    /// message facts fills `messages` itself).
+    pub fn fixed(
+        system_prompt: &str,
+        summary: &str,
+        tools: &[ToolDefinition],
+        estimator: &dyn Estimator,
+    ) -> Result<Self> {
         Ok(RequestFacts {
-            system_prompt: text_message_tokens(request.system_prompt, estimator)
+            system_prompt: text_message_tokens(system_prompt, estimator)
                 .map_err(|e| estimator_failed("systemPrompt", e))?,
-            summary: summary_tokens(request.summary, estimator)
+            summary: summary_tokens(summary, estimator)
                 .map_err(|e| estimator_failed("summary", e))?,
-            tools: tools_tokens(request.tools, estimator)
-                .map_err(|e| estimator_failed("tools", e))?,
-            messages,
+            tools: tools_tokens(tools, estimator).map_err(|e| estimator_failed("tools", e))?,
+            messages: Vec::new(),
         })
     }
 
@@ -180,7 +196,8 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
     Ok(tokens)
 }
 
-fn estimator_failed(place: &str, source: BoxError) -> Error {
+/// The `invalid_request` error for an estimator that failed on `place`.
+pub fn estimator_failed(place: &str, source: BoxError) -> Error {
     Error::InvalidRequest {
         message: format!("{place}: the estimator failed: {source}"),
         source: Some(source),

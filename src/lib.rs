@@ -61,6 +61,8 @@ mod retry;
 mod summarizer;
 mod summary;
 pub mod token;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};

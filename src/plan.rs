@@ -29,6 +29,37 @@ pub struct Plan {
     pub message_tokens: Vec<u64>,
 }
 
+impl Plan {
+    /// A trusted plan must still describe this request: ranges in bounds and partitioning
+    /// `0..first_kept_index`, and at least one message removed.
+    pub fn check_fits(&self, len: usize) -> Result<()> {
+        let kept = self.first_kept_index;
+        let history = &self.messages_to_summarize;
+        let prefix = &self.turn_prefix_messages;
+        if kept > len {
+            return Err(Error::invalid_request(format!(
+                "plan.firstKeptIndex: {kept} is out of range for {len} messages"
+            )));
+        }
+        if kept == 0 {
+            return Err(Error::invalid_request(
+                "plan.firstKeptIndex: 0 removes no message",
+            ));
+        }
+        if history.start != 0 || history.end != prefix.start || prefix.end != kept {
+            return Err(Error::invalid_request(format!(
+                "plan: messagesToSummarize {history:?} and turnPrefixMessages {prefix:?} do not cover 0..{kept}"
+            )));
+        }
+        if self.split_turn == prefix.is_empty() {
+            return Err(Error::invalid_request(
+                "plan.splitTurn: a split turn needs a non-empty turn prefix, and only a split turn has one",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Plans a compaction from facts; see [`crate::Compactor::plan`].
 pub fn plan(
     facts: &RequestFacts,

@@ -1,0 +1,242 @@
+//! Host callbacks: the summarizer's `generate` and `summarize` functions, how their failures
+//! are classified for retries, and what they may return.
+
+use js_sys::{Array, Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::convert::{self, object};
+use super::error::{HostError, describe};
+use super::js::AbortSignal;
+use super::timer::JsSleeper;
+use crate::error::{Error, Result};
+use crate::generator::{GenerateRequest, Generated, Generator, GeneratorSummarizer};
+use crate::retry::{FailureKind, GenerateError};
+use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
+
+/// What one apply call hands to host callbacks: the caller's signal and the host's own
+/// message objects for an application summarizer.
+pub struct CallContext {
+    pub signal: Option<AbortSignal>,
+    pub history: Array,
+    pub prefix: Array,
+}
+
+impl CallContext {
+    fn options(&self) -> JsValue {
+        object(&[(
+            "signal",
+            self.signal
+                .clone()
+                .map_or(JsValue::UNDEFINED, JsValue::from),
+        )])
+    }
+
+    fn aborted(&self) -> bool {
+        self.signal.as_ref().is_some_and(AbortSignal::is_aborted)
+    }
+}
+
+/// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
+/// plain (non-promise) value are all handled.
+async fn call_host(
+    f: &Function,
+    this: &JsValue,
+    a: &JsValue,
+    b: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let returned = f.call2(this, a, b)?;
+    JsFuture::from(Promise::resolve(&returned)).await
+}
+
+/// Sorts a host failure for the retry rules (DESIGN.md §3, "Retries in JS").
+pub fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
+    let get =
+        |value: &JsValue, key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    if context.aborted() {
+        return FailureKind::Cancelled;
+    }
+    if !thrown.is_object() {
+        return FailureKind::Unknown;
+    }
+    let name = get(thrown, "name").as_string().unwrap_or_default();
+    match name.as_str() {
+        "AbortError" => return FailureKind::Cancelled,
+        "TimeoutError" => return FailureKind::Deadline,
+        _ => {}
+    }
+    match get(thrown, "retryable").as_bool() {
+        Some(true) => return FailureKind::Stream,
+        Some(false) => return FailureKind::Unknown,
+        None => {}
+    }
+    let response = get(thrown, "response");
+    let status = [
+        get(thrown, "status"),
+        get(thrown, "statusCode"),
+        get(&response, "status"),
+    ]
+    .iter()
+    .find_map(|v| v.as_f64())
+    .filter(|s| s.fract() == 0.0 && (100.0..1000.0).contains(s));
+    if let Some(status) = status {
+        return FailureKind::Http(status as u16);
+    }
+    match name.as_str() {
+        "StreamError" => FailureKind::Stream,
+        // What `fetch` rejects with when the request never got an answer.
+        "TypeError" => FailureKind::Transport,
+        _ => FailureKind::Unknown,
+    }
+}
+
+/// Reads a string or `{ text, usage }`.
+fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
+    if let Some(text) = value.as_string() {
+        return Ok(SummaryText { text, usage: None });
+    }
+    let text = convert::field(value, "text", who)
+        .ok()
+        .and_then(|t| t.as_string());
+    let Some(text) = text else {
+        return Err(format!(
+            "{who} must return a string or {{ text, usage }}, got {}",
+            kind_of(value)
+        ));
+    };
+    let usage = convert::usage(&convert::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
+    Ok(SummaryText { text, usage })
+}
+
+fn kind_of(value: &JsValue) -> String {
+    value.js_typeof().as_string().unwrap_or_default()
+}
+
+/// The host's `generate(request, { signal })`.
+pub struct JsGenerator {
+    pub this: JsValue,
+    pub generate: Function,
+}
+
+impl JsGenerator {
+    async fn call(
+        &self,
+        request: &GenerateRequest,
+        context: &CallContext,
+    ) -> Result<Generated, GenerateError> {
+        let message = object(&[
+            ("role", "user".into()),
+            ("content", request.prompt.as_str().into()),
+        ]);
+        let js_request = object(&[
+            ("model", request.model.as_str().into()),
+            ("systemPrompt", request.system_prompt.as_str().into()),
+            ("messages", Array::of1(&message).into()),
+            (
+                "maxOutputTokens",
+                request
+                    .max_output_tokens
+                    .map_or(JsValue::UNDEFINED, |n| (n as f64).into()),
+            ),
+            ("tools", Array::new().into()),
+            ("toolChoice", "none".into()),
+            ("purpose", request.purpose.as_str().into()),
+        ]);
+        let returned = call_host(&self.generate, &self.this, &js_request, &context.options())
+            .await
+            .map_err(|thrown| GenerateError {
+                kind: classify(&thrown, context),
+                message: describe(&thrown),
+                source: Some(Box::new(HostError::new(thrown))),
+            })?;
+        let text = answer(&returned, "summarizer.generate")
+            .map_err(|message| GenerateError::new(FailureKind::InvalidResponse, message))?;
+        Ok(Generated {
+            text: text.text,
+            usage: text.usage,
+        })
+    }
+}
+
+impl Generator for JsGenerator {
+    type Context = CallContext;
+
+    fn generate<'a>(
+        &'a self,
+        request: &'a GenerateRequest,
+        context: &'a CallContext,
+    ) -> LocalFuture<'a, Result<Generated, GenerateError>> {
+        Box::pin(self.call(request, context))
+    }
+}
+
+/// The host's application summarizer `summarize(request, { signal })`, called once.
+pub struct JsApplication {
+    pub this: JsValue,
+    pub summarize: Function,
+}
+
+impl JsApplication {
+    async fn call(
+        &self,
+        request: SummarizeRequest<'_>,
+        context: &CallContext,
+    ) -> Result<SummaryText> {
+        let js_request = object(&[
+            ("previousSummary", request.previous_summary.into()),
+            ("messages", context.history.clone().into()),
+            ("turnPrefixMessages", context.prefix.clone().into()),
+        ]);
+        let returned = call_host(&self.summarize, &self.this, &js_request, &context.options())
+            .await
+            .map_err(|thrown| {
+                let message = describe(&thrown);
+                let source = Some(Box::new(HostError::new(thrown.clone())) as crate::BoxError);
+                if classify(&thrown, context) == FailureKind::Cancelled {
+                    Error::Cancelled {
+                        message: format!("the summarizer was cancelled: {message}"),
+                        source,
+                    }
+                } else {
+                    Error::Summarization {
+                        message: format!("the summarizer failed: {message}"),
+                        source,
+                    }
+                }
+            })?;
+        answer(&returned, "summarizer.summarize").map_err(|message| Error::Summarization {
+            message,
+            source: None,
+        })
+    }
+}
+
+/// The summarizer a JavaScript config describes.
+pub enum JsSummarizer {
+    /// `{ model, generate, ... }`: the built-in summarizer over a host model call.
+    Generator(GeneratorSummarizer<JsGenerator, JsSleeper>),
+    /// `{ summarize }`: the host writes the summary itself.
+    Application(JsApplication),
+}
+
+impl Summarizer for JsSummarizer {
+    type Context = CallContext;
+
+    fn summarize<'a>(
+        &'a self,
+        request: SummarizeRequest<'a>,
+        context: &'a CallContext,
+    ) -> LocalFuture<'a, Result<SummaryText>> {
+        match self {
+            JsSummarizer::Generator(generator) => generator.summarize(request, context),
+            JsSummarizer::Application(application) => Box::pin(application.call(request, context)),
+        }
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        match self {
+            JsSummarizer::Generator(generator) => generator.validate(),
+            JsSummarizer::Application(_) => Ok(()),
+        }
+    }
+}

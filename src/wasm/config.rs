@@ -1,0 +1,127 @@
+//! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
+//! cacheFacts }`. Every problem is `invalid_config`.
+
+use std::time::Duration;
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
+use super::convert::{field, optional_number, optional_whole};
+use super::timer::JsSleeper;
+use crate::compactor::{Compactor, CompactorConfig};
+use crate::error::{Error, Result, whole_number};
+use crate::generator::GeneratorSummarizer;
+use crate::retry::RetryPolicy;
+
+/// The core compactor and whether the facts cache is on.
+pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
+    if !config.is_object() {
+        return Err(invalid("config: expected an object"));
+    }
+    let summarizer = read_field(config, "summarizer", "config")?;
+    let cache = match read_field(config, "cacheFacts", "config")? {
+        v if v.is_undefined() || v.is_null() => true,
+        v => v
+            .as_bool()
+            .ok_or_else(|| invalid("config.cacheFacts must be a boolean"))?,
+    };
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: optional_number(config, "keepRecentTokens", "config")
+            .map_err(invalid)?,
+        trigger_ratio: optional_number(config, "triggerRatio", "config").map_err(invalid)?,
+        summarizer: summarizer_of(&summarizer)?,
+    })?;
+    Ok((compactor, cache))
+}
+
+fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if !value.is_object() {
+        return Err(invalid("config.summarizer: expected an object"));
+    }
+    let generate = read_field(value, "generate", "summarizer")?
+        .dyn_into::<Function>()
+        .ok();
+    let summarize = read_field(value, "summarize", "summarizer")?
+        .dyn_into::<Function>()
+        .ok();
+    match (generate, summarize) {
+        (Some(_), Some(_)) => Err(invalid(
+            "config.summarizer: give either generate or summarize, not both",
+        )),
+        (None, Some(summarize)) => Ok(Some(JsSummarizer::Application(JsApplication {
+            this: value.clone(),
+            summarize,
+        }))),
+        (Some(generate), None) => Ok(Some(JsSummarizer::Generator(generator(value, generate)?))),
+        (None, None) => Err(invalid(
+            "config.summarizer: expected a generate or a summarize function",
+        )),
+    }
+}
+
+fn generator(
+    value: &JsValue,
+    generate: Function,
+) -> Result<GeneratorSummarizer<JsGenerator, JsSleeper>> {
+    let model = read_field(value, "model", "summarizer")?
+        .as_string()
+        .ok_or_else(|| invalid("summarizer.model must be a non-blank string"))?;
+    let system_prompt = match read_field(value, "systemPrompt", "summarizer")? {
+        v if v.is_undefined() || v.is_null() => None,
+        v => Some(
+            v.as_string()
+                .ok_or_else(|| invalid("summarizer.systemPrompt must be a string"))?,
+        ),
+    };
+    Ok(GeneratorSummarizer {
+        generator: JsGenerator {
+            this: value.clone(),
+            generate,
+        },
+        sleeper: JsSleeper,
+        model,
+        system_prompt,
+        max_output_tokens: optional_whole(value, "maxOutputTokens", "summarizer")
+            .map_err(invalid)?,
+        retry: retry(&read_field(value, "retry", "summarizer")?)?,
+    })
+}
+
+fn retry(value: &JsValue) -> Result<RetryPolicy> {
+    let delays = read_field(value, "delaysMs", "summarizer.retry")?;
+    if delays.is_undefined() || delays.is_null() {
+        return Ok(RetryPolicy::default());
+    }
+    if !Array::is_array(&delays) {
+        return Err(invalid(
+            "summarizer.retry.delaysMs must be an array of milliseconds",
+        ));
+    }
+    let delays: Array = delays.unchecked_into();
+    let delays = delays
+        .iter()
+        .enumerate()
+        .map(|(i, ms)| {
+            let path = format!("summarizer.retry.delaysMs[{i}]");
+            let ms = ms
+                .as_f64()
+                .ok_or_else(|| invalid(format!("{path} must be a number")))?;
+            Ok(Duration::from_millis(
+                whole_number(ms, &path).map_err(invalid)?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    Ok(RetryPolicy { delays })
+}
+
+fn read_field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
+    field(object, key, path).map_err(|e| invalid(e.to_string()))
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidConfig(message.into())
+}

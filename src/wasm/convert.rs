@@ -1,0 +1,299 @@
+//! Plain JavaScript objects in and out: requests, plans, records, estimates.
+//!
+//! Missing, `undefined` and `null` optional fields take their defaults. Messages cross as JSON
+//! text (one `JSON.stringify` per message the facts cache has not seen), parsed by the core.
+
+use js_sys::{Array, JSON, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::error::describe;
+use super::estimator::AnyEstimator;
+use super::js::AbortSignal;
+use crate::error::{Error, Result, whole_number};
+use crate::facts::RequestFacts;
+use crate::message::{Message, ToolDefinition};
+use crate::parse;
+use crate::plan::Plan;
+use crate::{Record, Usage};
+
+/// A request read from JavaScript; `messages` is the host's own array.
+pub struct JsRequest {
+    pub system_prompt: String,
+    pub summary: String,
+    pub messages: Array,
+    pub tools: Vec<ToolDefinition>,
+    pub input_token_budget: Option<u64>,
+    pub require_reduction: bool,
+    pub estimator: AnyEstimator,
+}
+
+/// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
+/// estimator, format }`.
+pub fn request(value: &JsValue) -> Result<JsRequest> {
+    if !value.is_object() {
+        return Err(Error::invalid_request("request: expected an object"));
+    }
+    let messages = field(value, "messages", "request")?;
+    if !Array::is_array(&messages) {
+        return Err(Error::invalid_request("messages: expected an array"));
+    }
+    let format = optional_string(&field(value, "format", "request")?, "format")?;
+    if let Some(other) = format.filter(|f| f != "canonical") {
+        return Err(Error::invalid_request(format!(
+            "format: unknown format {other:?} (expected \"canonical\")"
+        )));
+    }
+    let tools = field(value, "tools", "request")?;
+    let tools = if tools.is_undefined() || tools.is_null() {
+        Vec::new()
+    } else {
+        parse::tools(&json(&tools, "tools")?)?
+    };
+    Ok(JsRequest {
+        system_prompt: optional_string(&field(value, "systemPrompt", "request")?, "systemPrompt")?
+            .unwrap_or_default(),
+        summary: optional_string(&field(value, "summary", "request")?, "summary")?
+            .unwrap_or_default(),
+        messages: messages.unchecked_into(),
+        tools,
+        input_token_budget: optional_whole(value, "inputTokenBudget", "request")
+            .map_err(Error::invalid_request)?,
+        require_reduction: optional_bool(value, "requireReduction", "request")?.unwrap_or(false),
+        estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+    })
+}
+
+/// Reads `{ signal }` from apply / compact options.
+pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    let signal = field(options, "signal", "options")?;
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(None);
+    }
+    let listens = Reflect::get(&signal, &"addEventListener".into())
+        .map(|f| f.is_function())
+        .unwrap_or(false);
+    if !signal.is_object() || !listens {
+        return Err(Error::invalid_request(
+            "options.signal: expected an AbortSignal",
+        ));
+    }
+    Ok(Some(signal.unchecked_into()))
+}
+
+/// One host value as JSON (via `JSON.stringify`, so `toJSON`, `undefined` and `NaN` behave as
+/// they do in JavaScript).
+pub fn json(value: &JsValue, path: &str) -> Result<Value> {
+    let text = JSON::stringify(value)
+        .map_err(|e| {
+            Error::invalid_request(format!("{path}: cannot be read as JSON: {}", describe(&e)))
+        })?
+        .as_string()
+        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))?;
+    parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
+}
+
+/// Parses the host messages `start..end` of `messages` into core messages.
+pub fn messages(messages: &Array, start: usize, end: usize) -> Result<Vec<Message>> {
+    (start..end)
+        .map(|i| {
+            let path = format!("messages[{i}]");
+            parse::message(&json(&messages.get(i as u32), &path)?, &path)
+        })
+        .collect()
+}
+
+/// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
+pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if !value.is_object() {
+        return Err(Error::invalid_request("plan: expected an object or null"));
+    }
+    let index = |key: &str| -> Result<usize> {
+        Ok(optional_whole(value, key, "plan")
+            .map_err(Error::invalid_request)?
+            .unwrap_or(0) as usize)
+    };
+    let length = |key: &str| -> Result<usize> {
+        let list = field(value, key, "plan")?;
+        if !Array::is_array(&list) {
+            return Err(Error::invalid_request(format!(
+                "plan.{key}: expected an array"
+            )));
+        }
+        Ok(list.unchecked_into::<Array>().length() as usize)
+    };
+    let first_kept_index = index("firstKeptIndex")?;
+    let history = length("messagesToSummarize")?;
+    let prefix = length("turnPrefixMessages")?;
+    Ok(Some(Plan {
+        first_kept_index,
+        messages_to_summarize: 0..history,
+        turn_prefix_messages: history..history + prefix,
+        split_turn: optional_bool(value, "splitTurn", "plan")?.unwrap_or(prefix > 0),
+        estimate_before: 0,
+        estimate_after_without_summary: 0,
+        message_tokens: Vec::new(),
+    }))
+}
+
+/// The JavaScript plan object, with slices of the host's own messages.
+pub fn plan_to_js(plan: &Plan, messages: &Array) -> JsValue {
+    let slice = |r: &std::ops::Range<usize>| messages.slice(r.start as u32, r.end as u32);
+    object(&[
+        ("firstKeptIndex", number(plan.first_kept_index as u64)),
+        (
+            "messagesToSummarize",
+            slice(&plan.messages_to_summarize).into(),
+        ),
+        (
+            "turnPrefixMessages",
+            slice(&plan.turn_prefix_messages).into(),
+        ),
+        ("splitTurn", plan.split_turn.into()),
+        ("estimateBefore", number(plan.estimate_before)),
+        (
+            "estimateAfterWithoutSummary",
+            number(plan.estimate_after_without_summary),
+        ),
+        ("messageTokens", numbers(&plan.message_tokens)),
+    ])
+}
+
+/// `{ summary, messages, record }`.
+pub fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
+    object(&[
+        ("summary", summary.into()),
+        ("messages", messages.into()),
+        ("record", record.map_or(JsValue::NULL, record_to_js)),
+    ])
+}
+
+fn record_to_js(record: &Record) -> JsValue {
+    let mut fields = vec![
+        ("summary", JsValue::from_str(&record.summary)),
+        ("firstKeptIndex", number(record.first_kept_index as u64)),
+        ("estimateBefore", number(record.estimate_before)),
+        ("estimateAfter", number(record.estimate_after)),
+    ];
+    if let Some(usage) = record.usage {
+        fields.push(("usage", usage_to_js(usage)));
+    }
+    object(&fields)
+}
+
+fn usage_to_js(usage: Usage) -> JsValue {
+    object(&[
+        ("input", number(usage.input)),
+        ("output", number(usage.output)),
+        ("cacheRead", number(usage.cache_read)),
+        ("cacheWrite", number(usage.cache_write)),
+        ("totalTokens", number(usage.total_tokens)),
+    ])
+}
+
+/// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
+pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
+    if !value.is_object() {
+        return Ok(None);
+    }
+    let get = |key: &str| optional_whole(value, key, "usage").map(|n| n.unwrap_or(0));
+    let (input, output) = (get("input")?, get("output")?);
+    Ok(Some(Usage {
+        input,
+        output,
+        cache_read: get("cacheRead")?,
+        cache_write: get("cacheWrite")?,
+        total_tokens: optional_whole(value, "totalTokens", "usage")?.unwrap_or(input + output),
+    }))
+}
+
+/// `{ total, systemPrompt, summary, messages, tools }`.
+pub fn estimate(facts: &RequestFacts) -> JsValue {
+    let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
+    object(&[
+        ("total", number(facts.total())),
+        ("systemPrompt", number(facts.system_prompt)),
+        ("summary", number(facts.summary)),
+        ("messages", numbers(&tokens)),
+        ("tools", number(facts.tools)),
+    ])
+}
+
+/// A plain object from key/value pairs.
+pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in fields {
+        let _ = Reflect::set(&object, &JsValue::from_str(key), value);
+    }
+    object.into()
+}
+
+fn number(n: u64) -> JsValue {
+    JsValue::from_f64(n as f64)
+}
+
+fn numbers(values: &[u64]) -> JsValue {
+    values.iter().map(|n| number(*n)).collect::<Array>().into()
+}
+
+/// `object[key]`, where a throwing getter is an error naming the place.
+pub fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
+    if !object.is_object() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    Reflect::get(object, &JsValue::from_str(key)).map_err(|e| {
+        Error::invalid_request(format!("{path}.{key}: reading it threw: {}", describe(&e)))
+    })
+}
+
+/// A string or nothing.
+pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .as_string()
+        .map(Some)
+        .ok_or_else(|| Error::invalid_request(format!("{path}: expected a string")))
+}
+
+/// `object[key]` as a whole non-negative number, or nothing; errors are messages.
+pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>, String> {
+    let value = field(object, key, path).map_err(|e| e.to_string())?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let n = value
+        .as_f64()
+        .ok_or_else(|| format!("{path}.{key} must be a number"))?;
+    whole_number(n, &format!("{path}.{key}")).map(Some)
+}
+
+/// `object[key]` as a number, or nothing; errors are messages.
+pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>, String> {
+    let value = field(object, key, path).map_err(|e| e.to_string())?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .as_f64()
+        .map(Some)
+        .ok_or_else(|| format!("{path}.{key} must be a number"))
+}
+
+fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
+    let value = field(object, key, path)?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .as_bool()
+        .map(Some)
+        .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a boolean")))
+}

@@ -1,0 +1,98 @@
+//! Errors across the boundary: core errors become `CompactionError`, host throws become
+//! [`HostError`] so the original value can be handed back as `cause`.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+
+thread_local! {
+    static ERROR_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the package's `CompactionError` class; the entry files call it once after init.
+#[wasm_bindgen(js_name = __registerErrorClass)]
+pub fn register_error_class(class: Function) {
+    ERROR_CLASS.with(|slot| *slot.borrow_mut() = Some(class));
+}
+
+/// A value a host callback threw or rejected with, kept as it is.
+pub struct HostError {
+    /// The thrown value (same identity as the host's).
+    pub value: JsValue,
+    message: String,
+}
+
+impl HostError {
+    /// Wraps a thrown value, describing it without calling anything that could throw again.
+    pub fn new(value: JsValue) -> Self {
+        let message = describe(&value);
+        HostError { value, message }
+    }
+}
+
+impl fmt::Debug for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HostError({})", self.message)
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// A short description of a thrown value: its `message`, or the string itself.
+pub fn describe(value: &JsValue) -> String {
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    if value.is_object() {
+        if let Some(message) = Reflect::get(value, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+        {
+            return message;
+        }
+        return "a non-Error object was thrown".to_owned();
+    }
+    format!("{value:?}")
+}
+
+/// The host value behind an error, if any (first [`HostError`] in the source chain).
+fn host_cause(error: &Error) -> Option<JsValue> {
+    let mut source = std::error::Error::source(error);
+    while let Some(current) = source {
+        if let Some(host) = current.downcast_ref::<HostError>() {
+            return Some(host.value.clone());
+        }
+        source = current.source();
+    }
+    None
+}
+
+/// A `CompactionError` (or, before registration, an `Error` with `code`) for `error`.
+pub fn to_js(error: &Error) -> JsValue {
+    let code = JsValue::from_str(error.code());
+    let message = JsValue::from_str(&error.to_string());
+    let options = js_sys::Object::new();
+    if let Some(cause) = host_cause(error) {
+        let _ = Reflect::set(&options, &"cause".into(), &cause);
+    }
+    let class = ERROR_CLASS.with(|slot| slot.borrow().clone());
+    if let Some(class) = class {
+        let args = js_sys::Array::of3(&code, &message, &options);
+        if let Ok(made) = Reflect::construct(&class, &args) {
+            return made;
+        }
+    }
+    let fallback = js_sys::Error::new(&error.to_string());
+    let _ = Reflect::set(&fallback, &"code".into(), &code);
+    fallback.into()
+}

@@ -1,0 +1,131 @@
+//! Estimators seen from JavaScript: the exported `HeuristicEstimator` and host
+//! `{ countTokens(text) }` objects.
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::error::{HostError, describe};
+use crate::error::{BoxError, Error, whole_number};
+use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
+
+/// The property that marks a `HeuristicEstimator`, so the layer counts natively instead of
+/// calling `countTokens` once per text.
+const NATIVE_MARKER: &str = "__contextCompactionHeuristicImageTokens";
+
+/// The default estimator, exported so hosts can count texts the way planning does.
+#[wasm_bindgen(js_name = HeuristicEstimator)]
+pub struct JsHeuristic {
+    inner: Heuristic,
+}
+
+#[wasm_bindgen(js_class = HeuristicEstimator)]
+impl JsHeuristic {
+    /// `new HeuristicEstimator({ imageTokens })`; `imageTokens` defaults to 1,200.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
+        let image_tokens = super::convert::optional_whole(&options, "imageTokens", "options")
+            .map_err(|e| super::error::to_js(&Error::InvalidConfig(e)))?
+            .unwrap_or(DEFAULT_IMAGE_TOKENS);
+        Ok(JsHeuristic {
+            inner: Heuristic { image_tokens },
+        })
+    }
+
+    /// The estimated tokens of `text`.
+    #[wasm_bindgen(js_name = countTokens)]
+    pub fn count_tokens(&self, text: &str) -> f64 {
+        self.inner.count(text) as f64
+    }
+
+    /// Tokens counted for one image.
+    #[wasm_bindgen(getter, js_name = imageTokens)]
+    pub fn image_tokens(&self) -> f64 {
+        self.inner.image_tokens as f64
+    }
+
+    /// The marker the binding layer reads (same as `imageTokens`).
+    #[wasm_bindgen(getter, js_name = __contextCompactionHeuristicImageTokens)]
+    pub fn marker(&self) -> f64 {
+        self.inner.image_tokens as f64
+    }
+}
+
+/// The estimator of one request.
+pub enum AnyEstimator {
+    /// The heuristic, counted natively.
+    Native(Heuristic),
+    /// A host object with `countTokens(text)` and optionally `imageTokens`.
+    Host {
+        object: JsValue,
+        count: Function,
+        image_tokens: u64,
+    },
+}
+
+impl AnyEstimator {
+    /// Reads `request.estimator`: absent is the default heuristic.
+    pub fn from_js(value: &JsValue) -> Result<AnyEstimator, Error> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(AnyEstimator::Native(Heuristic::new()));
+        }
+        if !value.is_object() {
+            return Err(Error::invalid_request(
+                "estimator: expected an object with countTokens(text)",
+            ));
+        }
+        let marker = Reflect::get(value, &NATIVE_MARKER.into()).unwrap_or(JsValue::UNDEFINED);
+        if let Some(image_tokens) = marker.as_f64() {
+            let image_tokens = whole_number(image_tokens, "estimator.imageTokens")
+                .map_err(Error::invalid_request)?;
+            return Ok(AnyEstimator::Native(Heuristic { image_tokens }));
+        }
+        let count = Reflect::get(value, &"countTokens".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| Error::invalid_request("estimator.countTokens: expected a function"))?;
+        let image_tokens = super::convert::optional_whole(value, "imageTokens", "estimator")
+            .map_err(Error::invalid_request)?
+            .unwrap_or(DEFAULT_IMAGE_TOKENS);
+        Ok(AnyEstimator::Host {
+            object: value.clone(),
+            count,
+            image_tokens,
+        })
+    }
+
+    /// The host object, when there is one (the facts cache is kept per estimator object).
+    pub fn host_object(&self) -> Option<&JsValue> {
+        match self {
+            AnyEstimator::Native(_) => None,
+            AnyEstimator::Host { object, .. } => Some(object),
+        }
+    }
+}
+
+impl Estimator for AnyEstimator {
+    fn count_tokens(&self, text: &str) -> Result<u64, BoxError> {
+        let (object, count) = match self {
+            AnyEstimator::Native(heuristic) => return Ok(heuristic.count(text)),
+            AnyEstimator::Host { object, count, .. } => (object, count),
+        };
+        let value = count
+            .call1(object, &JsValue::from_str(text))
+            .map_err(|e| Box::new(HostError::new(e)) as BoxError)?;
+        let Some(tokens) = value.as_f64().filter(|n| n.is_finite() && *n >= 0.0) else {
+            return Err(format!(
+                "countTokens returned {}, not a non-negative number",
+                describe(&value)
+            )
+            .into());
+        };
+        // Fractions are rounded up; counts beyond 2^53 are not meaningful and are capped.
+        Ok(tokens.ceil().min(9_007_199_254_740_991.0) as u64)
+    }
+
+    fn image_tokens(&self) -> u64 {
+        match self {
+            AnyEstimator::Native(heuristic) => heuristic.image_tokens,
+            AnyEstimator::Host { image_tokens, .. } => *image_tokens,
+        }
+    }
+}
