@@ -1,0 +1,226 @@
+// Types of the context-compaction package (hand-kept: the generated glue types say `any`).
+
+/** Why an assistant message ended; `error` and `aborted` mark failed attempts. */
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ImageBlock {
+  type: "image";
+  data?: string;
+  mimeType?: string;
+  url?: string;
+}
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+}
+export interface ToolCallBlock {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface MessageUsage {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  totalTokens?: number;
+}
+
+/** A message from the person; it starts a turn. Extra fields are kept (results hand back your objects). */
+export interface UserMessage {
+  role: "user";
+  content: string | ReadonlyArray<TextBlock | ImageBlock>;
+}
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | ReadonlyArray<TextBlock | ThinkingBlock | ToolCallBlock>;
+  stopReason?: StopReason;
+  errorMessage?: string;
+  usage?: MessageUsage;
+}
+export interface ToolResultMessage {
+  role: "toolResult";
+  toolCallId: string;
+  toolName?: string;
+  content: string | ReadonlyArray<TextBlock | ImageBlock>;
+  isError?: boolean;
+}
+/** The canonical message shape (DESIGN.md §3). */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON schema of the arguments. */
+  parameters?: unknown;
+}
+
+/** A tokenizer the host provides; `HeuristicEstimator` is the built-in one. */
+export interface Estimator {
+  countTokens(text: string): number;
+  /** Tokens one image counts (default 1,200). */
+  imageTokens?: number;
+}
+
+/** The conversation state to plan or compact. Missing, `undefined` and `null` fields take defaults. */
+export interface CompactionRequest<M extends Message = Message> {
+  systemPrompt?: string | null;
+  summary?: string | null;
+  messages: readonly M[];
+  tools?: readonly ToolDefinition[] | null;
+  /** The input budget the trigger ratio multiplies; without one only `requireReduction` plans. */
+  inputTokenBudget?: number | null;
+  /** Bypass the threshold and require a strict estimate decrease. */
+  requireReduction?: boolean | null;
+  estimator?: Estimator | HeuristicEstimator | null;
+  format?: "canonical" | null;
+}
+
+/** Where to cut; arrays hold your own message objects. */
+export interface Plan<M extends Message = Message> {
+  firstKeptIndex: number;
+  messagesToSummarize: M[];
+  turnPrefixMessages: M[];
+  splitTurn: boolean;
+  estimateBefore: number;
+  estimateAfterWithoutSummary: number;
+  messageTokens: number[];
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+}
+
+export interface CompactionRecord {
+  summary: string;
+  firstKeptIndex: number;
+  estimateBefore: number;
+  estimateAfter: number;
+  usage?: Usage;
+}
+
+export interface CompactionResult<M extends Message = Message> {
+  summary: string;
+  /** The kept messages: your own objects. */
+  messages: M[];
+  /** `null` for a no-op. */
+  record: CompactionRecord | null;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | null;
+}
+
+/** What a summarizer function may return (or resolve to). */
+export type SummaryAnswer = string | { text: string; usage?: Partial<Usage> };
+
+/** One model call for one summary. */
+export interface GenerateRequest {
+  model: string;
+  systemPrompt: string;
+  messages: [{ role: "user"; content: string }];
+  maxOutputTokens?: number;
+  tools: [];
+  toolChoice: "none";
+  purpose: "history" | "turnPrefix";
+}
+
+/** The built-in summarizer over your model call, with retries (2 s then 4 s by default). */
+export interface GeneratorSummarizerConfig {
+  model: string;
+  generate(request: GenerateRequest, options: { signal?: AbortSignal }): SummaryAnswer | PromiseLike<SummaryAnswer>;
+  maxOutputTokens?: number;
+  systemPrompt?: string;
+  retry?: { delaysMs?: readonly number[] };
+  summarize?: never;
+}
+
+export interface SummarizeRequest {
+  previousSummary: string;
+  messages: Message[];
+  turnPrefixMessages: Message[];
+}
+
+/** Your own summarizer: called once, no retries; its text is post-processed like a generated one. */
+export interface ApplicationSummarizerConfig {
+  summarize(request: SummarizeRequest, options: { signal?: AbortSignal }): SummaryAnswer | PromiseLike<SummaryAnswer>;
+  generate?: never;
+}
+
+export interface CompactorConfig {
+  /** Whole number ≥ 0, default 20,000. */
+  keepRecentTokens?: number | null;
+  /** > 0, default 1.0, may exceed 1. */
+  triggerRatio?: number | null;
+  summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
+  /** Cache per-message facts by object identity (messages must not be mutated). Default true. */
+  cacheFacts?: boolean;
+}
+
+/** A summary request `summarizerInput` previews. */
+export interface SummaryPrompt {
+  purpose: "history" | "turnPrefix";
+  systemPrompt: string;
+  prompt: string;
+}
+
+export declare class Compactor {
+  constructor(config: CompactorConfig);
+  /** Pure: estimates, checks the trigger and picks a tool-safe cut. `null` when there is nothing to do. */
+  plan<M extends Message>(request: CompactionRequest<M>): Plan<M> | null;
+  /** Executes a plan (`null` is a no-op); a given plan is trusted, not re-planned. */
+  apply<M extends Message>(request: CompactionRequest<M>, plan: Plan<M> | null, options?: CallOptions): Promise<CompactionResult<M>>;
+  /** Plan, then apply. */
+  compact<M extends Message>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
+  /** The summary requests the built-in summarizer would send for `plan` (`null` for an application summarizer). */
+  summarizerInput<M extends Message>(request: CompactionRequest<M>, plan: Plan<M> | null): SummaryPrompt[] | null;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare class HeuristicEstimator {
+  constructor(options?: { imageTokens?: number } | null);
+  countTokens(text: string): number;
+  readonly imageTokens: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export type CompactionErrorCode =
+  | "invalid_config"
+  | "invalid_request"
+  | "summarization"
+  | "empty_summary"
+  | "no_reduction"
+  | "aborted";
+
+export declare class CompactionError extends Error {
+  constructor(code: CompactionErrorCode, message: string, options?: { cause?: unknown });
+  readonly code: CompactionErrorCode;
+  /** The host's own error, same identity. */
+  readonly cause?: unknown;
+}
+
+export interface RequestEstimate {
+  total: number;
+  systemPrompt: number;
+  summary: number;
+  messages: number[];
+  tools: number;
+}
+
+export declare function estimate(request: CompactionRequest): RequestEstimate;
+
+/** The one user message a non-empty summary projects to; `null` for an empty one. */
+export declare function projectSummary(summary: string | null | undefined): { role: "user"; content: string } | null;

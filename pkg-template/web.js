@@ -1,0 +1,12 @@
+// Browsers without a bundler: call the default export once before using the rest.
+//   import init, { Compactor } from "context-compaction/web"; await init();
+import glueInit, * as glue from "./web/context_compaction.js";
+import { register } from "./api.js";
+
+export default async function init(input) {
+  await glueInit(input === undefined ? undefined : { module_or_path: input });
+  register(glue);
+}
+
+export { Compactor, HeuristicEstimator, estimate, projectSummary } from "./web/context_compaction.js";
+export { CompactionError } from "./error.js";

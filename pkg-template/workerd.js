@@ -1,0 +1,11 @@
+// Cloudflare Workers (workerd): the .wasm import arrives as a compiled WebAssembly.Module,
+// because workerd does not compile wasm from bytes at run time.
+import * as glue from "./web/context_compaction.js";
+import wasm from "./web/context_compaction_bg.wasm";
+import { register } from "./api.js";
+
+glue.initSync({ module: wasm });
+register(glue);
+
+export { Compactor, HeuristicEstimator, estimate, projectSummary } from "./web/context_compaction.js";
+export { CompactionError } from "./error.js";
