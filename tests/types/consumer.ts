@@ -1,0 +1,94 @@
+// A consumer of the package's public types: it must type-check, and every @ts-expect-error
+// line proves that a wrong use is rejected.
+import {
+  Compactor,
+  CompactionError,
+  HeuristicEstimator,
+  estimate,
+  projectSummary,
+  type CompactionResult,
+  type Message,
+  type Plan,
+} from "context-compaction";
+import init from "context-compaction/web";
+
+interface StoredMessage {
+  role: "user";
+  content: string;
+  id: number;
+}
+
+async function main(): Promise<void> {
+  await init();
+  const compactor = new Compactor({
+    keepRecentTokens: 2000,
+    triggerRatio: 0.8,
+    summarizer: {
+      model: "gpt-4.1-mini",
+      generate: async (req, { signal }) => {
+        const purpose: "history" | "turnPrefix" = req.purpose;
+        void signal;
+        return { text: `summary of ${req.messages[0].content.length} chars for ${purpose}`, usage: { input: 1 } };
+      },
+      retry: { delaysMs: [2000, 4000] },
+    },
+  });
+  const messages: StoredMessage[] = [{ role: "user", content: "hi", id: 1 }];
+  const plan: Plan<StoredMessage> | null = compactor.plan({ messages, inputTokenBudget: 100_000 });
+  if (plan) {
+    const first: StoredMessage | undefined = plan.messagesToSummarize[0];
+    void first?.id;
+  }
+  const result: CompactionResult<StoredMessage> = await compactor.apply({ messages }, plan, {
+    signal: new AbortController().signal,
+  });
+  const kept: number[] = result.messages.map((m) => m.id);
+  void kept;
+  const usage = result.record?.usage?.totalTokens;
+  void usage;
+
+  const app = new Compactor({ summarizer: { summarize: (req) => `${req.messages.length} messages` } });
+  await app.compact({ messages: [] as Message[], requireReduction: true });
+
+  const total: number = estimate({ messages, estimator: new HeuristicEstimator({ imageTokens: 85 }) }).total;
+  void total;
+  const projected = projectSummary("s");
+  if (projected) {
+    const role: "user" = projected.role;
+    void role;
+  }
+  try {
+    compactor.plan({ messages });
+  } catch (e) {
+    if (e instanceof CompactionError) {
+      const code: "invalid_config" | "invalid_request" | "summarization" | "empty_summary" | "no_reduction" | "aborted" = e.code;
+      void code;
+    }
+  }
+  compactor.free();
+  compactor[Symbol.dispose]();
+
+  // @ts-expect-error a summarizer is required
+  new Compactor({ keepRecentTokens: 1 });
+  // @ts-expect-error keepRecentTokens is a number
+  new Compactor({ keepRecentTokens: "2000", summarizer: { summarize: () => "" } });
+  // @ts-expect-error generate and summarize are exclusive
+  new Compactor({ summarizer: { model: "m", generate: () => "", summarize: () => "" } });
+  // @ts-expect-error a generator summarizer needs a model
+  new Compactor({ summarizer: { generate: () => "" } });
+  // @ts-expect-error messages are required
+  compactor.plan({ inputTokenBudget: 1 });
+  // @ts-expect-error messages must be messages
+  compactor.plan({ messages: [{ role: "robot", content: "x" }] });
+  // @ts-expect-error only the canonical format exists so far
+  compactor.plan({ messages, format: "anthropic" });
+  // @ts-expect-error generate must return text
+  new Compactor({ summarizer: { model: "m", generate: async () => 42 } });
+  // @ts-expect-error apply's plan must be a plan or null
+  await compactor.apply({ messages }, { firstKeptIndex: 1 });
+  // @ts-expect-error the code is a known string
+  const bad: CompactionError["code"] = "oops";
+  void bad;
+}
+
+void main;
