@@ -1,0 +1,38 @@
+// The README's usage example is examples/usage.mjs, verbatim, and it runs against a local stub.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+
+test("the README usage example is examples/usage.mjs and it runs", async () => {
+  const example = readFileSync(new URL("./examples/usage.mjs", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/usage.mjs exactly");
+
+  const bodies = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      bodies.push(JSON.parse(body));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ choices: [{ message: { content: "## Goal\nFix the tokenizer." } }], usage: { prompt_tokens: 900, completion_tokens: 12 } }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  process.env.OPENAI_BASE_URL = `http://127.0.0.1:${server.address().port}/v1`;
+  process.env.OPENAI_API_KEY = "test";
+  const logs = [];
+  const log = console.log;
+  console.log = (...args) => logs.push(args.join(" "));
+  try {
+    await import("./examples/usage.mjs");
+  } finally {
+    console.log = log;
+    server.close();
+  }
+  assert.equal(bodies.length, 1);
+  assert.equal(bodies[0].model, "gpt-4.1-mini");
+  assert.match(logs[0], /^summarizing \d+ messages, keeping from #\d+$/);
+  assert.match(logs[1], /^estimate \d+ → \d+ tokens$/);
+});
