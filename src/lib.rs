@@ -51,7 +51,9 @@ mod compactor;
 mod error;
 mod facts;
 mod generator;
+pub mod manager;
 mod message;
+mod overflow;
 pub mod parse;
 mod plan;
 mod prompt;
@@ -75,6 +77,7 @@ pub use message::{
     AssistantBlock, AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolDefinition,
     ToolResultMessage, UserMessage,
 };
+pub use overflow::is_context_overflow;
 pub use plan::Plan;
 pub use prompt::{DEFAULT_SYSTEM_PROMPT, NO_HISTORY_PLACEHOLDER};
 pub use request::{PlanOptions, Request};

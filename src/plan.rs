@@ -124,6 +124,13 @@ fn keep_boundary(facts: &RequestFacts, keep: u64) -> usize {
     start
 }
 
+impl RequestFacts {
+    /// What no compaction can remove: system prompt, tools, summary and the in-flight tail.
+    pub fn irreducible_tokens(&self) -> u64 {
+        self.system_prompt + self.tools + self.summary + self.message_tokens(in_flight_start(self))
+    }
+}
+
 /// The index of the last assistant message when it has tool calls without a result after it
 /// (that message and everything after it stay); otherwise the number of messages.
 fn in_flight_start(facts: &RequestFacts) -> usize {

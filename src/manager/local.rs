@@ -1,0 +1,97 @@
+//! A [`Conversation`] over owned Rust state, for hosts that use the crate directly.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::{Conversation, Event};
+use crate::apply::{ApplyInput, Record};
+use crate::compactor::Compactor;
+use crate::error::Result;
+use crate::facts::RequestFacts;
+use crate::message::{Message, ToolDefinition};
+use crate::plan::Plan;
+use crate::request::{PlanOptions, Request};
+use crate::summarizer::{LocalFuture, Summarizer};
+use crate::token::Estimator;
+
+/// A conversation's state: what is sent to the model besides the new prompt.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OwnedState {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// The current summary ("" when none).
+    pub summary: String,
+    /// The raw messages after the summary.
+    pub messages: Vec<Message>,
+    /// Tool definitions (counted in the estimate).
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// Owned state, compacted by `compactor`, estimated by `estimator`, events to `on_event`.
+pub struct Local<'a, S> {
+    /// Plans and applies.
+    pub compactor: &'a Compactor<S>,
+    /// Drives every estimate.
+    pub estimator: &'a dyn Estimator,
+    /// Receives start and end events; a panic in it is contained.
+    pub on_event: &'a dyn Fn(Event<'_>),
+}
+
+impl<S: Summarizer> Conversation for Local<'_, S> {
+    type State = OwnedState;
+    type Context = S::Context;
+
+    fn facts(&self, state: &OwnedState) -> Result<RequestFacts> {
+        RequestFacts::of(&Request {
+            system_prompt: &state.system_prompt,
+            summary: &state.summary,
+            messages: &state.messages,
+            tools: &state.tools,
+            estimator: self.estimator,
+            ..Request::new(&[])
+        })
+    }
+
+    fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
+        self.compactor.plan_with_facts(facts, options)
+    }
+
+    fn trigger_ratio(&self) -> f64 {
+        self.compactor.trigger_ratio()
+    }
+
+    fn apply<'a>(
+        &'a self,
+        state: &'a OwnedState,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        require_reduction: bool,
+        context: &'a S::Context,
+    ) -> LocalFuture<'a, Result<(OwnedState, Record)>> {
+        Box::pin(async move {
+            let slice = |range: std::ops::Range<usize>| state.messages.get(range).unwrap_or(&[]);
+            let input = ApplyInput {
+                facts,
+                summary: &state.summary,
+                history: slice(plan.messages_to_summarize.clone()),
+                turn_prefix: slice(plan.turn_prefix_messages.clone()),
+                require_reduction,
+                estimator: self.estimator,
+            };
+            let applied = self
+                .compactor
+                .apply_with_facts(input, plan, context)
+                .await?;
+            let next = OwnedState {
+                summary: applied.summary,
+                messages: slice(plan.first_kept_index..state.messages.len()).to_vec(),
+                ..state.clone()
+            };
+            Ok((next, applied.record))
+        })
+    }
+
+    fn emit(&self, event: Event<'_>) {
+        // A failing listener must never break maintenance or a run.
+        let _ = catch_unwind(AssertUnwindSafe(|| (self.on_event)(event)));
+    }
+}

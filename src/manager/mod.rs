@@ -1,0 +1,414 @@
+//! The reference's Agent behaviours for hosts that own their model loop: proactive
+//! maintenance when the threshold is crossed, and recovery when the provider rejects a
+//! request as larger than the context window. Each rewrite is reported by one start event and
+//! one matching end event.
+//!
+//! The manager works on any [`Conversation`]: [`Local`] for Rust callers, and the wasm layer's
+//! own for JavaScript state objects.
+
+mod local;
+
+use crate::apply::Record;
+use crate::error::{Error, Result, whole_number};
+use crate::facts::RequestFacts;
+use crate::plan::Plan;
+use crate::request::PlanOptions;
+use crate::summarizer::LocalFuture;
+
+pub use local::{Local, OwnedState};
+
+/// `reserveTokens` when none is configured.
+pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
+/// How many overflow recoveries one run may make; the next rejection ends the run.
+pub const MAX_OVERFLOW_RECOVERIES: usize = 2;
+
+/// Why a rewrite happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The estimate was above the maintenance threshold.
+    Threshold,
+    /// The provider rejected the request as too large.
+    Overflow,
+}
+
+impl Reason {
+    /// `"threshold"` or `"overflow"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Threshold => "threshold",
+            Reason::Overflow => "overflow",
+        }
+    }
+}
+
+/// What the manager reports around a rewrite.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A confirmed plan is about to be applied.
+    Start {
+        /// Why.
+        reason: Reason,
+        /// The estimate before the rewrite.
+        estimate: u64,
+        /// What will be summarized.
+        plan: &'a Plan,
+    },
+    /// The rewrite finished: a record on success, the error otherwise.
+    End {
+        /// Why it started.
+        reason: Reason,
+        /// What happened, on success.
+        record: Option<&'a Record>,
+        /// What went wrong, on failure.
+        error: Option<&'a Error>,
+    },
+}
+
+/// A conversation the manager can estimate, plan and rewrite.
+pub trait Conversation {
+    /// The host's conversation state.
+    type State;
+    /// The per-call context (the wasm layer's `AbortSignal`).
+    type Context: ?Sized;
+
+    /// The facts of `state` (the estimate's inputs).
+    fn facts(&self, state: &Self::State) -> Result<RequestFacts>;
+    /// Plans with the compactor's policy.
+    fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>>;
+    /// The compactor's trigger ratio.
+    fn trigger_ratio(&self) -> f64;
+    /// Applies `plan` to `state`, returning the new state and its record.
+    fn apply<'a>(
+        &'a self,
+        state: &'a Self::State,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        require_reduction: bool,
+        context: &'a Self::Context,
+    ) -> LocalFuture<'a, Result<(Self::State, Record)>>;
+    /// Reports an event; must not fail.
+    fn emit(&self, event: Event<'_>);
+}
+
+/// How a [`ContextManager`] is configured (numbers arrive from JavaScript).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ManagerConfig {
+    /// The model's documented context size; missing or ≤ 0 disables maintenance.
+    pub context_window_tokens: Option<f64>,
+    /// Tokens kept free for the answer (default 16,384); a larger per-run max output wins.
+    pub reserve_tokens: Option<f64>,
+}
+
+/// Per-call maintenance inputs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MaintainOptions {
+    /// The run's output limit, reserved when larger than `reserve_tokens`.
+    pub max_output_tokens: u64,
+    /// Estimated tokens of skill invocations, withheld from the budget first.
+    pub skill_tokens: u64,
+}
+
+/// Why maintenance did or did not rewrite the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It compacted.
+    Compacted,
+    /// No positive context window is configured.
+    Disabled,
+    /// The estimate is not strictly above the threshold.
+    BelowThreshold,
+    /// System prompt, tools, summary and in-flight tail alone exceed the threshold: compacting
+    /// cannot get below it, so maintenance does not try on every call.
+    Irreducible,
+    /// No raw prefix can be removed.
+    NothingToRemove,
+    /// Estimating failed (no events).
+    EstimateFailed,
+    /// Planning failed (no events).
+    PlanFailed,
+    /// The rewrite started and failed; the state is unchanged.
+    RewriteFailed,
+}
+
+impl Outcome {
+    /// The name the JavaScript result uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Compacted => "compacted",
+            Outcome::Disabled => "disabled",
+            Outcome::BelowThreshold => "belowThreshold",
+            Outcome::Irreducible => "irreducible",
+            Outcome::NothingToRemove => "nothingToRemove",
+            Outcome::EstimateFailed => "estimateFailed",
+            Outcome::PlanFailed => "planFailed",
+            Outcome::RewriteFailed => "rewriteFailed",
+        }
+    }
+}
+
+/// The result of [`ContextManager::maintain`].
+#[derive(Debug)]
+pub struct Maintained<S> {
+    /// The state to continue with (unchanged unless `outcome` is `Compacted`).
+    pub state: S,
+    /// What happened.
+    pub outcome: Outcome,
+    /// The record of the rewrite.
+    pub record: Option<Record>,
+    /// The failure behind `EstimateFailed`, `PlanFailed` or `RewriteFailed`.
+    pub error: Option<Error>,
+}
+
+/// A run that got an answer.
+#[derive(Debug)]
+pub struct Ran<S, R, E> {
+    /// The provider's answer.
+    pub response: R,
+    /// The state that was sent last (compacted by every recovery).
+    pub state: S,
+    /// One record per successful rewrite.
+    pub compactions: Vec<Record>,
+    /// The overflow rejections that were recovered from.
+    pub failed_attempts: Vec<E>,
+}
+
+/// What ended a run without an answer.
+#[derive(Debug)]
+pub enum RunFailure<E> {
+    /// The provider's error: not an overflow, or the third overflow.
+    Provider(E),
+    /// Recovery could not compact (planning, summarizing, no reduction, cancellation).
+    Compaction(Error),
+}
+
+/// A run that ended without an answer; `state` keeps every rewrite committed before it.
+#[derive(Debug)]
+pub struct RunError<S, E> {
+    /// Why it ended.
+    pub failure: RunFailure<E>,
+    /// The state with all committed rewrites.
+    pub state: S,
+    /// One record per successful rewrite.
+    pub compactions: Vec<Record>,
+    /// The overflow rejections that were recovered from.
+    pub failed_attempts: Vec<E>,
+}
+
+/// Maintains a conversation around the host's model loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextManager {
+    context_window_tokens: u64,
+    reserve_tokens: u64,
+}
+
+impl ContextManager {
+    /// Checks `config`; errors are [`Error::InvalidConfig`].
+    pub fn new(config: ManagerConfig) -> Result<Self> {
+        let context_window_tokens = match config.context_window_tokens {
+            Some(n) if n.is_nan() => {
+                return Err(Error::InvalidConfig(
+                    "contextWindowTokens must be a number".to_owned(),
+                ));
+            }
+            Some(n) if n > 0.0 => {
+                whole_number(n, "contextWindowTokens").map_err(Error::InvalidConfig)?
+            }
+            _ => 0,
+        };
+        let reserve_tokens = match config.reserve_tokens {
+            None => DEFAULT_RESERVE_TOKENS,
+            Some(n) => whole_number(n, "reserveTokens").map_err(Error::InvalidConfig)?,
+        };
+        Ok(ContextManager {
+            context_window_tokens,
+            reserve_tokens,
+        })
+    }
+
+    /// `max(0, window − max(reserve, max output)) − skill tokens`, or `None` when maintenance
+    /// is disabled.
+    pub fn input_budget(&self, options: MaintainOptions) -> Option<u64> {
+        if self.context_window_tokens == 0 {
+            return None;
+        }
+        let reserved = self.reserve_tokens.max(options.max_output_tokens);
+        Some(
+            self.context_window_tokens
+                .saturating_sub(reserved)
+                .saturating_sub(options.skill_tokens),
+        )
+    }
+
+    /// Proactive maintenance, before a prompt is sent or after a tool loop. Fails only when
+    /// the rewrite started and was cancelled; any other failure leaves the state unchanged and
+    /// is reported on the result.
+    pub async fn maintain<C: Conversation>(
+        &self,
+        conversation: &C,
+        state: C::State,
+        options: MaintainOptions,
+        context: &C::Context,
+    ) -> Result<Maintained<C::State>> {
+        let skip = |state, outcome, error| {
+            Ok(Maintained {
+                state,
+                outcome,
+                record: None,
+                error,
+            })
+        };
+        let Some(budget) = self.input_budget(options) else {
+            return skip(state, Outcome::Disabled, None);
+        };
+        let facts = match conversation.facts(&state) {
+            Ok(facts) => facts,
+            Err(error) => return skip(state, Outcome::EstimateFailed, Some(error)),
+        };
+        let threshold = budget as f64 * conversation.trigger_ratio();
+        if facts.total() as f64 <= threshold {
+            return skip(state, Outcome::BelowThreshold, None);
+        }
+        if facts.irreducible_tokens() as f64 > threshold {
+            return skip(state, Outcome::Irreducible, None);
+        }
+        let options = PlanOptions {
+            input_token_budget: Some(budget),
+            require_reduction: false,
+        };
+        let plan = match conversation.plan(&facts, options) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return skip(state, Outcome::NothingToRemove, None),
+            Err(error) => return skip(state, Outcome::PlanFailed, Some(error)),
+        };
+        match rewrite(
+            conversation,
+            &state,
+            &facts,
+            &plan,
+            Reason::Threshold,
+            context,
+        )
+        .await
+        {
+            Ok((state, record)) => Ok(Maintained {
+                state,
+                outcome: Outcome::Compacted,
+                record: Some(record),
+                error: None,
+            }),
+            Err(error @ Error::Cancelled { .. }) => Err(error),
+            Err(error) => skip(state, Outcome::RewriteFailed, Some(error)),
+        }
+    }
+
+    /// Sends `state`; on a context-window rejection compacts with required reduction and sends
+    /// again, at most [`MAX_OVERFLOW_RECOVERIES`] times.
+    pub async fn run<C, R, E>(
+        &self,
+        conversation: &C,
+        mut state: C::State,
+        context: &C::Context,
+        mut send: impl AsyncFnMut(&C::State) -> Result<R, E>,
+        is_overflow: impl Fn(&E) -> bool,
+    ) -> Result<Ran<C::State, R, E>, RunError<C::State, E>>
+    where
+        C: Conversation,
+    {
+        let mut compactions = Vec::new();
+        let mut failed_attempts = Vec::new();
+        loop {
+            let error = match send(&state).await {
+                Ok(response) => {
+                    return Ok(Ran {
+                        response,
+                        state,
+                        compactions,
+                        failed_attempts,
+                    });
+                }
+                Err(error) => error,
+            };
+            if !is_overflow(&error) || failed_attempts.len() == MAX_OVERFLOW_RECOVERIES {
+                return Err(RunError {
+                    failure: RunFailure::Provider(error),
+                    state,
+                    compactions,
+                    failed_attempts,
+                });
+            }
+            failed_attempts.push(error);
+            match recover(conversation, &state, context).await {
+                Ok((next, record)) => {
+                    state = next;
+                    compactions.push(record);
+                }
+                Err(error) => {
+                    return Err(RunError {
+                        failure: RunFailure::Compaction(error),
+                        state,
+                        compactions,
+                        failed_attempts,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The required compaction of overflow recovery (no events unless a plan is confirmed).
+async fn recover<C: Conversation>(
+    conversation: &C,
+    state: &C::State,
+    context: &C::Context,
+) -> Result<(C::State, Record)> {
+    let facts = conversation.facts(state)?;
+    let options = PlanOptions {
+        input_token_budget: None,
+        require_reduction: true,
+    };
+    let plan = conversation
+        .plan(&facts, options)?
+        .ok_or_else(|| Error::NoReduction("no raw message prefix can be removed".to_owned()))?;
+    rewrite(
+        conversation,
+        state,
+        &facts,
+        &plan,
+        Reason::Overflow,
+        context,
+    )
+    .await
+}
+
+/// One rewrite between its start and end events.
+async fn rewrite<C: Conversation>(
+    conversation: &C,
+    state: &C::State,
+    facts: &RequestFacts,
+    plan: &Plan,
+    reason: Reason,
+    context: &C::Context,
+) -> Result<(C::State, Record)> {
+    conversation.emit(Event::Start {
+        reason,
+        estimate: facts.total(),
+        plan,
+    });
+    let require_reduction = reason == Reason::Overflow;
+    let outcome = conversation
+        .apply(state, facts, plan, require_reduction, context)
+        .await;
+    match &outcome {
+        Ok((_, record)) => conversation.emit(Event::End {
+            reason,
+            record: Some(record),
+            error: None,
+        }),
+        Err(error) => conversation.emit(Event::End {
+            reason,
+            record: None,
+            error: Some(error),
+        }),
+    }
+    outcome
+}

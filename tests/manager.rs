@@ -1,0 +1,501 @@
+//! ContextManager: the budget formula, maintenance events and failures, overflow recovery.
+
+mod common;
+
+use std::cell::RefCell;
+
+use common::*;
+use context_compaction::manager::*;
+use context_compaction::*;
+
+fn manager(window: Option<f64>, reserve: Option<f64>) -> ContextManager {
+    ContextManager::new(ManagerConfig {
+        context_window_tokens: window,
+        reserve_tokens: reserve,
+    })
+    .unwrap()
+}
+
+fn options(max_output_tokens: u64, skill_tokens: u64) -> MaintainOptions {
+    MaintainOptions {
+        max_output_tokens,
+        skill_tokens,
+    }
+}
+
+/// Ten messages of a hundred tokens (one token per character, no framing).
+fn state() -> OwnedState {
+    let messages = (0..10)
+        .map(|i| {
+            if i % 2 == 0 {
+                user(&"u".repeat(100))
+            } else {
+                say(&"a".repeat(100))
+            }
+        })
+        .collect();
+    OwnedState {
+        messages,
+        ..OwnedState::default()
+    }
+}
+
+/// Events as short strings, for asserting their order.
+#[derive(Default)]
+struct Log(RefCell<Vec<String>>);
+
+impl Log {
+    fn record(&self, event: Event<'_>) {
+        self.0.borrow_mut().push(match event {
+            Event::Start {
+                reason,
+                estimate,
+                plan,
+            } => format!(
+                "start {} {estimate} {}",
+                reason.as_str(),
+                plan.first_kept_index
+            ),
+            Event::End {
+                reason,
+                record: Some(record),
+                ..
+            } => format!("end {} {}", reason.as_str(), record.estimate_after),
+            Event::End {
+                reason,
+                error: Some(error),
+                ..
+            } => format!("end {} error {}", reason.as_str(), error.code()),
+            Event::End { reason, .. } => format!("end {} ?", reason.as_str()),
+        });
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut self.0.borrow_mut())
+    }
+}
+
+#[test]
+fn the_budget_reserves_the_larger_of_reserve_and_max_output_then_withholds_skills() {
+    let m = manager(Some(100_000.0), Some(4_000.0));
+    assert_eq!(m.input_budget(options(0, 0)), Some(96_000));
+    assert_eq!(m.input_budget(options(8_000, 0)), Some(92_000));
+    assert_eq!(m.input_budget(options(2_000, 0)), Some(96_000));
+    assert_eq!(m.input_budget(options(8_000, 2_000)), Some(90_000));
+    assert_eq!(m.input_budget(options(200_000, 0)), Some(0));
+    assert_eq!(m.input_budget(options(0, 200_000)), Some(0));
+    assert_eq!(
+        manager(Some(100_000.0), None).input_budget(options(0, 0)),
+        Some(100_000 - 16_384)
+    );
+}
+
+#[test]
+fn a_missing_or_non_positive_window_disables_maintenance() {
+    for window in [None, Some(0.0), Some(-5.0)] {
+        assert_eq!(manager(window, None).input_budget(options(0, 0)), None);
+    }
+    for bad in [
+        ManagerConfig {
+            context_window_tokens: Some(f64::NAN),
+            reserve_tokens: None,
+        },
+        ManagerConfig {
+            context_window_tokens: Some(1.5),
+            reserve_tokens: None,
+        },
+        ManagerConfig {
+            context_window_tokens: Some(100.0),
+            reserve_tokens: Some(-1.0),
+        },
+    ] {
+        assert_eq!(
+            ContextManager::new(bad).unwrap_err().code(),
+            "invalid_config"
+        );
+    }
+}
+
+#[test]
+fn an_estimate_equal_to_the_budget_does_not_maintain_and_one_above_does() {
+    let log = Log::default();
+    let compactor = compactor(200.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    // The state estimates 1,000 tokens.
+    let at =
+        run(manager(Some(1_000.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(at.outcome, Outcome::BelowThreshold);
+    assert_eq!(at.state, state());
+    assert!(log.take().is_empty());
+    let above =
+        run(manager(Some(1_000.0), Some(1.0)).maintain(&conversation, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(above.outcome, Outcome::Compacted);
+    assert_eq!(above.state.messages.len(), 2);
+    assert_eq!(above.state.summary, "S");
+    let record = above.record.unwrap();
+    assert_eq!(
+        log.take(),
+        vec![
+            "start threshold 1000 8".to_owned(),
+            format!("end threshold {}", record.estimate_after)
+        ]
+    );
+    // Skill tokens withheld from the budget make the same state cross the threshold.
+    let skills =
+        run(manager(Some(1_000.0), Some(0.0)).maintain(&conversation, state(), options(0, 1), &()))
+            .unwrap();
+    assert_eq!(skills.outcome, Outcome::Compacted);
+}
+
+#[test]
+fn no_events_for_estimate_failures_and_no_op_plans() {
+    let log = Log::default();
+    let compactor = compactor(5_000.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let nothing =
+        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(nothing.outcome, Outcome::NothingToRemove);
+    let broken = Local {
+        compactor: &compactor,
+        estimator: &BrokenEstimator,
+        on_event: &|e| log.record(e),
+    };
+    let failed =
+        run(manager(Some(500.0), Some(0.0)).maintain(&broken, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(failed.outcome, Outcome::EstimateFailed);
+    assert_eq!(failed.error.unwrap().code(), "invalid_request");
+    let disabled =
+        run(manager(None, None).maintain(&conversation, state(), options(0, 0), &())).unwrap();
+    assert_eq!(disabled.outcome, Outcome::Disabled);
+    assert!(log.take().is_empty());
+    assert!(compactor.summarizer().seen.borrow().is_empty());
+}
+
+#[test]
+fn a_failed_rewrite_is_reported_and_leaves_the_state_unchanged() {
+    let log = Log::default();
+    let compactor = compactor(
+        200.0,
+        Fixed {
+            fail: true,
+            ..Fixed::new("S")
+        },
+    );
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let out =
+        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(out.outcome, Outcome::RewriteFailed);
+    assert_eq!(out.state, state());
+    assert_eq!(out.error.unwrap().code(), "summarization");
+    assert_eq!(
+        log.take(),
+        vec![
+            "start threshold 1000 8",
+            "end threshold error summarization"
+        ]
+    );
+}
+
+#[test]
+fn cancellation_after_the_rewrite_started_fails_maintenance() {
+    let log = Log::default();
+    let (script, clock) = (
+        Script::new(vec![Answer::CancelDuringCall]),
+        FakeClock::default(),
+    );
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: Some(200.0),
+        trigger_ratio: None,
+        summarizer: Some(generator(&script, &clock)),
+    })
+    .unwrap();
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let err = run(manager(Some(500.0), Some(0.0)).maintain(
+        &conversation,
+        state(),
+        options(0, 0),
+        &Signal::default(),
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), "aborted");
+    assert_eq!(
+        log.take(),
+        vec!["start threshold 1000 8", "end threshold error aborted"]
+    );
+}
+
+#[test]
+fn an_irreducible_part_over_the_threshold_is_reported_instead_of_compacting() {
+    let log = Log::default();
+    let compactor = compactor(0.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let big = OwnedState {
+        system_prompt: "s".repeat(600),
+        ..state()
+    };
+    let out = run(manager(Some(500.0), Some(0.0)).maintain(
+        &conversation,
+        big.clone(),
+        options(0, 0),
+        &(),
+    ))
+    .unwrap();
+    assert_eq!(out.outcome, Outcome::Irreducible);
+    assert_eq!(out.state, big);
+    assert!(log.take().is_empty());
+    assert!(compactor.summarizer().seen.borrow().is_empty());
+}
+
+#[test]
+fn a_panicking_listener_never_breaks_maintenance() {
+    let compactor = compactor(200.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|_| panic!("listener bug"),
+    };
+    let out =
+        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(out.outcome, Outcome::Compacted);
+}
+
+/// A provider that rejects the first `overflows` sends as too large.
+struct Provider {
+    overflows: usize,
+    sent: RefCell<Vec<usize>>,
+}
+
+impl Provider {
+    async fn send(&self, state: &OwnedState) -> Result<&'static str, &'static str> {
+        let mut sent = self.sent.borrow_mut();
+        sent.push(state.messages.len());
+        if sent.len() <= self.overflows {
+            Err("prompt is too long")
+        } else {
+            Ok("answer")
+        }
+    }
+}
+
+fn overflow(error: &&str) -> bool {
+    is_context_overflow(error, None, None)
+}
+
+#[test]
+fn an_overflow_is_recovered_by_a_required_compaction() {
+    let log = Log::default();
+    let compactor = compactor(200.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let provider = Provider {
+        overflows: 1,
+        sent: RefCell::default(),
+    };
+    let ran = run(manager(None, None).run(
+        &conversation,
+        state(),
+        &(),
+        async |s| provider.send(s).await,
+        overflow,
+    ))
+    .unwrap();
+    assert_eq!(ran.response, "answer");
+    assert_eq!(*provider.sent.borrow(), vec![10, 2]);
+    assert_eq!(ran.state.messages.len(), 2);
+    assert_eq!(ran.compactions.len(), 1);
+    assert_eq!(ran.failed_attempts, vec!["prompt is too long"]);
+    let events = log.take();
+    assert_eq!(events.len(), 2);
+    assert!(events[0].starts_with("start overflow 1000"), "{events:?}");
+}
+
+/// A conversation whose every rewrite drops one message (10 tokens each), so the recovery limit
+/// is reached whatever the planner would decide.
+struct Shrinking;
+
+impl Conversation for Shrinking {
+    type State = usize;
+    type Context = ();
+    fn facts(&self, state: &usize) -> Result<RequestFacts> {
+        let message = MessageFacts {
+            tokens: 10,
+            role: Role::User,
+            starts_turn: true,
+            tool_call_ids: vec![],
+            tool_result_id: None,
+        };
+        Ok(RequestFacts {
+            messages: vec![message; *state],
+            ..RequestFacts::default()
+        })
+    }
+    fn plan(&self, facts: &RequestFacts, _: PlanOptions) -> Result<Option<Plan>> {
+        Ok(Some(Plan {
+            first_kept_index: 1,
+            messages_to_summarize: 0..1,
+            turn_prefix_messages: 1..1,
+            split_turn: false,
+            estimate_before: facts.total(),
+            estimate_after_without_summary: facts.total() - 10,
+            message_tokens: vec![10; facts.messages.len()],
+        }))
+    }
+    fn trigger_ratio(&self) -> f64 {
+        1.0
+    }
+    fn apply<'a>(
+        &'a self,
+        state: &'a usize,
+        _: &'a RequestFacts,
+        _: &'a Plan,
+        _: bool,
+        _: &'a (),
+    ) -> LocalFuture<'a, Result<(usize, Record)>> {
+        let record = Record {
+            summary: "S".into(),
+            first_kept_index: 1,
+            estimate_before: 0,
+            estimate_after: 0,
+            usage: None,
+        };
+        Box::pin(async move { Ok((*state - 1, record)) })
+    }
+    fn emit(&self, _: Event<'_>) {}
+}
+
+#[test]
+fn two_recoveries_at_most_then_the_third_rejection_ends_the_run() {
+    let sent = RefCell::new(Vec::new());
+    let send = async |state: &usize| {
+        sent.borrow_mut().push(*state);
+        Err::<(), _>("prompt is too long")
+    };
+    let err = run(manager(None, None).run(&Shrinking, 10, &(), send, overflow)).unwrap_err();
+    assert!(matches!(
+        err.failure,
+        RunFailure::Provider("prompt is too long")
+    ));
+    assert_eq!(*sent.borrow(), vec![10, 9, 8]);
+    assert_eq!(err.compactions.len(), 2);
+    assert_eq!(err.failed_attempts.len(), 2);
+    // The committed rewrites stay in the state the error carries.
+    assert_eq!(err.state, 8);
+}
+
+#[test]
+fn other_provider_errors_do_not_start_recovery() {
+    let compactor = compactor(200.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|_| {},
+    };
+    let err = run(manager(None, None).run(
+        &conversation,
+        state(),
+        &(),
+        async |_| Err::<(), _>("rate limited"),
+        overflow,
+    ))
+    .unwrap_err();
+    assert!(matches!(err.failure, RunFailure::Provider("rate limited")));
+    assert!(err.compactions.is_empty());
+    assert!(compactor.summarizer().seen.borrow().is_empty());
+}
+
+#[test]
+fn a_recovery_that_cannot_compact_ends_the_run() {
+    let log = Log::default();
+    let stuck = compactor(1_000.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &stuck,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let provider = Provider {
+        overflows: 5,
+        sent: RefCell::default(),
+    };
+    let err = run(manager(None, None).run(
+        &conversation,
+        state(),
+        &(),
+        async |s| provider.send(s).await,
+        overflow,
+    ))
+    .unwrap_err();
+    assert!(matches!(
+        err.failure,
+        RunFailure::Compaction(Error::NoReduction(_))
+    ));
+    assert!(
+        log.take().is_empty(),
+        "no events before a plan is confirmed"
+    );
+    let failing = compactor(
+        200.0,
+        Fixed {
+            fail: true,
+            ..Fixed::new("S")
+        },
+    );
+    let conversation = Local {
+        compactor: &failing,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let err = run(manager(None, None).run(
+        &conversation,
+        state(),
+        &(),
+        async |s| provider.send(s).await,
+        overflow,
+    ))
+    .unwrap_err();
+    assert!(matches!(
+        err.failure,
+        RunFailure::Compaction(Error::Summarization { .. })
+    ));
+    assert_eq!(err.state, state());
+    assert_eq!(
+        log.take(),
+        vec!["start overflow 1000 8", "end overflow error summarization"]
+    );
+}
