@@ -395,7 +395,7 @@ impl Conversation for Shrinking {
         };
         Box::pin(async move { Ok((*state - 1, record)) })
     }
-    fn emit(&self, _: Event<'_>) {}
+    fn emit(&self, _: &usize, _: Event<'_>) {}
 }
 
 #[test]

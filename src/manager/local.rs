@@ -90,7 +90,7 @@ impl<S: Summarizer> Conversation for Local<'_, S> {
         })
     }
 
-    fn emit(&self, event: Event<'_>) {
+    fn emit(&self, _state: &OwnedState, event: Event<'_>) {
         // A failing listener must never break maintenance or a run.
         let _ = catch_unwind(AssertUnwindSafe(|| (self.on_event)(event)));
     }

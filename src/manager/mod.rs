@@ -86,8 +86,8 @@ pub trait Conversation {
         require_reduction: bool,
         context: &'a Self::Context,
     ) -> LocalFuture<'a, Result<(Self::State, Record)>>;
-    /// Reports an event; must not fail.
-    fn emit(&self, event: Event<'_>);
+    /// Reports an event about `state` (the state being rewritten); must not fail.
+    fn emit(&self, state: &Self::State, event: Event<'_>);
 }
 
 /// How a [`ContextManager`] is configured (numbers arrive from JavaScript).
@@ -389,26 +389,35 @@ async fn rewrite<C: Conversation>(
     reason: Reason,
     context: &C::Context,
 ) -> Result<(C::State, Record)> {
-    conversation.emit(Event::Start {
-        reason,
-        estimate: facts.total(),
-        plan,
-    });
+    conversation.emit(
+        state,
+        Event::Start {
+            reason,
+            estimate: facts.total(),
+            plan,
+        },
+    );
     let require_reduction = reason == Reason::Overflow;
     let outcome = conversation
         .apply(state, facts, plan, require_reduction, context)
         .await;
     match &outcome {
-        Ok((_, record)) => conversation.emit(Event::End {
-            reason,
-            record: Some(record),
-            error: None,
-        }),
-        Err(error) => conversation.emit(Event::End {
-            reason,
-            record: None,
-            error: Some(error),
-        }),
+        Ok((_, record)) => conversation.emit(
+            state,
+            Event::End {
+                reason,
+                record: Some(record),
+                error: None,
+            },
+        ),
+        Err(error) => conversation.emit(
+            state,
+            Event::End {
+                reason,
+                record: None,
+                error: Some(error),
+            },
+        ),
     }
     outcome
 }

@@ -11,8 +11,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::bridge::{CallContext, JsSummarizer};
 use super::convert::{self, JsRequest};
+use super::js::AbortSignal;
 use super::{cache, config, error::to_js};
-use crate::apply::ApplyInput;
+use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
@@ -20,8 +21,8 @@ use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 
-struct Inner {
-    core: Compactor<JsSummarizer>,
+pub(super) struct Inner {
+    pub(super) core: Compactor<JsSummarizer>,
     cache: bool,
 }
 
@@ -32,13 +33,20 @@ pub struct JsCompactor {
 }
 
 /// Everything one apply needs, read synchronously before the first await.
-struct Job {
-    request: JsRequest,
+pub(super) struct Job {
+    pub(super) request: JsRequest,
     facts: RequestFacts,
     plan: Option<Plan>,
     history: Vec<Message>,
     prefix: Vec<Message>,
     context: CallContext,
+}
+
+impl JsCompactor {
+    /// The shared core, for a `ContextManager` built on this compactor.
+    pub(super) fn inner(&self) -> Rc<Inner> {
+        self.inner.clone()
+    }
 }
 
 #[wasm_bindgen(js_class = Compactor)]
@@ -74,8 +82,9 @@ impl JsCompactor {
     /// Plans, then applies.
     pub fn compact(&self, request: JsValue, options: JsValue) -> Promise {
         let job = convert::request(&request).and_then(|request| {
-            let (_, plan) = self.inner.plan(&request)?;
-            self.inner.job(request, plan, &options)
+            let signal = convert::signal(&options)?;
+            let (facts, plan) = self.inner.plan(&request)?;
+            self.inner.job_with_facts(request, facts, plan, signal)
         });
         self.start(job)
     }
@@ -133,8 +142,13 @@ impl JsCompactor {
 }
 
 impl Inner {
+    /// The facts of `request`, from the cache when it is on.
+    pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
+        cache::request_facts(request, self.cache)
+    }
+
     fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
-        let facts = cache::request_facts(request, self.cache)?;
+        let facts = self.facts(request)?;
         let options = PlanOptions {
             input_token_budget: request.input_token_budget,
             require_reduction: request.require_reduction,
@@ -145,33 +159,34 @@ impl Inner {
 
     fn job(&self, request: JsRequest, plan: Option<Plan>, options: &JsValue) -> Result<Job> {
         let signal = convert::signal(options)?;
-        let facts = cache::request_facts(&request, self.cache)?;
-        let (history, prefix, context) = match &plan {
-            None => (
-                Vec::new(),
-                Vec::new(),
-                CallContext {
-                    signal,
-                    history: Array::new(),
-                    prefix: Array::new(),
-                },
-            ),
-            Some(plan) => {
-                plan.check_fits(facts.messages.len())?;
-                let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-                let messages = &request.messages;
-                let context = CallContext {
-                    signal,
-                    history: messages.slice(h.start as u32, h.end as u32),
-                    prefix: messages.slice(p.start as u32, p.end as u32),
-                };
-                (
-                    convert::messages(messages, h.start, h.end)?,
-                    convert::messages(messages, p.start, p.end)?,
-                    context,
-                )
-            }
+        let facts = self.facts(&request)?;
+        self.job_with_facts(request, facts, plan, signal)
+    }
+
+    /// Reads everything an apply needs before its first await: the messages to summarize as
+    /// core messages, and the host's own slices for an application summarizer.
+    pub(super) fn job_with_facts(
+        &self,
+        request: JsRequest,
+        facts: RequestFacts,
+        plan: Option<Plan>,
+        signal: Option<AbortSignal>,
+    ) -> Result<Job> {
+        let mut context = CallContext {
+            signal,
+            history: Array::new(),
+            prefix: Array::new(),
         };
+        let (mut history, mut prefix) = (Vec::new(), Vec::new());
+        if let Some(plan) = &plan {
+            plan.check_fits(facts.messages.len())?;
+            let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
+            let messages = &request.messages;
+            context.history = messages.slice(h.start as u32, h.end as u32);
+            context.prefix = messages.slice(p.start as u32, p.end as u32);
+            history = convert::messages(messages, h.start, h.end)?;
+            prefix = convert::messages(messages, p.start, p.end)?;
+        }
         Ok(Job {
             request,
             facts,
@@ -182,14 +197,10 @@ impl Inner {
         })
     }
 
-    async fn run(&self, job: Job) -> Result<JsValue> {
-        let messages = &job.request.messages;
+    /// Applies the job's plan: the new summary and record, or `None` for a no-op.
+    pub(super) async fn execute(&self, job: &Job) -> Result<Option<Applied>> {
         let Some(plan) = &job.plan else {
-            return Ok(convert::outcome(
-                &job.request.summary,
-                messages.slice(0, messages.length()),
-                None,
-            ));
+            return Ok(None);
         };
         let input = ApplyInput {
             facts: &job.facts,
@@ -199,15 +210,25 @@ impl Inner {
             require_reduction: job.request.require_reduction,
             estimator: &job.request.estimator,
         };
-        let applied = self
-            .core
+        self.core
             .apply_with_facts(input, plan, &job.context)
-            .await?;
-        let kept = messages.slice(plan.first_kept_index as u32, messages.length());
-        Ok(convert::outcome(
-            &applied.summary,
-            kept,
-            Some(&applied.record),
-        ))
+            .await
+            .map(Some)
+    }
+
+    async fn run(&self, job: Job) -> Result<JsValue> {
+        let messages = &job.request.messages;
+        Ok(match self.execute(&job).await? {
+            None => convert::outcome(
+                &job.request.summary,
+                messages.slice(0, messages.length()),
+                None,
+            ),
+            Some(applied) => {
+                let kept =
+                    messages.slice(applied.record.first_kept_index as u32, messages.length());
+                convert::outcome(&applied.summary, kept, Some(&applied.record))
+            }
+        })
     }
 }

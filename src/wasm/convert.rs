@@ -174,7 +174,7 @@ pub fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsVal
     ])
 }
 
-fn record_to_js(record: &Record) -> JsValue {
+pub fn record_to_js(record: &Record) -> JsValue {
     let mut fields = vec![
         ("summary", JsValue::from_str(&record.summary)),
         ("firstKeptIndex", number(record.first_kept_index as u64)),

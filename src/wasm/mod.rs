@@ -9,6 +9,7 @@ mod convert;
 mod error;
 mod estimator;
 mod js;
+mod manager;
 mod timer;
 
 use wasm_bindgen::prelude::*;

@@ -1,0 +1,379 @@
+//! The exported `ContextManagerCore` (the package's `ContextManager` wraps it): maintenance
+//! and overflow recovery over JavaScript state objects `{ systemPrompt, summary, messages,
+//! tools }`. All rules are the core manager's; this file converts and bridges.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{JsFuture, future_to_promise};
+
+use super::compactor::{Inner, JsCompactor};
+use super::convert::{self, field, object, optional_number, optional_whole};
+use super::error::{describe, to_js};
+use super::js::AbortSignal;
+use crate::apply::Record;
+use crate::error::{Error, Result};
+use crate::facts::RequestFacts;
+use crate::manager::{
+    ContextManager, Conversation, Event, MaintainOptions, ManagerConfig, RunFailure,
+};
+use crate::overflow::is_context_overflow;
+use crate::plan::Plan;
+use crate::request::PlanOptions;
+use crate::summarizer::LocalFuture;
+
+/// State objects compacted by a compactor, reported to `onEvent`.
+struct JsConversation {
+    compactor: Rc<Inner>,
+    estimator: JsValue,
+    on_event: Option<Function>,
+}
+
+/// `ContextManager`'s engine; construct it through the package's `ContextManager`.
+#[wasm_bindgen(js_name = ContextManagerCore)]
+pub struct JsContextManager {
+    core: ContextManager,
+    conversation: Rc<JsConversation>,
+}
+
+#[wasm_bindgen(js_class = ContextManagerCore)]
+impl JsContextManager {
+    /// `new ContextManagerCore(compactor, { contextWindowTokens, reserveTokens, estimator, onEvent })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(compactor: &JsCompactor, options: JsValue) -> Result<JsContextManager, JsValue> {
+        Self::read(compactor, &options).map_err(|e| to_js(&e))
+    }
+
+    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
+    pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
+        let conversation = self.conversation.clone();
+        let core = self.core;
+        let prepared = maintain_options(&options).and_then(|o| Ok((o, convert::signal(&options)?)));
+        let (maintain, signal) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => return Promise::reject(&to_js(&error)),
+        };
+        future_to_promise(async move {
+            let done = core
+                .maintain(&*conversation, state, maintain, &signal)
+                .await
+                .map_err(|e| to_js(&e))?;
+            let mut fields = vec![
+                ("state", done.state),
+                ("compacted", (done.record.is_some()).into()),
+                ("reason", done.outcome.as_str().into()),
+                (
+                    "record",
+                    done.record
+                        .as_ref()
+                        .map_or(JsValue::NULL, convert::record_to_js),
+                ),
+            ];
+            if let Some(error) = &done.error {
+                fields.push(("error", to_js(error)));
+            }
+            Ok(object(&fields))
+        })
+    }
+
+    /// Sends `state` through `send(state, { signal })`, recovering from context overflow.
+    pub fn run(&self, state: JsValue, send: JsValue, options: JsValue) -> Promise {
+        let conversation = self.conversation.clone();
+        let core = self.core;
+        let prepared = run_inputs(&send, &options);
+        let (send, is_overflow, signal) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => return Promise::reject(&to_js(&error)),
+        };
+        future_to_promise(async move {
+            let options = object(&[(
+                "signal",
+                signal.clone().map_or(JsValue::UNDEFINED, JsValue::from),
+            )]);
+            let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
+                let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
+                JsFuture::from(Promise::resolve(&returned)).await
+            };
+            let overflow = |error: &JsValue| match &is_overflow {
+                Some(custom) => custom
+                    .call1(&JsValue::UNDEFINED, error)
+                    .map(|v| v.is_truthy())
+                    .unwrap_or(false),
+                None => is_overflow_error(error),
+            };
+            match core
+                .run(&*conversation, state, &signal, send_once, overflow)
+                .await
+            {
+                Ok(ran) => Ok(object(&[
+                    ("response", ran.response),
+                    ("state", ran.state),
+                    ("compactions", records(&ran.compactions)),
+                    (
+                        "failedAttempts",
+                        ran.failed_attempts.iter().collect::<Array>().into(),
+                    ),
+                ])),
+                Err(failed) => {
+                    let error = match &failed.failure {
+                        RunFailure::Provider(error) => error.clone(),
+                        RunFailure::Compaction(error) => to_js(error),
+                    };
+                    // Nothing is lost: the error carries the state with every committed rewrite.
+                    if error.is_object() {
+                        let attach = |key: &str, value: JsValue| {
+                            let descriptor = object(&[
+                                ("value", value),
+                                ("configurable", true.into()),
+                                ("writable", true.into()),
+                            ]);
+                            let _ = Reflect::define_property(
+                                error.unchecked_ref::<Object>(),
+                                &key.into(),
+                                descriptor.unchecked_ref::<Object>(),
+                            );
+                        };
+                        attach("state", failed.state);
+                        attach("compactions", records(&failed.compactions));
+                        attach(
+                            "failedAttempts",
+                            failed.failed_attempts.iter().collect::<Array>().into(),
+                        );
+                    }
+                    Err(error)
+                }
+            }
+        })
+    }
+}
+
+impl JsContextManager {
+    fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
+        let invalid = |message: String| Error::InvalidConfig(message);
+        let core = ContextManager::new(ManagerConfig {
+            context_window_tokens: optional_number(options, "contextWindowTokens", "options")
+                .map_err(invalid)?,
+            reserve_tokens: optional_number(options, "reserveTokens", "options")
+                .map_err(invalid)?,
+        })?;
+        let estimator =
+            field(options, "estimator", "options").map_err(|e| invalid(e.to_string()))?;
+        super::estimator::AnyEstimator::from_js(&estimator).map_err(|e| invalid(e.to_string()))?;
+        let on_event =
+            match field(options, "onEvent", "options").map_err(|e| invalid(e.to_string()))? {
+                v if v.is_undefined() || v.is_null() => None,
+                v => Some(
+                    v.dyn_into::<Function>()
+                        .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
+                ),
+            };
+        let conversation = Rc::new(JsConversation {
+            compactor: compactor.inner(),
+            estimator,
+            on_event,
+        });
+        Ok(JsContextManager { core, conversation })
+    }
+}
+
+fn maintain_options(options: &JsValue) -> Result<MaintainOptions> {
+    let whole = |key: &str| optional_whole(options, key, "options").map_err(Error::invalid_request);
+    Ok(MaintainOptions {
+        max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
+        skill_tokens: whole("skillTokens")?.unwrap_or(0),
+    })
+}
+
+type RunInputs = (Function, Option<Function>, Option<AbortSignal>);
+
+fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
+    let send = send
+        .clone()
+        .dyn_into::<Function>()
+        .map_err(|_| Error::invalid_request("send: expected a function"))?;
+    let is_overflow = match field(options, "isContextOverflow", "options")? {
+        v if v.is_undefined() || v.is_null() => None,
+        v => Some(v.dyn_into::<Function>().map_err(|_| {
+            Error::invalid_request("options.isContextOverflow: expected a function")
+        })?),
+    };
+    Ok((send, is_overflow, convert::signal(options)?))
+}
+
+fn records(records: &[Record]) -> JsValue {
+    records
+        .iter()
+        .map(convert::record_to_js)
+        .collect::<Array>()
+        .into()
+}
+
+/// The default overflow test over a thrown value: its message (or the provider body's), its
+/// HTTP status and its error code.
+pub fn is_overflow_error(error: &JsValue) -> bool {
+    let get = |value: &JsValue, key: &str| {
+        if value.is_object() {
+            Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    let body = get(error, "error");
+    let message = [
+        describe(error),
+        describe(&body),
+        get(&body, "message").as_string().unwrap_or_default(),
+    ]
+    .join("\n");
+    let status = [
+        get(error, "status"),
+        get(error, "statusCode"),
+        get(&get(error, "response"), "status"),
+    ]
+    .iter()
+    .find_map(|v| v.as_f64())
+    .filter(|s| s.fract() == 0.0 && (100.0..1000.0).contains(s))
+    .map(|s| s as u16);
+    let code = get(error, "code")
+        .as_string()
+        .or_else(|| get(&body, "code").as_string());
+    is_context_overflow(&message, status, code.as_deref())
+}
+
+/// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
+/// context window.
+#[wasm_bindgen(js_name = isContextOverflowError)]
+pub fn is_context_overflow_error(error: JsValue) -> bool {
+    is_overflow_error(&error)
+}
+
+impl JsConversation {
+    fn request(&self, state: &JsValue) -> Result<convert::JsRequest> {
+        if !state.is_object() {
+            return Err(Error::invalid_request(
+                "state: expected { systemPrompt, summary, messages, tools }",
+            ));
+        }
+        let request = Object::assign(&Object::new(), state.unchecked_ref());
+        let _ = Reflect::set(&request, &"estimator".into(), &self.estimator);
+        for key in ["inputTokenBudget", "requireReduction"] {
+            let _ = Reflect::delete_property(&request, &key.into());
+        }
+        convert::request(&request)
+    }
+
+    fn event(&self, event: Event<'_>, state: &JsValue) -> JsValue {
+        match event {
+            Event::Start {
+                reason,
+                estimate,
+                plan,
+            } => {
+                let messages = self.request(state).map(|r| r.messages).unwrap_or_default();
+                object(&[
+                    ("type", "compactionStart".into()),
+                    ("reason", reason.as_str().into()),
+                    ("estimate", (estimate as f64).into()),
+                    ("plan", convert::plan_to_js(plan, &messages)),
+                ])
+            }
+            Event::End {
+                reason,
+                record,
+                error,
+            } => {
+                let mut fields = vec![
+                    ("type", "compactionEnd".into()),
+                    ("reason", reason.as_str().into()),
+                    (
+                        "record",
+                        record.map_or(JsValue::NULL, convert::record_to_js),
+                    ),
+                ];
+                if let Some(error) = error {
+                    fields.push(("error", to_js(error)));
+                }
+                object(&fields)
+            }
+        }
+    }
+}
+
+impl Conversation for JsConversation {
+    type State = JsValue;
+    type Context = Option<AbortSignal>;
+
+    fn facts(&self, state: &JsValue) -> Result<RequestFacts> {
+        self.compactor.facts(&self.request(state)?)
+    }
+
+    fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
+        self.compactor.core.plan_with_facts(facts, options)
+    }
+
+    fn trigger_ratio(&self) -> f64 {
+        self.compactor.core.trigger_ratio()
+    }
+
+    fn apply<'a>(
+        &'a self,
+        state: &'a JsValue,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        require_reduction: bool,
+        signal: &'a Option<AbortSignal>,
+    ) -> LocalFuture<'a, Result<(JsValue, Record)>> {
+        Box::pin(async move {
+            let mut request = self.request(state)?;
+            request.require_reduction = require_reduction;
+            let job = self.compactor.job_with_facts(
+                request,
+                facts.clone(),
+                Some(plan.clone()),
+                signal.clone(),
+            )?;
+            let applied = self
+                .compactor
+                .execute(&job)
+                .await?
+                .ok_or_else(|| Error::invalid_request("plan: missing"))?;
+            let messages = &job.request.messages;
+            let next = Object::assign(&Object::new(), state.unchecked_ref());
+            let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
+            let kept = messages.slice(plan.first_kept_index as u32, messages.length());
+            let _ = Reflect::set(&next, &"messages".into(), &kept);
+            Ok((next.into(), applied.record))
+        })
+    }
+
+    fn emit(&self, state: &JsValue, event: Event<'_>) {
+        let Some(listener) = &self.on_event else {
+            return;
+        };
+        let value = self.event(event, state);
+        // A throwing listener never breaks maintenance or a run; a rejected promise from an
+        // async listener is handled too.
+        if let Ok(returned) = listener.call1(&JsValue::UNDEFINED, &value) {
+            swallow_rejection(&returned);
+        }
+    }
+}
+
+thread_local! {
+    /// One handler for every listener rejection, made once and kept for the module's life.
+    static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
+}
+
+/// Attaches a no-op rejection handler when a listener returned a promise.
+fn swallow_rejection(returned: &JsValue) {
+    let thenable = returned.is_object()
+        && Reflect::get(returned, &"then".into())
+            .map(|t| t.is_function())
+            .unwrap_or(false);
+    if thenable {
+        IGNORE.with(|ignore| {
+            let _ = Promise::resolve(returned).catch(ignore);
+        });
+    }
+}
