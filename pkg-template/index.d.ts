@@ -224,3 +224,104 @@ export declare function estimate(request: CompactionRequest): RequestEstimate;
 
 /** The one user message a non-empty summary projects to; `null` for an empty one. */
 export declare function projectSummary(summary: string | null | undefined): { role: "user"; content: string } | null;
+
+/** The conversation state a `ContextManager` maintains; other fields are carried along. */
+export interface ConversationState<M extends Message = Message> {
+  systemPrompt?: string | null;
+  summary?: string | null;
+  messages: readonly M[];
+  tools?: readonly ToolDefinition[] | null;
+}
+
+export type CompactionReason = "threshold" | "overflow";
+
+export type CompactionEvent<M extends Message = Message> =
+  | { type: "compactionStart"; reason: CompactionReason; estimate: number; plan: Plan<M> }
+  | { type: "compactionEnd"; reason: CompactionReason; record: CompactionRecord | null; error?: CompactionError };
+
+export interface ContextManagerOptions {
+  compactor: Compactor;
+  /** The model's documented context size; missing or ≤ 0 disables maintenance (recovery still works). */
+  contextWindowTokens?: number | null;
+  /** Tokens kept free for the answer (default 16,384); a larger `maxOutputTokens` wins. */
+  reserveTokens?: number | null;
+  estimator?: Estimator | HeuristicEstimator | null;
+  /** Start and end of every rewrite; a throwing (or rejecting) listener never breaks the run. */
+  onEvent?: (event: CompactionEvent) => unknown;
+}
+
+export interface MaintainOptions {
+  maxOutputTokens?: number | null;
+  /** Estimated tokens of skill invocations, withheld from the budget first. */
+  skillTokens?: number | null;
+  signal?: AbortSignal | null;
+}
+
+export type MaintainReason =
+  | "compacted"
+  | "disabled"
+  | "belowThreshold"
+  | "irreducible"
+  | "nothingToRemove"
+  | "estimateFailed"
+  | "planFailed"
+  | "rewriteFailed";
+
+export interface MaintainResult<S> {
+  /** The state to send: the new one when `compacted`, otherwise the one given. */
+  state: S;
+  compacted: boolean;
+  reason: MaintainReason;
+  record: CompactionRecord | null;
+  /** Why maintenance failed (`estimateFailed`, `planFailed`, `rewriteFailed`); it is reported, not thrown. */
+  error?: CompactionError;
+}
+
+export interface RunOptions {
+  /** Default: `isContextOverflowError`. */
+  isContextOverflow?: (error: unknown) => boolean;
+  signal?: AbortSignal | null;
+}
+
+export interface RunResult<S, R> {
+  response: R;
+  /** The state that was last sent (every recovery compacted it). */
+  state: S;
+  compactions: CompactionRecord[];
+  /** The overflow rejections that were recovered from. */
+  failedAttempts: unknown[];
+}
+
+/** What `run` rejects with carries the state with every committed rewrite. */
+export interface RunFailureDetails<S> {
+  state: S;
+  compactions: CompactionRecord[];
+  failedAttempts: unknown[];
+}
+
+export declare class ContextManager {
+  constructor(options: ContextManagerOptions);
+  maintain<S extends ConversationState>(state: S, options?: MaintainOptions): Promise<MaintainResult<S>>;
+  run<S extends ConversationState, R>(
+    state: S,
+    send: (state: S, options: { signal?: AbortSignal }) => R | PromiseLike<R>,
+    options?: RunOptions,
+  ): Promise<RunResult<S, R>>;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Whether a provider error says the request exceeded the context window (the documented texts of the major providers, HTTP 413; never 429). */
+export declare function isContextOverflowError(error: unknown): boolean;
+
+export interface GeneratorOptions {
+  baseURL?: string;
+  apiKey?: string;
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+}
+
+/** A `generate` for OpenAI-compatible Chat Completions endpoints. */
+export declare function openAICompatibleGenerator(options?: GeneratorOptions): GeneratorSummarizerConfig["generate"];
+/** A `generate` for the Anthropic Messages API. */
+export declare function anthropicGenerator(options?: GeneratorOptions & { version?: string }): GeneratorSummarizerConfig["generate"];

@@ -10,7 +10,7 @@ pub fn is_context_overflow(message: &str, status: Option<u16>, code: Option<&str
     if status == Some(413) || code == Some("context_length_exceeded") {
         return true;
     }
-    let text = message.to_lowercase();
+    let text = message.to_ascii_lowercase();
     let has = |needle: &str| text.contains(needle);
     let has_in_order = |first: &str, then: &str| {
         text.find(first)
