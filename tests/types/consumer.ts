@@ -2,6 +2,12 @@
 // line proves that a wrong use is rejected.
 import {
   Compactor,
+  ContextManager,
+  anthropicGenerator,
+  isContextOverflowError,
+  openAICompatibleGenerator,
+  type CompactionEvent,
+  type MaintainResult,
   CompactionError,
   HeuristicEstimator,
   estimate,
@@ -65,6 +71,30 @@ async function main(): Promise<void> {
       void code;
     }
   }
+  const events: CompactionEvent[] = [];
+  const manager = new ContextManager({
+    compactor,
+    contextWindowTokens: 128_000,
+    reserveTokens: 16_384,
+    onEvent: (event) => {
+      events.push(event);
+      if (event.type === "compactionEnd") void event.record?.estimateAfter;
+      else void event.plan.firstKeptIndex;
+    },
+  });
+  const state = { systemPrompt: "s", summary: "", messages, tools: [], userId: 7 };
+  const maintained: MaintainResult<typeof state> = await manager.maintain(state, { maxOutputTokens: 4096, skillTokens: 0 });
+  void maintained.state.userId;
+  const ran = await manager.run(maintained.state, async (s) => s.messages.length, { isContextOverflow: isContextOverflowError });
+  const answer: number = ran.response;
+  void answer;
+  new Compactor({ summarizer: { model: "m", generate: openAICompatibleGenerator({ baseURL: "http://127.0.0.1:1/v1", apiKey: "k" }) } });
+  new Compactor({ summarizer: { model: "m", generate: anthropicGenerator({ apiKey: "k", fetch }) } });
+  // @ts-expect-error the manager needs a compactor
+  new ContextManager({ contextWindowTokens: 1 });
+  // @ts-expect-error state needs messages
+  await manager.maintain({ summary: "" });
+  manager.free();
   compactor.free();
   compactor[Symbol.dispose]();
 
