@@ -265,14 +265,9 @@ pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
 
 /// `object[key]` as a whole non-negative number, or nothing; errors are messages.
 pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>, String> {
-    let value = field(object, key, path).map_err(|e| e.to_string())?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    let n = value
-        .as_f64()
-        .ok_or_else(|| format!("{path}.{key} must be a number"))?;
-    whole_number(n, &format!("{path}.{key}")).map(Some)
+    optional_number(object, key, path)?
+        .map(|n| whole_number(n, &format!("{path}.{key}")))
+        .transpose()
 }
 
 /// `object[key]` as a number, or nothing; errors are messages.
