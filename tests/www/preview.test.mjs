@@ -1,0 +1,101 @@
+// The preview page in real headless Chromium: it loads without console errors, renders a bar
+// per message, moves the cut as the library's own plan says, shows a split turn's prefix, and
+// leaves a screenshot in target/test-output/. The page is served from www/ and dist/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Compactor } from "context-compaction";
+
+const root = process.env.CC_ROOT;
+const { serve } = await import(join(root, "scripts/serve.mjs"));
+const { chromium } = await import(join(root, "node_modules/playwright-core/index.mjs"));
+
+const session = readFileSync(join(root, "tests/fixtures/large-session.jsonl"), "utf8")
+  .split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((e) => e.type === "message").map((e) => e.message);
+
+function expectedCut(messages, { window = 128000, reserve = 16384, keep = 20000, ratio = 0.8 } = {}) {
+  const compactor = new Compactor({ keepRecentTokens: keep, triggerRatio: ratio, summarizer: { summarize: async () => "" } });
+  return compactor.plan({ messages, inputTokenBudget: Math.max(0, window - reserve) }) ?? compactor.plan({ messages, requireReduction: true });
+}
+
+test("the preview page", async (t) => {
+  const server = await serve(0);
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const errors = [];
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    page.on("pageerror", (e) => errors.push(String(e)));
+    page.on("console", (m) => (m.type() === "error" || m.type() === "warning") && errors.push(m.text()));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 20_000 });
+    const settled = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await settled();
+
+    await t.test("renders the sample: a bar per message and the library's cut", async () => {
+      assert.equal(await page.locator(".bar").count(), session.length);
+      const plan = expectedCut(session);
+      assert.equal(await page.evaluate(() => document.body.dataset.cut), String(plan.firstKeptIndex));
+      assert.equal(await page.locator(".bar.summarized").count(), plan.messagesToSummarize.length);
+      assert.equal(await page.locator(".bar.prefix").count(), plan.turnPrefixMessages.length);
+      mkdirSync(join(root, "target/test-output"), { recursive: true });
+      await page.screenshot({ path: join(root, "target/test-output/preview.png") });
+    });
+
+    await t.test("moving a control moves the cut as plan says", async () => {
+      for (const keep of [5000, 60000, 0]) {
+        await page.locator("#keep").evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event("input")); }, keep);
+        await settled();
+        const plan = expectedCut(session, { keep });
+        assert.equal(await page.evaluate(() => document.body.dataset.cut), String(plan.firstKeptIndex), `keep ${keep}`);
+      }
+      await page.locator("#window").evaluate((el) => { el.value = "400000"; el.dispatchEvent(new Event("input")); });
+      await settled();
+      assert.equal(await page.evaluate(() => document.body.dataset.fires), "false");
+    });
+
+    await t.test("the summarizer input is shown on request", async () => {
+      await page.locator("#input-details > summary").click();
+      await settled();
+      assert.match(await page.locator("#summarizer-input").textContent(), /\[User\]: /);
+    });
+
+    await t.test("a pasted conversation with a split turn shows the prefix", async () => {
+      const long = "x ".repeat(3000);
+      const pasted = [
+        { role: "user", content: "first question" },
+        { role: "assistant", content: [{ type: "text", text: "first answer" }], stopReason: "stop" },
+        { role: "user", content: "now do the big task" },
+        { role: "assistant", content: [{ type: "toolCall", id: "a", name: "bash", arguments: { command: "make" } }], stopReason: "toolUse" },
+        { role: "toolResult", toolCallId: "a", toolName: "bash", content: [{ type: "text", text: long }] },
+        { role: "assistant", content: [{ type: "text", text: long }], stopReason: "stop" },
+      ];
+      await page.locator("summary", { hasText: "Load a conversation" }).click();
+      await page.locator("#paste").fill(JSON.stringify(pasted));
+      await page.locator("#load").click();
+      await page.locator("#keep").evaluate((el) => { el.value = "1000"; el.dispatchEvent(new Event("input")); });
+      await page.locator("#window").evaluate((el) => { el.value = "4000"; el.dispatchEvent(new Event("input")); });
+      await settled();
+      assert.equal(await page.locator(".bar").count(), pasted.length);
+      const plan = expectedCut(pasted, { window: 4000, keep: 1000 });
+      assert.equal(plan.splitTurn, true);
+      assert.equal(await page.evaluate(() => document.body.dataset.split), "true");
+      assert.equal(await page.locator(".bar.prefix").count(), plan.turnPrefixMessages.length);
+      assert.equal(await page.evaluate(() => document.body.dataset.cut), String(plan.firstKeptIndex));
+    });
+
+    await t.test("bad pasted text is shown as an error, not thrown", async () => {
+      await page.locator("#paste").fill("[{\"role\": \"robot\"}]");
+      await page.locator("#load").click();
+      await settled();
+      assert.match(await page.locator("#error").textContent(), /invalid_request: .*messages\[0\]\.role/);
+    });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
