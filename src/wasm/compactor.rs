@@ -20,6 +20,7 @@ use crate::facts::RequestFacts;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
+use crate::summarizer::SummarizeRequest;
 
 pub(super) struct Inner {
     pub(super) core: Compactor<JsSummarizer>,
@@ -93,41 +94,11 @@ impl JsCompactor {
     /// `[{ purpose, systemPrompt, prompt }]` (`null` for an application summarizer).
     #[wasm_bindgen(js_name = summarizerInput)]
     pub fn summarizer_input(&self, request: JsValue, plan: JsValue) -> Result<JsValue, JsValue> {
-        let input = (|| {
-            let request = convert::request(&request)?;
-            let Some(plan) = convert::plan(&plan)? else {
-                return Ok(Array::new().into());
-            };
-            let JsSummarizer::Generator(generator) = self.inner.core.summarizer() else {
-                return Ok(JsValue::NULL);
-            };
-            plan.check_fits(request.messages.length() as usize)?;
-            let history = convert::messages(&request.messages, 0, plan.messages_to_summarize.end)?;
-            let prefix = convert::messages(
-                &request.messages,
-                plan.turn_prefix_messages.start,
-                plan.turn_prefix_messages.end,
-            )?;
-            let asked = crate::SummarizeRequest {
-                previous_summary: &request.summary,
-                messages: &history,
-                turn_prefix_messages: &prefix,
-            };
-            let prompts: Array = generator
-                .prompts(&asked)
-                .into_iter()
-                .map(|(purpose, prompt)| {
-                    let system = generator.request(purpose, String::new()).system_prompt;
-                    convert::object(&[
-                        ("purpose", purpose.as_str().into()),
-                        ("systemPrompt", system.into()),
-                        ("prompt", prompt.into()),
-                    ])
-                })
-                .collect();
-            Ok(prompts.into())
-        })();
-        input.map_err(|e: crate::Error| to_js(&e))
+        let request = convert::request(&request).map_err(|e| to_js(&e))?;
+        let plan = convert::plan(&plan).map_err(|e| to_js(&e))?;
+        self.inner
+            .summarizer_input(&request, plan.as_ref())
+            .map_err(|e| to_js(&e))
     }
 
     fn start(&self, job: Result<Job>) -> Promise {
@@ -195,6 +166,38 @@ impl Inner {
             prefix,
             context,
         })
+    }
+
+    fn summarizer_input(&self, request: &JsRequest, plan: Option<&Plan>) -> Result<JsValue> {
+        let JsSummarizer::Generator(generator) = self.core.summarizer() else {
+            return Ok(JsValue::NULL);
+        };
+        let Some(plan) = plan else {
+            return Ok(Array::new().into());
+        };
+        let messages = &request.messages;
+        plan.check_fits(messages.length() as usize)?;
+        let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
+        let history = convert::messages(messages, h.start, h.end)?;
+        let prefix = convert::messages(messages, p.start, p.end)?;
+        let asked = SummarizeRequest {
+            previous_summary: &request.summary,
+            messages: &history,
+            turn_prefix_messages: &prefix,
+        };
+        let prompts: Array = generator
+            .prompts(&asked)
+            .into_iter()
+            .map(|(purpose, prompt)| {
+                let system = generator.request(purpose, String::new()).system_prompt;
+                convert::object(&[
+                    ("purpose", purpose.as_str().into()),
+                    ("systemPrompt", system.into()),
+                    ("prompt", prompt.into()),
+                ])
+            })
+            .collect();
+        Ok(prompts.into())
     }
 
     /// Applies the job's plan: the new summary and record, or `None` for a no-op.
