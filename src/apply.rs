@@ -128,6 +128,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
             message: format!("summary: the estimator failed: {source}"),
             source: Some(source),
         })?
+        + facts.pinned_tokens(plan.first_kept_index)
         + facts.message_tokens(plan.first_kept_index);
     if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(

@@ -4,6 +4,7 @@
 //! computing facts for the new messages only.
 
 use crate::error::{BoxError, Error, Result};
+use crate::formats::HostMessage;
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolDefinition};
 use crate::request::Request;
 use crate::summary;
@@ -16,8 +17,11 @@ pub enum Role {
     User,
     /// An assistant message.
     Assistant,
-    /// A tool result.
+    /// A tool result (or a host message of only tool results).
     ToolResult,
+    /// A system or developer message inside the history: counted, never cut (it stays in
+    /// front of the kept messages).
+    System,
 }
 
 /// The facts of one message.
@@ -31,36 +35,68 @@ pub struct MessageFacts {
     pub starts_turn: bool,
     /// Ids of the tool calls this message makes.
     pub tool_call_ids: Vec<String>,
-    /// The id of the tool call this message answers.
-    pub tool_result_id: Option<String>,
+    /// The ids of the tool calls this message answers.
+    pub tool_result_ids: Vec<String>,
 }
 
 impl MessageFacts {
     /// Computes the facts of `message` with `estimator`.
     pub fn of(message: &Message, estimator: &dyn Estimator) -> Result<Self, BoxError> {
-        let tokens = message_tokens(message, estimator)?;
-        Ok(match message {
-            Message::User(_) => MessageFacts {
-                tokens,
-                role: Role::User,
-                starts_turn: true,
-                tool_call_ids: Vec::new(),
-                tool_result_id: None,
-            },
-            Message::Assistant(_) => MessageFacts {
-                tokens,
-                role: Role::Assistant,
-                starts_turn: false,
-                tool_call_ids: message.calls().map(|call| call.id.clone()).collect(),
-                tool_result_id: None,
-            },
-            Message::ToolResult(result) => MessageFacts {
-                tokens,
-                role: Role::ToolResult,
-                starts_turn: false,
-                tool_call_ids: Vec::new(),
-                tool_result_id: Some(result.tool_call_id.clone()),
-            },
+        let (role, starts_turn) = match message {
+            Message::User(_) => (Role::User, true),
+            Message::Assistant(_) => (Role::Assistant, false),
+            Message::ToolResult(_) => (Role::ToolResult, false),
+        };
+        Self::of_parts(
+            std::slice::from_ref(message),
+            None,
+            role,
+            starts_turn,
+            estimator,
+        )
+    }
+
+    /// Computes the facts of a host message (any format) with `estimator`.
+    pub fn of_host(host: &HostMessage, estimator: &dyn Estimator) -> Result<Self, BoxError> {
+        Self::of_parts(
+            &host.units,
+            host.system.as_deref(),
+            host.role,
+            host.starts_turn,
+            estimator,
+        )
+    }
+
+    fn of_parts(
+        units: &[Message],
+        system: Option<&str>,
+        role: Role,
+        starts_turn: bool,
+        estimator: &dyn Estimator,
+    ) -> Result<Self, BoxError> {
+        let mut tokens = match system {
+            Some(text) => text_message_tokens(text, estimator)?,
+            None => 0,
+        };
+        for unit in units {
+            tokens += message_tokens(unit, estimator)?;
+        }
+        Ok(MessageFacts {
+            tokens,
+            role,
+            starts_turn,
+            tool_call_ids: units
+                .iter()
+                .flat_map(Message::calls)
+                .map(|c| c.id.clone())
+                .collect(),
+            tool_result_ids: units
+                .iter()
+                .filter_map(|u| match u {
+                    Message::ToolResult(result) => Some(result.tool_call_id.clone()),
+                    _ => None,
+                })
+                .collect(),
         })
     }
 }
@@ -100,6 +136,26 @@ impl RequestFacts {
         Ok(facts)
     }
 
+    /// The facts of a request whose messages are host messages of any format.
+    pub fn of_hosts(
+        system_prompt: &str,
+        summary: &str,
+        tools: &[ToolDefinition],
+        hosts: &[HostMessage],
+        estimator: &dyn Estimator,
+    ) -> Result<Self> {
+        let mut facts = Self::fixed(system_prompt, summary, tools, estimator)?;
+        facts.messages = hosts
+            .iter()
+            .enumerate()
+            .map(|(i, host)| {
+                MessageFacts::of_host(host, estimator)
+                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
+            })
+            .collect::<Result<_>>()?;
+        Ok(facts)
+    }
+
     /// The facts of the parts that are never cut, with no messages yet (a caller that keeps
     /// message facts fills `messages` itself).
     pub fn fixed(
@@ -121,6 +177,16 @@ impl RequestFacts {
     /// The estimate of the whole request.
     pub fn total(&self) -> u64 {
         self.system_prompt + self.summary + self.tools + self.message_tokens(0)
+    }
+
+    /// The tokens of the system messages before `end`, which are never cut.
+    pub fn pinned_tokens(&self, end: usize) -> u64 {
+        let before = self.messages.get(..end).unwrap_or(&self.messages);
+        before
+            .iter()
+            .filter(|f| f.role == Role::System)
+            .map(|f| f.tokens)
+            .sum()
     }
 
     /// The tokens of messages from `start` on.
@@ -157,9 +223,9 @@ fn message_tokens(message: &Message, estimator: &dyn Estimator) -> Result<u64, B
         Message::Assistant(assistant) => {
             for block in &assistant.content {
                 tokens += match block {
-                    AssistantBlock::Text(text) | AssistantBlock::Thinking(text) => {
-                        estimator.count_tokens(text)?
-                    }
+                    AssistantBlock::Text(text)
+                    | AssistantBlock::Thinking(text)
+                    | AssistantBlock::Opaque(text) => estimator.count_tokens(text)?,
                     AssistantBlock::ToolCall(call) => {
                         estimator.framing_tokens()
                             + estimator.count_tokens(&call.name)?

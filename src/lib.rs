@@ -50,6 +50,7 @@ mod apply;
 mod compactor;
 mod error;
 mod facts;
+pub mod formats;
 mod generator;
 pub mod manager;
 mod message;

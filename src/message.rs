@@ -63,6 +63,9 @@ pub enum AssistantBlock {
     Thinking(String),
     /// A request to run a tool.
     ToolCall(ToolCall),
+    /// Content the model is sent but a summary has no use for (encrypted reasoning, unknown
+    /// provider items): counted in the estimate, left out of the records.
+    Opaque(String),
 }
 
 /// A tool call inside an assistant message.

@@ -29,7 +29,7 @@ pub fn message(value: &Value, path: &str) -> Result<Message> {
     let role = required_str(object, "role", path)?;
     match role {
         "user" => Ok(Message::User(UserMessage {
-            content: content_blocks(object.get("content"), path)?,
+            content: content_blocks_at(object.get("content"), path)?,
         })),
         "assistant" => assistant(object, path),
         "toolResult" => tool_result(object, path),
@@ -38,6 +38,12 @@ pub fn message(value: &Value, path: &str) -> Result<Message> {
             &format!("unknown role {other:?} (expected \"user\", \"assistant\" or \"toolResult\")"),
         )),
     }
+}
+
+/// Reads content given as a string or an array of text and image blocks; errors name
+/// `{path}.content[i]`.
+pub fn content_blocks(value: &Value, path: &str) -> Result<Vec<ContentBlock>> {
+    content_blocks_at(Some(value), path)
 }
 
 /// Reads a JSON array of tool definitions `{ name, description?, parameters? }`.
@@ -50,13 +56,23 @@ pub fn tools(value: &Value) -> Result<Vec<ToolDefinition>> {
         .enumerate()
         .map(|(i, item)| {
             let path = format!("tools[{i}]");
-            let object = object(item, &path)?;
+            let mut object = object(item, &path)?;
+            // OpenAI Chat Completions nests the definition under `function`.
+            if let Some(function) = object.get("function").and_then(Value::as_object) {
+                object = function;
+            }
+            // `parameters` (OpenAI, pi-ai), `input_schema` (Anthropic), `inputSchema` (AI SDK).
+            let parameters = ["parameters", "input_schema", "inputSchema"]
+                .iter()
+                .find_map(|key| object.get(*key))
+                .cloned()
+                .unwrap_or(Value::Null);
             Ok(ToolDefinition {
                 name: required_str(object, "name", &path)?.to_owned(),
                 description: optional_str(object, "description", &path)?
                     .unwrap_or_default()
                     .to_owned(),
-                parameters: object.get("parameters").cloned().unwrap_or(Value::Null),
+                parameters,
             })
         })
         .collect()
@@ -142,7 +158,7 @@ fn tool_result(object: &Map<String, Value>, path: &str) -> Result<Message> {
     Ok(Message::ToolResult(ToolResultMessage {
         tool_call_id: required_str(object, "toolCallId", path)?.to_owned(),
         tool_name: optional_str(object, "toolName", path)?.map(str::to_owned),
-        content: content_blocks(object.get("content"), path)?,
+        content: content_blocks_at(object.get("content"), path)?,
         is_error,
     }))
 }
@@ -165,7 +181,7 @@ fn stop_reason(text: &str, path: &str) -> Result<StopReason> {
     })
 }
 
-fn content_blocks(value: Option<&Value>, path: &str) -> Result<Vec<ContentBlock>> {
+fn content_blocks_at(value: Option<&Value>, path: &str) -> Result<Vec<ContentBlock>> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(text)) => Ok(vec![ContentBlock::Text(text.clone())]),

@@ -95,6 +95,7 @@ pub fn plan(
         estimate_before,
         estimate_after_without_summary: facts.system_prompt
             + facts.tools
+            + facts.pinned_tokens(cut)
             + facts.message_tokens(cut),
         message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
     }))
@@ -125,31 +126,42 @@ fn keep_boundary(facts: &RequestFacts, keep: u64) -> usize {
 }
 
 impl RequestFacts {
-    /// What no compaction can remove: system prompt, tools, summary and the in-flight tail.
+    /// What no compaction can remove: system prompt (and system messages), tools, summary and
+    /// the in-flight tail.
     pub fn irreducible_tokens(&self) -> u64 {
-        self.system_prompt + self.tools + self.summary + self.message_tokens(in_flight_start(self))
+        let tail = in_flight_start(self);
+        self.system_prompt
+            + self.tools
+            + self.summary
+            + self.pinned_tokens(tail)
+            + self.message_tokens(tail)
     }
 }
 
-/// The index of the last assistant message when it has tool calls without a result after it
-/// (that message and everything after it stay); otherwise the number of messages.
+/// Where the in-flight tail starts: the run of assistant messages that ends at the last one
+/// (several host messages in formats where each tool call is an item of its own) is searched
+/// for calls without a result after them; the first such message and everything after it stay.
+/// Without one, the number of messages.
 fn in_flight_start(facts: &RequestFacts) -> usize {
     let messages = &facts.messages;
     let Some(last) = messages.iter().rposition(|f| f.role == Role::Assistant) else {
         return messages.len();
     };
-    let answered: Vec<&str> = messages
-        .get(last + 1..)
+    let run = messages
+        .get(..last)
         .unwrap_or(&[])
         .iter()
-        .filter_map(|f| f.tool_result_id.as_deref())
-        .collect();
-    let pending = messages.get(last).is_some_and(|f| {
-        f.tool_call_ids
-            .iter()
-            .any(|id| !answered.contains(&id.as_str()))
-    });
-    if pending { last } else { messages.len() }
+        .rposition(|f| f.role != Role::Assistant)
+        .map_or(0, |i| i + 1);
+    (run..=last)
+        .find(|&k| {
+            let after = messages.get(k + 1..).unwrap_or(&[]);
+            let answered = |id: &String| after.iter().any(|f| f.tool_result_ids.contains(id));
+            messages
+                .get(k)
+                .is_some_and(|f| f.tool_call_ids.iter().any(|id| !answered(id)))
+        })
+        .unwrap_or(messages.len())
 }
 
 /// `blocked[c]` is true when cutting at `c` would separate a tool call at `i < c` from its
@@ -161,12 +173,19 @@ fn blocked_cuts(facts: &RequestFacts) -> Vec<bool> {
     let mut delta = vec![0i64; n + 2];
     let mut calls: HashMap<&str, usize> = HashMap::new();
     for (j, f) in facts.messages.iter().enumerate() {
-        if let Some(&i) = f.tool_result_id.as_deref().and_then(|id| calls.get(id)) {
-            if let Some(d) = delta.get_mut(i + 1) {
-                *d += 1;
-            }
-            if let Some(d) = delta.get_mut(j + 1) {
-                *d -= 1;
+        for &i in f
+            .tool_result_ids
+            .iter()
+            .filter_map(|id| calls.get(id.as_str()))
+        {
+            // A call and its result in one host message constrain nothing.
+            if i < j {
+                if let Some(d) = delta.get_mut(i + 1) {
+                    *d += 1;
+                }
+                if let Some(d) = delta.get_mut(j + 1) {
+                    *d -= 1;
+                }
             }
         }
         for id in &f.tool_call_ids {
@@ -185,10 +204,11 @@ fn blocked_cuts(facts: &RequestFacts) -> Vec<bool> {
 }
 
 /// The start of the turn a cut at `cut` splits, or `None` when the cut is at a turn start
-/// (a user message) or past the end. A history with no user message before the cut is one
-/// turn starting at 0.
+/// (a user message, past any system messages, which stay anyway) or past the end. A history
+/// with no user message before the cut is one turn starting at 0.
 fn split_turn_start(facts: &RequestFacts, cut: usize) -> Option<usize> {
-    let at_cut = facts.messages.get(cut)?;
+    let kept = facts.messages.get(cut..)?;
+    let at_cut = kept.iter().find(|f| f.role != Role::System)?;
     if at_cut.starts_turn {
         return None;
     }

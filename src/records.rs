@@ -39,6 +39,7 @@ pub fn serialize(messages: &[Message]) -> String {
             Message::Assistant(assistant) => {
                 for block in &assistant.content {
                     records.push(match block {
+                        AssistantBlock::Opaque(_) => continue,
                         AssistantBlock::Text(text) => format!("[Assistant]: {text}"),
                         AssistantBlock::Thinking(text) => {
                             format!("[Assistant thinking]: {}", truncate(text, Keep::Tail))

@@ -91,5 +91,5 @@ fn thinking_and_tool_results_are_counted() {
     });
     assert_eq!(f.messages[0].tokens, 5);
     assert_eq!(f.messages[1].tokens, 3);
-    assert_eq!(f.messages[1].tool_result_id.as_deref(), Some("1"));
+    assert_eq!(f.messages[1].tool_result_ids, vec!["1".to_owned()]);
 }

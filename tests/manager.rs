@@ -357,7 +357,7 @@ impl Conversation for Shrinking {
             role: Role::User,
             starts_turn: true,
             tool_call_ids: vec![],
-            tool_result_id: None,
+            tool_result_ids: vec![],
         };
         Ok(RequestFacts {
             messages: vec![message; *state],

@@ -12,11 +12,11 @@ use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, Role, estimator_failed};
-use crate::parse;
+use crate::formats::Format;
 use crate::token::Estimator;
 
 thread_local! {
-    /// Estimator key → `WeakMap<message, encoded facts>`.
+    /// Estimator key → format name → `WeakMap<message, encoded facts>`.
     static MAPS: WeakMap = WeakMap::new();
     /// A key object per image cost of the native heuristic (host estimators are their own key).
     static NATIVE_KEYS: RefCell<HashMap<u64, Object>> = RefCell::new(HashMap::new());
@@ -31,46 +31,35 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
         &request.tools,
         estimator,
     )?;
-    let map = if use_cache {
-        Some(map_for(estimator))
-    } else {
-        None
-    };
+    let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
     facts.messages.reserve(count as usize);
     for i in 0..count {
-        facts.messages.push(message_facts(
-            &request.messages,
-            i,
-            estimator,
-            map.as_ref(),
-        )?);
+        facts
+            .messages
+            .push(message_facts(request, i, map.as_ref())?);
     }
     Ok(facts)
 }
 
-fn message_facts(
-    messages: &Array,
-    i: u32,
-    estimator: &AnyEstimator,
-    map: Option<&WeakMap>,
-) -> Result<MessageFacts> {
-    let value = messages.get(i);
+fn message_facts(request: &JsRequest, i: u32, map: Option<&WeakMap>) -> Result<MessageFacts> {
+    let value = request.messages.get(i);
     // Only objects can be WeakMap keys (anything else fails to parse below anyway).
     let map = map.filter(|_| value.is_object());
     if let Some(hit) = map.and_then(|m| decode(&m.get(value.unchecked_ref()))) {
         return Ok(hit);
     }
-    let path = format!("messages[{i}]");
-    let message = parse::message(&convert::json(&value, &path)?, &path)?;
-    let facts = MessageFacts::of(&message, estimator).map_err(|e| estimator_failed(&path, e))?;
+    let host = convert::host(&request.messages, i as usize, request.format)?;
+    let facts = MessageFacts::of_host(&host, &request.estimator)
+        .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
     if let Some(map) = map {
         map.set(value.unchecked_ref(), &encode(&facts));
     }
     Ok(facts)
 }
 
-fn map_for(estimator: &AnyEstimator) -> WeakMap {
+/// The cache of one estimator and format (facts depend on both).
+fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     let key: Object = match (estimator.host_object(), estimator) {
         (Some(object), _) => object.clone().unchecked_into(),
         (None, native) => NATIVE_KEYS.with(|keys| {
@@ -82,32 +71,38 @@ fn map_for(estimator: &AnyEstimator) -> WeakMap {
     };
     MAPS.with(|maps| {
         let existing = maps.get(&key);
+        let by_format: js_sys::Map = if existing.is_object() {
+            existing.unchecked_into()
+        } else {
+            let fresh = js_sys::Map::new();
+            maps.set(&key, &fresh);
+            fresh
+        };
+        let name = JsValue::from_str(format.name());
+        let existing = by_format.get(&name);
         if existing.is_object() {
             return existing.unchecked_into();
         }
         let fresh = WeakMap::new();
-        maps.set(&key, &fresh);
+        by_format.set(&name, &fresh);
         fresh
     })
 }
 
-/// `[tokens, role, toolResultId | null, ...toolCallIds]`.
+/// `[tokens, role, startsTurn, resultCount, ...toolResultIds, ...toolCallIds]`.
 fn encode(facts: &MessageFacts) -> JsValue {
     let role = match facts.role {
         Role::User => 0,
         Role::Assistant => 1,
         Role::ToolResult => 2,
+        Role::System => 3,
     };
     let out = Array::new();
     out.push(&JsValue::from_f64(facts.tokens as f64));
     out.push(&JsValue::from_f64(role as f64));
-    out.push(
-        &facts
-            .tool_result_id
-            .as_deref()
-            .map_or(JsValue::NULL, JsValue::from_str),
-    );
-    for id in &facts.tool_call_ids {
+    out.push(&JsValue::from_bool(facts.starts_turn));
+    out.push(&JsValue::from_f64(facts.tool_result_ids.len() as f64));
+    for id in facts.tool_result_ids.iter().chain(&facts.tool_call_ids) {
         out.push(&JsValue::from_str(id));
     }
     out.into()
@@ -122,16 +117,16 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
     let role = match list.get(1).as_f64()? as u8 {
         0 => Role::User,
         1 => Role::Assistant,
-        _ => Role::ToolResult,
+        2 => Role::ToolResult,
+        _ => Role::System,
     };
-    let tool_call_ids = (3..list.length())
-        .filter_map(|i| list.get(i).as_string())
-        .collect();
+    let results = list.get(3).as_f64()? as u32;
+    let ids = |range: std::ops::Range<u32>| range.filter_map(|i| list.get(i).as_string()).collect();
     Some(MessageFacts {
         tokens,
         role,
-        starts_turn: role == Role::User,
-        tool_call_ids,
-        tool_result_id: list.get(2).as_string(),
+        starts_turn: list.get(2).as_bool()?,
+        tool_result_ids: ids(4..4 + results),
+        tool_call_ids: ids(4 + results..list.length()),
     })
 }

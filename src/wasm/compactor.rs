@@ -64,9 +64,9 @@ impl JsCompactor {
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
-        let (_, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
+        let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
         Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &request.messages)
+            convert::plan_to_js(&plan, &request.messages, &facts)
         }))
     }
 
@@ -153,10 +153,10 @@ impl Inner {
             plan.check_fits(facts.messages.len())?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
-            context.history = messages.slice(h.start as u32, h.end as u32);
-            context.prefix = messages.slice(p.start as u32, p.end as u32);
-            history = convert::messages(messages, h.start, h.end)?;
-            prefix = convert::messages(messages, p.start, p.end)?;
+            context.history = convert::slice_without_pinned(messages, &facts, h);
+            context.prefix = convert::slice_without_pinned(messages, &facts, p);
+            history = convert::messages(messages, h.start, h.end, request.format)?;
+            prefix = convert::messages(messages, p.start, p.end, request.format)?;
         }
         Ok(Job {
             request,
@@ -178,8 +178,8 @@ impl Inner {
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
         let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = convert::messages(messages, h.start, h.end)?;
-        let prefix = convert::messages(messages, p.start, p.end)?;
+        let history = convert::messages(messages, h.start, h.end, request.format)?;
+        let prefix = convert::messages(messages, p.start, p.end, request.format)?;
         let asked = SummarizeRequest {
             previous_summary: &request.summary,
             messages: &history,
@@ -228,8 +228,7 @@ impl Inner {
                 None,
             ),
             Some(applied) => {
-                let kept =
-                    messages.slice(applied.record.first_kept_index as u32, messages.length());
+                let kept = convert::kept(messages, &job.facts, applied.record.first_kept_index);
                 convert::outcome(&applied.summary, kept, Some(&applied.record))
             }
         })

@@ -11,7 +11,8 @@ use super::error::describe;
 use super::estimator::AnyEstimator;
 use super::js::AbortSignal;
 use crate::error::{Error, Result, whole_number};
-use crate::facts::RequestFacts;
+use crate::facts::{RequestFacts, Role};
+use crate::formats::{Format, HostMessage};
 use crate::message::{Message, ToolDefinition};
 use crate::parse;
 use crate::plan::Plan;
@@ -19,6 +20,7 @@ use crate::{Record, Usage};
 
 /// A request read from JavaScript; `messages` is the host's own array.
 pub struct JsRequest {
+    pub format: Format,
     pub system_prompt: String,
     pub summary: String,
     pub messages: Array,
@@ -38,12 +40,10 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
     if !Array::is_array(&messages) {
         return Err(Error::invalid_request("messages: expected an array"));
     }
-    let format = optional_string(&field(value, "format", "request")?, "format")?;
-    if let Some(other) = format.filter(|f| f != "canonical") {
-        return Err(Error::invalid_request(format!(
-            "format: unknown format {other:?} (expected \"canonical\")"
-        )));
-    }
+    let format = match optional_string(&field(value, "format", "request")?, "format")? {
+        None => Format::Canonical,
+        Some(name) => Format::from_name(&name)?,
+    };
     let tools = field(value, "tools", "request")?;
     let tools = if tools.is_undefined() || tools.is_null() {
         Vec::new()
@@ -51,8 +51,8 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
         parse::tools(&json(&tools, "tools")?)?
     };
     Ok(JsRequest {
-        system_prompt: optional_string(&field(value, "systemPrompt", "request")?, "systemPrompt")?
-            .unwrap_or_default(),
+        format,
+        system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
         summary: optional_string(&field(value, "summary", "request")?, "summary")?
             .unwrap_or_default(),
         messages: messages.unchecked_into(),
@@ -96,14 +96,61 @@ pub fn json(value: &JsValue, path: &str) -> Result<Value> {
     parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
 }
 
-/// Parses the host messages `start..end` of `messages` into core messages.
-pub fn messages(messages: &Array, start: usize, end: usize) -> Result<Vec<Message>> {
-    (start..end)
-        .map(|i| {
-            let path = format!("messages[{i}]");
-            parse::message(&json(&messages.get(i as u32), &path)?, &path)
-        })
+/// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
+fn system_prompt(value: &JsValue) -> Result<String> {
+    if !Array::is_array(value) {
+        return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
+    }
+    let blocks = parse::content_blocks(&json(value, "systemPrompt")?, "systemPrompt")?;
+    Ok(crate::formats::join_texts(&blocks))
+}
+
+/// Reads host message `i` of `messages` in `format`.
+pub fn host(messages: &Array, i: usize, format: Format) -> Result<HostMessage> {
+    let path = format!("messages[{i}]");
+    format.read(&json(&messages.get(i as u32), &path)?, &path)
+}
+
+/// The canonical units of host messages `start..end`.
+pub fn messages(
+    messages: &Array,
+    start: usize,
+    end: usize,
+    format: Format,
+) -> Result<Vec<Message>> {
+    let mut units = Vec::new();
+    for i in start..end {
+        units.extend(host(messages, i, format)?.units);
+    }
+    Ok(units)
+}
+
+/// Host messages `range` without the system messages among them (those are never cut).
+pub fn slice_without_pinned(
+    messages: &Array,
+    facts: &RequestFacts,
+    range: &std::ops::Range<usize>,
+) -> Array {
+    range
+        .clone()
+        .filter(|&i| facts.messages.get(i).is_none_or(|f| f.role != Role::System))
+        .map(|i| messages.get(i as u32))
         .collect()
+}
+
+/// The messages a compaction keeps: the system messages before the cut, then the suffix.
+pub fn kept(messages: &Array, facts: &RequestFacts, first_kept: usize) -> Array {
+    let pinned = (0..first_kept).filter(|&i| {
+        facts
+            .messages
+            .get(i)
+            .is_some_and(|f| f.role == Role::System)
+    });
+    let kept: Array = pinned.map(|i| messages.get(i as u32)).collect();
+    for i in first_kept..messages.length() as usize {
+        kept.push(&messages.get(i as u32));
+    }
+    kept
 }
 
 /// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
@@ -143,8 +190,8 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
 }
 
 /// The JavaScript plan object, with slices of the host's own messages.
-pub fn plan_to_js(plan: &Plan, messages: &Array) -> JsValue {
-    let slice = |r: &std::ops::Range<usize>| messages.slice(r.start as u32, r.end as u32);
+pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &RequestFacts) -> JsValue {
+    let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
     object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         (

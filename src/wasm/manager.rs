@@ -271,11 +271,13 @@ impl JsConversation {
                 plan,
             } => {
                 let messages = self.request(state).map(|r| r.messages).unwrap_or_default();
+                // Cached: the facts were just computed for this state.
+                let facts = self.facts(state).unwrap_or_default();
                 object(&[
                     ("type", "compactionStart".into()),
                     ("reason", reason.as_str().into()),
                     ("estimate", (estimate as f64).into()),
-                    ("plan", convert::plan_to_js(plan, &messages)),
+                    ("plan", convert::plan_to_js(plan, &messages, &facts)),
                 ])
             }
             Event::End {
@@ -341,7 +343,7 @@ impl Conversation for JsConversation {
             let messages = &job.request.messages;
             let next = Object::assign(&Object::new(), state.unchecked_ref());
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
-            let kept = messages.slice(plan.first_kept_index as u32, messages.length());
+            let kept = convert::kept(messages, facts, plan.first_kept_index);
             let _ = Reflect::set(&next, &"messages".into(), &kept);
             Ok((next.into(), applied.record))
         })

@@ -14,17 +14,24 @@ mod timer;
 
 use wasm_bindgen::prelude::*;
 
-use crate::summary;
+use crate::formats::Format;
 
-/// The one user message a summary projects to, as a canonical message, or `null` when the
-/// summary is empty.
+/// The one user message a summary projects to, in `format` (default canonical), or `null`
+/// when the summary is empty.
 #[wasm_bindgen(js_name = projectSummary)]
-pub fn project_summary(summary: JsValue) -> Result<JsValue, JsValue> {
-    let text = convert::optional_string(&summary, "summary").map_err(|e| error::to_js(&e))?;
-    Ok(match summary::project(&text.unwrap_or_default()) {
-        None => JsValue::NULL,
-        Some(text) => convert::object(&[("role", "user".into()), ("content", text.into())]),
-    })
+pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
+    let read = || -> crate::Result<Option<serde_json::Value>> {
+        let text = convert::optional_string(&summary, "summary")?.unwrap_or_default();
+        let format = match convert::optional_string(&format, "format")? {
+            None => Format::Canonical,
+            Some(name) => Format::from_name(&name)?,
+        };
+        Ok(format.project_summary(&text))
+    };
+    match read().map_err(|e| error::to_js(&e))? {
+        None => Ok(JsValue::NULL),
+        Some(message) => js_sys::JSON::parse(&message.to_string()),
+    }
 }
 
 /// The estimate of a request: `{ total, systemPrompt, summary, messages, tools }`.
