@@ -69,25 +69,142 @@ export interface Estimator {
   imageTokens?: number;
 }
 
-/** The conversation state to plan or compact. Missing, `undefined` and `null` fields take defaults. */
-export interface CompactionRequest<M extends Message = Message> {
-  systemPrompt?: string | null;
+// ---- Other formats (the `format` option): the providers' and frameworks' own shapes. ----
+
+type Part<T extends string, F = {}> = { type: T } & F;
+
+/** OpenAI Chat Completions messages (`format: "openai-chat"`). */
+export type OpenAIChatMessage =
+  | { role: "system" | "developer"; content: string | ReadonlyArray<Part<"text", { text: string }>>; name?: string }
+  | {
+      role: "user";
+      content:
+        | string
+        | ReadonlyArray<
+            | Part<"text", { text: string }>
+            | Part<"image_url", { image_url: { url: string; detail?: string } }>
+            | Part<"input_audio", { input_audio: { data: string; format: string } }>
+            | Part<"file", { file: Record<string, unknown> }>
+          >;
+      name?: string;
+    }
+  | {
+      role: "assistant";
+      content?: string | null | ReadonlyArray<Part<"text", { text: string }> | Part<"refusal", { refusal: string }>>;
+      refusal?: string | null;
+      tool_calls?: ReadonlyArray<{ id: string; type?: "function"; function: { name: string; arguments: string } }>;
+      function_call?: { name: string; arguments: string } | null;
+    }
+  | { role: "tool"; tool_call_id: string; content: string | ReadonlyArray<Part<"text", { text: string }>> }
+  | { role: "function"; name: string; content: string | null };
+
+type ResponsesContent = string | ReadonlyArray<
+  | Part<"input_text" | "output_text", { text: string }>
+  | Part<"refusal", { refusal: string }>
+  | Part<"input_image" | "input_file" | "input_audio", Record<string, unknown>>
+>;
+
+/** OpenAI Responses API input items (`format: "openai-responses"`); unknown item types are counted as opaque. */
+export type OpenAIResponsesItem =
+  | { type?: "message"; role: "user" | "assistant" | "system" | "developer"; content: ResponsesContent; id?: string; status?: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: string }
+  | { type: "function_call_output"; call_id: string; output: string | ResponsesContent; id?: string }
+  | { type: "reasoning"; summary: ReadonlyArray<Part<"summary_text", { text: string }>>; encrypted_content?: string | null; id?: string }
+  | { type: `${string}_call` | `${string}_output` | `${string}_item`; [key: string]: unknown };
+
+type AnthropicText = Part<"text", { text: string; citations?: unknown }>;
+type AnthropicAttachment = Part<"image" | "document" | "search_result", Record<string, unknown>>;
+
+/** Anthropic Messages API messages (`format: "anthropic"`). */
+export type AnthropicMessage =
+  | {
+      role: "user";
+      content:
+        | string
+        | ReadonlyArray<
+            | AnthropicText
+            | AnthropicAttachment
+            | Part<"tool_result", { tool_use_id: string; content?: string | ReadonlyArray<AnthropicText | AnthropicAttachment>; is_error?: boolean }>
+          >;
+    }
+  | {
+      role: "assistant";
+      content:
+        | string
+        | ReadonlyArray<
+            | AnthropicText
+            | Part<"thinking", { thinking: string; signature?: string }>
+            | Part<"redacted_thinking", { data: string }>
+            | Part<"tool_use" | `${string}_tool_use`, { id: string; name: string; input: unknown }>
+            | Part<`${string}_tool_result`, { tool_use_id: string; content: unknown }>
+          >;
+    };
+
+type AiSdkOutput =
+  | { type: "text" | "error-text"; value: string }
+  | { type: "json" | "error-json"; value: unknown }
+  | { type: "content"; value: ReadonlyArray<Part<"text", { text: string }> | Part<"media", { data: string; mediaType: string }>> };
+type AiSdkToolResult = Part<"tool-result", { toolCallId: string; toolName: string; output: AiSdkOutput }>;
+
+/** Vercel AI SDK `ModelMessage`s (`format: "ai-sdk"`). */
+export type AiSdkMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ReadonlyArray<Part<"text", { text: string }> | Part<"image", { image: unknown; mediaType?: string }> | Part<"file", { data: unknown; mediaType: string }>> }
+  | {
+      role: "assistant";
+      content:
+        | string
+        | ReadonlyArray<
+            | Part<"text", { text: string }>
+            | Part<"reasoning", { text: string }>
+            | Part<"tool-call", { toolCallId: string; toolName: string; input: unknown }>
+            | AiSdkToolResult
+            | Part<"file", { data: unknown; mediaType: string }>
+          >;
+    }
+  | { role: "tool"; content: ReadonlyArray<AiSdkToolResult> };
+
+/** Which message shape `messages` holds. */
+export interface MessageFormats {
+  canonical: Message;
+  "openai-chat": OpenAIChatMessage;
+  "openai-responses": OpenAIResponsesItem;
+  anthropic: AnthropicMessage;
+  "ai-sdk": AiSdkMessage;
+}
+export type MessageFormat = keyof MessageFormats;
+/** Any message of any format. */
+export type AnyMessage = MessageFormats[MessageFormat];
+
+interface RequestOptions {
+  /** A string, or (Anthropic's `system`) an array of text blocks. */
+  systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
   summary?: string | null;
-  messages: readonly M[];
   tools?: readonly ToolDefinition[] | null;
   /** The input budget the trigger ratio multiplies; without one only `requireReduction` plans. */
   inputTokenBudget?: number | null;
   /** Bypass the threshold and require a strict estimate decrease. */
   requireReduction?: boolean | null;
   estimator?: Estimator | HeuristicEstimator | null;
-  format?: "canonical" | null;
 }
 
+/** The conversation state to plan or compact; `format` says the shape of `messages` (default canonical). */
+export type CompactionRequest<M extends AnyMessage = AnyMessage> = RequestOptions &
+  (
+    | { format?: "canonical" | null; messages: readonly (M & Message)[] }
+    | { format: "openai-chat"; messages: readonly (M & OpenAIChatMessage)[] }
+    | { format: "openai-responses"; messages: readonly (M & OpenAIResponsesItem)[] }
+    | { format: "anthropic"; messages: readonly (M & AnthropicMessage)[] }
+    | { format: "ai-sdk"; messages: readonly (M & AiSdkMessage)[] }
+  );
+
 /** Where to cut; arrays hold your own message objects. */
-export interface Plan<M extends Message = Message> {
+export interface Plan<M extends AnyMessage = Message> {
   firstKeptIndex: number;
   messagesToSummarize: M[];
   turnPrefixMessages: M[];
+  /** Where the turn prefix starts in \`messages\` (the arrays leave out system messages, which are never cut). */
+  turnPrefixStart: number;
   splitTurn: boolean;
   estimateBefore: number;
   estimateAfterWithoutSummary: number;
@@ -110,7 +227,7 @@ export interface CompactionRecord {
   usage?: Usage;
 }
 
-export interface CompactionResult<M extends Message = Message> {
+export interface CompactionResult<M extends AnyMessage = Message> {
   summary: string;
   /** The kept messages: your own objects. */
   messages: M[];
@@ -148,8 +265,9 @@ export interface GeneratorSummarizerConfig {
 
 export interface SummarizeRequest {
   previousSummary: string;
-  messages: Message[];
-  turnPrefixMessages: Message[];
+  /** Your own message objects, in the request's format. */
+  messages: AnyMessage[];
+  turnPrefixMessages: AnyMessage[];
 }
 
 /** Your own summarizer: called once, no retries; its text is post-processed like a generated one. */
@@ -178,13 +296,13 @@ export interface SummaryPrompt {
 export declare class Compactor {
   constructor(config: CompactorConfig);
   /** Pure: estimates, checks the trigger and picks a tool-safe cut. `null` when there is nothing to do. */
-  plan<M extends Message>(request: CompactionRequest<M>): Plan<M> | null;
+  plan<M extends AnyMessage>(request: CompactionRequest<M>): Plan<M> | null;
   /** Executes a plan (`null` is a no-op); a given plan is trusted, not re-planned. */
-  apply<M extends Message>(request: CompactionRequest<M>, plan: Plan<M> | null, options?: CallOptions): Promise<CompactionResult<M>>;
+  apply<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null, options?: CallOptions): Promise<CompactionResult<M>>;
   /** Plan, then apply. */
-  compact<M extends Message>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
+  compact<M extends AnyMessage>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
   /** The summary requests the built-in summarizer would send for `plan` (`null` for an application summarizer). */
-  summarizerInput<M extends Message>(request: CompactionRequest<M>, plan: Plan<M> | null): SummaryPrompt[] | null;
+  summarizerInput<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null): SummaryPrompt[] | null;
   free(): void;
   [Symbol.dispose](): void;
 }
@@ -222,20 +340,19 @@ export interface RequestEstimate {
 
 export declare function estimate(request: CompactionRequest): RequestEstimate;
 
-/** The one user message a non-empty summary projects to; `null` for an empty one. */
-export declare function projectSummary(summary: string | null | undefined): { role: "user"; content: string } | null;
+/** The one user message a non-empty summary projects to, in `format`; `null` for an empty one. */
+export declare function projectSummary(summary: string | null | undefined, format?: Exclude<MessageFormat, "openai-responses"> | null): { role: "user"; content: string } | null;
+export declare function projectSummary(
+  summary: string | null | undefined,
+  format: "openai-responses",
+): { type: "message"; role: "user"; content: [{ type: "input_text"; text: string }] } | null;
 
-/** The conversation state a `ContextManager` maintains; other fields are carried along. */
-export interface ConversationState<M extends Message = Message> {
-  systemPrompt?: string | null;
-  summary?: string | null;
-  messages: readonly M[];
-  tools?: readonly ToolDefinition[] | null;
-}
+/** The conversation state a `ContextManager` maintains (`inputTokenBudget`, `requireReduction` and `estimator` are the manager's own); other fields are carried along. */
+export type ConversationState<M extends AnyMessage = AnyMessage> = CompactionRequest<M>;
 
 export type CompactionReason = "threshold" | "overflow";
 
-export type CompactionEvent<M extends Message = Message> =
+export type CompactionEvent<M extends AnyMessage = AnyMessage> =
   | { type: "compactionStart"; reason: CompactionReason; estimate: number; plan: Plan<M> }
   | { type: "compactionEnd"; reason: CompactionReason; record: CompactionRecord | null; error?: CompactionError };
 

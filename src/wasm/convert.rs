@@ -176,12 +176,21 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
         Ok(list.unchecked_into::<Array>().length() as usize)
     };
     let first_kept_index = index("firstKeptIndex")?;
-    let history = length("messagesToSummarize")?;
     let prefix = length("turnPrefixMessages")?;
+    // The arrays leave out system messages (never cut), so the prefix's start is given as an
+    // index; a plan built by hand may give the arrays alone.
+    let (history, prefix_end) =
+        match optional_whole(value, "turnPrefixStart", "plan").map_err(Error::invalid_request)? {
+            Some(start) => (start as usize, first_kept_index.max(start as usize)),
+            None => {
+                let history = length("messagesToSummarize")?;
+                (history, history + prefix)
+            }
+        };
     Ok(Some(Plan {
         first_kept_index,
         messages_to_summarize: 0..history,
-        turn_prefix_messages: history..history + prefix,
+        turn_prefix_messages: history..prefix_end,
         split_turn: optional_bool(value, "splitTurn", "plan")?.unwrap_or(prefix > 0),
         estimate_before: 0,
         estimate_after_without_summary: 0,
@@ -201,6 +210,10 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &RequestFacts) -> JsValu
         (
             "turnPrefixMessages",
             slice(&plan.turn_prefix_messages).into(),
+        ),
+        (
+            "turnPrefixStart",
+            number(plan.turn_prefix_messages.start as u64),
         ),
         ("splitTurn", plan.split_turn.into()),
         ("estimateBefore", number(plan.estimate_before)),

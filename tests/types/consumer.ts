@@ -8,6 +8,9 @@ import {
   openAICompatibleGenerator,
   type CompactionEvent,
   type MaintainResult,
+  type AiSdkMessage,
+  type OpenAIChatMessage,
+  type OpenAIResponsesItem,
   CompactionError,
   HeuristicEstimator,
   estimate,
@@ -94,6 +97,28 @@ async function main(): Promise<void> {
   new ContextManager({ contextWindowTokens: 1 });
   // @ts-expect-error state needs messages
   await manager.maintain({ summary: "" });
+  // Formats: the request's format says what its messages are.
+  const anthropic = [
+    { role: "user" as const, content: [{ type: "text" as const, text: "hi" }] },
+    { role: "assistant" as const, content: [{ type: "tool_use" as const, id: "t", name: "read", input: { path: "a" } }] },
+  ];
+  const anthropicPlan = compactor.plan({ format: "anthropic", systemPrompt: [{ type: "text", text: "sys" }], messages: anthropic });
+  const firstAnthropic: "user" | "assistant" | undefined = anthropicPlan?.messagesToSummarize[0]?.role;
+  void firstAnthropic;
+  const chat: OpenAIChatMessage[] = [{ role: "developer", content: "be brief" }, { role: "tool", tool_call_id: "x", content: "ok" }];
+  compactor.plan({ format: "openai-chat", messages: chat });
+  const items: OpenAIResponsesItem[] = [{ type: "function_call", call_id: "c", name: "bash", arguments: "{}" }, { role: "user", content: "hi" }];
+  compactor.plan({ format: "openai-responses", messages: items });
+  const ai: AiSdkMessage[] = [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "bash", output: { type: "json", value: { ok: true } } }] }];
+  await compactor.compact({ format: "ai-sdk", messages: ai });
+  const item = projectSummary("s", "openai-responses");
+  if (item) void item.content[0].text;
+  // @ts-expect-error an Anthropic request takes Anthropic messages, not canonical tool results
+  compactor.plan({ format: "anthropic", messages: [{ role: "toolResult", toolCallId: "x", content: "" }] });
+  // @ts-expect-error canonical messages have no tool role
+  compactor.plan({ messages: [{ role: "tool", tool_call_id: "x", content: "" }] });
+  // @ts-expect-error an unknown format
+  compactor.plan({ format: "xml", messages: [] });
   manager.free();
   compactor.free();
   compactor[Symbol.dispose]();
@@ -110,8 +135,6 @@ async function main(): Promise<void> {
   compactor.plan({ inputTokenBudget: 1 });
   // @ts-expect-error messages must be messages
   compactor.plan({ messages: [{ role: "robot", content: "x" }] });
-  // @ts-expect-error only the canonical format exists so far
-  compactor.plan({ messages, format: "anthropic" });
   // @ts-expect-error generate must return text
   new Compactor({ summarizer: { model: "m", generate: async () => 42 } });
   // @ts-expect-error apply's plan must be a plan or null
