@@ -36,3 +36,18 @@ test("the README usage example is examples/usage.mjs and it runs", async () => {
   assert.match(logs[0], /^summarizing \d+ messages, keeping from #\d+$/);
   assert.match(logs[1], /^estimate \d+ → \d+ tokens$/);
 });
+
+test("the README formats example is examples/formats.mjs and it runs", async () => {
+  const example = readFileSync(new URL("./examples/formats.mjs", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/formats.mjs exactly");
+  const logs = [];
+  const log = console.log;
+  console.log = (...args) => logs.push(args.join(" "));
+  try {
+    await import("./examples/formats.mjs");
+  } finally {
+    console.log = log;
+  }
+  assert.equal(JSON.parse(logs[0]).type, "message");
+});
