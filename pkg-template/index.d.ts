@@ -284,6 +284,15 @@ export interface CompactorConfig {
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
   /** Cache per-message facts by object identity (messages must not be mutated). Default true. */
   cacheFacts?: boolean;
+  /** Which tool calls the summary's file lists come from. */
+  fileTracking?: {
+    /** Default `["read"]`. */
+    readTools?: readonly string[];
+    /** Default `["write", "edit"]`. */
+    modifyTools?: readonly string[];
+    /** Argument keys holding the path, tried in order. Default `["path", "file_path", "filePath"]`. */
+    pathKeys?: readonly string[];
+  } | null;
 }
 
 /** A summary request `summarizerInput` previews. */

@@ -6,7 +6,7 @@ use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::Request;
 use crate::summarizer::{SummarizeRequest, Summarizer, Usage, catch_panics};
-use crate::summary::{self, FileLists};
+use crate::summary::{self, FileLists, FileTracking};
 use crate::token::Estimator;
 
 /// The outcome of apply: the new conversation state and, unless it was a no-op, its record.
@@ -64,6 +64,7 @@ pub struct Applied {
 
 pub(crate) async fn apply<'a, S: Summarizer>(
     summarizer: &S,
+    tracking: &FileTracking,
     request: &Request<'a>,
     plan: Option<&Plan>,
     context: &S::Context,
@@ -85,7 +86,7 @@ pub(crate) async fn apply<'a, S: Summarizer>(
         require_reduction: request.require_reduction,
         estimator: request.estimator,
     };
-    let applied = apply_with_facts(summarizer, input, plan, context).await?;
+    let applied = apply_with_facts(summarizer, tracking, input, plan, context).await?;
     Ok(Compaction {
         summary: applied.summary,
         messages: slice(
@@ -98,6 +99,7 @@ pub(crate) async fn apply<'a, S: Summarizer>(
 
 pub(crate) async fn apply_with_facts<S: Summarizer>(
     summarizer: &S,
+    tracking: &FileTracking,
     input: ApplyInput<'_>,
     plan: &Plan,
     context: &S::Context,
@@ -116,8 +118,8 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     }
     let mut files = FileLists::default();
     files.add_from_summary(input.summary);
-    files.add_from_messages(input.history);
-    files.add_from_messages(input.turn_prefix);
+    files.add_from_messages(input.history, tracking);
+    files.add_from_messages(input.turn_prefix, tracking);
     files.append_to(&mut text);
 
     let facts = input.facts;

@@ -6,6 +6,7 @@ use crate::facts::RequestFacts;
 use crate::plan::{self, Plan};
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
+use crate::summary::FileTracking;
 
 /// `keepRecentTokens` when none is configured.
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
@@ -21,6 +22,9 @@ pub struct CompactorConfig<S> {
     pub trigger_ratio: Option<f64>,
     /// Required: turns messages into summary text.
     pub summarizer: Option<S>,
+    /// Which tool calls the summary's file lists come from (default `read`, `write`, `edit`
+    /// with the path in `path`, `file_path` or `filePath`).
+    pub file_tracking: Option<FileTracking>,
 }
 
 impl<S> CompactorConfig<S> {
@@ -30,6 +34,7 @@ impl<S> CompactorConfig<S> {
             keep_recent_tokens: None,
             trigger_ratio: None,
             summarizer: Some(summarizer),
+            file_tracking: None,
         }
     }
 }
@@ -40,6 +45,7 @@ pub struct Compactor<S> {
     keep_recent_tokens: u64,
     trigger_ratio: f64,
     summarizer: S,
+    file_tracking: FileTracking,
 }
 
 impl<S: Summarizer> Compactor<S> {
@@ -63,6 +69,7 @@ impl<S: Summarizer> Compactor<S> {
             keep_recent_tokens,
             trigger_ratio,
             summarizer,
+            file_tracking: config.file_tracking.unwrap_or_default(),
         })
     }
 
@@ -109,7 +116,14 @@ impl<S: Summarizer> Compactor<S> {
         plan: Option<&Plan>,
         context: &S::Context,
     ) -> Result<Compaction<'a>> {
-        apply::apply(&self.summarizer, request, plan, context).await
+        apply::apply(
+            &self.summarizer,
+            &self.file_tracking,
+            request,
+            plan,
+            context,
+        )
+        .await
     }
 
     /// [`Compactor::apply`] for a caller that kept the request's facts and hands over only
@@ -120,7 +134,7 @@ impl<S: Summarizer> Compactor<S> {
         plan: &Plan,
         context: &S::Context,
     ) -> Result<Applied> {
-        apply::apply_with_facts(&self.summarizer, input, plan, context).await
+        apply::apply_with_facts(&self.summarizer, &self.file_tracking, input, plan, context).await
     }
 
     /// Plans, then applies the plan.

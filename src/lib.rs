@@ -27,6 +27,7 @@
 //!     keep_recent_tokens: Some(10.0),
 //!     trigger_ratio: Some(0.8),
 //!     summarizer: Some(Echo),
+//!     file_tracking: None,
 //! })?;
 //! let messages = vec![
 //!     Message::user("write a parser"),
@@ -85,6 +86,7 @@ pub use request::{PlanOptions, Request};
 pub use retry::{DEFAULT_DELAYS, FailureKind, GenerateError, RetryPolicy, Sleeper};
 pub use summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText, Usage};
 pub use summary::{
-    FileLists, TURN_CONTEXT_HEADING, clean as clean_summary, project as project_summary,
+    FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,
+    project as project_summary,
 };
 pub use token::{Estimator, Heuristic};

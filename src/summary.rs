@@ -47,6 +47,28 @@ fn remove_blocks(text: &str, open: &str, close: &str) -> String {
     out
 }
 
+/// Which tool calls the summary's file lists are made from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileTracking {
+    /// Tools whose path is listed as read (default `read`).
+    pub read_tools: Vec<String>,
+    /// Tools whose path is listed as modified (default `write`, `edit`).
+    pub modify_tools: Vec<String>,
+    /// Argument keys that hold the path, tried in order (default `path`, `file_path`, `filePath`).
+    pub path_keys: Vec<String>,
+}
+
+impl Default for FileTracking {
+    fn default() -> Self {
+        let own = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect();
+        FileTracking {
+            read_tools: own(&["read"]),
+            modify_tools: own(&["write", "edit"]),
+            path_keys: own(&["path", "file_path", "filePath"]),
+        }
+    }
+}
+
 /// Paths the summarized part of a conversation asked to read or change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileLists {
@@ -63,21 +85,21 @@ impl FileLists {
             .extend(block_lines(summary, MODIFIED_OPEN, MODIFIED_CLOSE));
     }
 
-    /// Adds the paths of `read`, `write` and `edit` tool calls in `messages` (other tools are
-    /// ignored). A call counts as requested whatever its outcome.
-    pub fn add_from_messages(&mut self, messages: &[Message]) {
+    /// Adds the paths of the tracked tool calls in `messages` (by default `read`, `write` and
+    /// `edit`; other tools are ignored). A call counts as requested whatever its outcome.
+    pub fn add_from_messages(&mut self, messages: &[Message], tracking: &FileTracking) {
         for call in messages.iter().flat_map(Message::calls) {
-            let Some(path) = call.arguments.get("path").and_then(|p| p.as_str()) else {
+            let Some(path) = tracking
+                .path_keys
+                .iter()
+                .find_map(|key| call.arguments.get(key).and_then(|p| p.as_str()))
+            else {
                 continue;
             };
-            match call.name.as_str() {
-                "read" => {
-                    self.read.insert(path.to_owned());
-                }
-                "write" | "edit" => {
-                    self.modified.insert(path.to_owned());
-                }
-                _ => {}
+            if tracking.modify_tools.contains(&call.name) {
+                self.modified.insert(path.to_owned());
+            } else if tracking.read_tools.contains(&call.name) {
+                self.read.insert(path.to_owned());
             }
         }
     }
@@ -159,18 +181,46 @@ mod tests {
     fn lists_merge_summary_and_calls_and_modified_wins() {
         let mut lists = FileLists::default();
         lists.add_from_summary("old\n\n<read-files>\nb.rs\nz.rs\n</read-files>\n\n<modified-files>\nm.rs\n</modified-files>");
-        lists.add_from_messages(&[Message::tool_calls(vec![
-            ToolCall::new("1", "read", json!({"path": "a.rs"})),
-            ToolCall::new("2", "edit", json!({"path": "z.rs"})),
-            ToolCall::new("3", "write", json!({"path": "w.rs"})),
-            ToolCall::new("4", "bash", json!({"path": "ignored.rs", "command": "ls"})),
-            ToolCall::new("5", "read", json!({"file": "no-path-key"})),
-        ])]);
+        lists.add_from_messages(
+            &[Message::tool_calls(vec![
+                ToolCall::new("1", "read", json!({"path": "a.rs"})),
+                ToolCall::new("2", "edit", json!({"path": "z.rs"})),
+                ToolCall::new("3", "write", json!({"path": "w.rs"})),
+                ToolCall::new("4", "bash", json!({"path": "ignored.rs", "command": "ls"})),
+                ToolCall::new("5", "read", json!({"file": "no-path-key"})),
+                ToolCall::new("6", "read", json!({"file_path": "f.rs"})),
+            ])],
+            &FileTracking::default(),
+        );
         let mut summary = "S".to_owned();
         lists.append_to(&mut summary);
         assert_eq!(
             summary,
-            "S\n\n<read-files>\na.rs\nb.rs\n</read-files>\n\n<modified-files>\nm.rs\nw.rs\nz.rs\n</modified-files>"
+            "S\n\n<read-files>\na.rs\nb.rs\nf.rs\n</read-files>\n\n<modified-files>\nm.rs\nw.rs\nz.rs\n</modified-files>"
+        );
+    }
+
+    #[test]
+    fn tracked_tools_and_path_keys_are_configurable() {
+        let tracking = FileTracking {
+            read_tools: vec!["Read".into()],
+            modify_tools: vec!["MultiEdit".into()],
+            path_keys: vec!["target".into()],
+        };
+        let mut lists = FileLists::default();
+        lists.add_from_messages(
+            &[Message::tool_calls(vec![
+                ToolCall::new("1", "Read", json!({"target": "a.rs"})),
+                ToolCall::new("2", "MultiEdit", json!({"target": "b.rs"})),
+                ToolCall::new("3", "read", json!({"path": "ignored.rs"})),
+            ])],
+            &tracking,
+        );
+        let mut summary = "S".to_owned();
+        lists.append_to(&mut summary);
+        assert_eq!(
+            summary,
+            "S\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>"
         );
     }
 

@@ -10,6 +10,7 @@ fn config(keep: Option<f64>, ratio: Option<f64>) -> Result<Compactor<Fixed>> {
         keep_recent_tokens: keep,
         trigger_ratio: ratio,
         summarizer: Some(Fixed::new("S")),
+        file_tracking: None,
     })
 }
 
@@ -51,6 +52,7 @@ fn a_summarizer_is_required() {
         keep_recent_tokens: None,
         trigger_ratio: None,
         summarizer: None,
+        file_tracking: None,
     })
     .unwrap_err();
     assert_eq!(err.code(), "invalid_config");

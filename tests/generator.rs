@@ -25,6 +25,7 @@ fn compactor_over<'s>(
         keep_recent_tokens: Some(keep),
         trigger_ratio: None,
         summarizer: Some(summarizer),
+        file_tracking: None,
     })
     .unwrap()
 }

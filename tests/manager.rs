@@ -226,6 +226,7 @@ fn cancellation_after_the_rewrite_started_fails_maintenance() {
         keep_recent_tokens: Some(200.0),
         trigger_ratio: None,
         summarizer: Some(generator(&script, &clock)),
+        file_tracking: None,
     })
     .unwrap();
     let estimator = CharEstimator::default();

@@ -55,6 +55,7 @@ fn the_trigger_ratio_multiplies_the_budget_and_may_exceed_one() {
             keep_recent_tokens: Some(0.0),
             trigger_ratio: Some(ratio),
             summarizer: Some(Fixed::new("S")),
+            file_tracking: None,
         })
         .unwrap();
         let request = Request {

@@ -13,6 +13,7 @@ use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result, whole_number};
 use crate::generator::GeneratorSummarizer;
 use crate::retry::RetryPolicy;
+use crate::summary::FileTracking;
 
 /// The core compactor and whether the facts cache is on.
 pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
@@ -31,6 +32,7 @@ pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
             .map_err(invalid)?,
         trigger_ratio: optional_number(config, "triggerRatio", "config").map_err(invalid)?,
         summarizer: summarizer_of(&summarizer)?,
+        file_tracking: file_tracking(&read_field(config, "fileTracking", "config")?)?,
     })?;
     Ok((compactor, cache))
 }
@@ -116,6 +118,39 @@ fn retry(value: &JsValue) -> Result<RetryPolicy> {
         })
         .collect::<Result<_>>()?;
     Ok(RetryPolicy { delays })
+}
+
+/// `{ readTools, modifyTools, pathKeys }`, each an array of strings; missing ones keep their
+/// defaults.
+fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let mut tracking = FileTracking::default();
+    for (key, slot) in [
+        ("readTools", &mut tracking.read_tools),
+        ("modifyTools", &mut tracking.modify_tools),
+        ("pathKeys", &mut tracking.path_keys),
+    ] {
+        let list = read_field(value, key, "config.fileTracking")?;
+        if list.is_undefined() || list.is_null() {
+            continue;
+        }
+        let names: Option<Vec<String>> = Array::is_array(&list)
+            .then(|| {
+                list.unchecked_into::<Array>()
+                    .iter()
+                    .map(|v| v.as_string())
+                    .collect()
+            })
+            .flatten();
+        *slot = names.ok_or_else(|| {
+            invalid(format!(
+                "config.fileTracking.{key} must be an array of strings"
+            ))
+        })?;
+    }
+    Ok(Some(tracking))
 }
 
 fn read_field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {

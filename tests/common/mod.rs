@@ -256,6 +256,7 @@ pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
         keep_recent_tokens: Some(keep),
         trigger_ratio: None,
         summarizer: Some(summarizer),
+        file_tracking: None,
     })
     .unwrap()
 }

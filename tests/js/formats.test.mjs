@@ -93,3 +93,23 @@ test("facts are cached per format: the same objects read in another format are r
   estimate({ format: "anthropic", messages, estimator });
   assert.ok(counted > once);
 });
+
+test("file tracking follows configurable tool names and path keys in every format", async () => {
+  const messages = [
+    { role: "user", content: "edit it" },
+    { role: "assistant", content: [{ type: "tool_use", id: "a", name: "Read", input: { file_path: "src/a.ts" } }, { type: "tool_use", id: "b", name: "MultiEdit", input: { file_path: "src/b.ts" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "…" }, { type: "tool_result", tool_use_id: "b", content: "ok" }] },
+    { role: "user", content: "thanks" },
+  ];
+  const defaults = new Compactor({ keepRecentTokens: 0, summarizer: generator(async () => "S") });
+  const out = await defaults.compact({ format: "anthropic", messages, inputTokenBudget: 0 });
+  assert.equal(out.summary, "S", "Read and MultiEdit are not tracked by default");
+  const custom = new Compactor({
+    keepRecentTokens: 0,
+    summarizer: generator(async () => "S"),
+    fileTracking: { readTools: ["Read"], modifyTools: ["Write", "Edit", "MultiEdit"] },
+  });
+  const tracked = await custom.compact({ format: "anthropic", messages, inputTokenBudget: 0 });
+  assert.equal(tracked.summary, "S\n\n<read-files>\nsrc/a.ts\n</read-files>\n\n<modified-files>\nsrc/b.ts\n</modified-files>");
+  assert.throws(() => new Compactor({ summarizer: generator(async () => "S"), fileTracking: { pathKeys: "path" } }), (e) => e.code === "invalid_config");
+});
