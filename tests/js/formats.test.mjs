@@ -113,3 +113,16 @@ test("file tracking follows configurable tool names and path keys in every forma
   assert.equal(tracked.summary, "S\n\n<read-files>\nsrc/a.ts\n</read-files>\n\n<modified-files>\nsrc/b.ts\n</modified-files>");
   assert.throws(() => new Compactor({ summarizer: generator(async () => "S"), fileTracking: { pathKeys: "path" } }), (e) => e.code === "invalid_config");
 });
+
+test("ContextManager state carries its format", async () => {
+  const { ContextManager } = await import("context-compaction");
+  const messages = fixture("anthropic");
+  const compactor = new Compactor({ keepRecentTokens: 0, summarizer: generator(async () => "SUMMARY") });
+  const manager = new ContextManager({ compactor, contextWindowTokens: 100, reserveTokens: 0 });
+  const state = { format: "anthropic", systemPrompt: [{ type: "text", text: "You fix bugs." }], summary: "", messages };
+  const out = await manager.maintain(state);
+  assert.equal(out.compacted, true);
+  assert.equal(out.state.format, "anthropic");
+  assert.equal(out.state.messages.at(-1), messages.at(-1));
+  assert.deepEqual(out.state.systemPrompt, state.systemPrompt);
+});
