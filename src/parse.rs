@@ -263,7 +263,8 @@ fn optional_str<'a>(
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// How a JSON value is described in errors ("a number", "an array", …).
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::read::Reader;
-use super::{HostMessage, assistant};
+use super::{HostMessage, assistant_host};
 use crate::error::Result;
 use crate::message::{
     AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage, UserMessage,
@@ -38,9 +38,10 @@ pub(super) fn read(r: &Reader) -> Result<HostMessage> {
 
 fn assistant_message(r: &Reader) -> Result<HostMessage> {
     if let Some(Value::String(text)) = r.get("content") {
-        return Ok(HostMessage::of_units(vec![assistant(vec![
-            AssistantBlock::Text(text.clone()),
-        ])]));
+        return Ok(assistant_host(
+            vec![AssistantBlock::Text(text.clone())],
+            Vec::new(),
+        ));
     }
     let mut blocks = Vec::new();
     let mut results = Vec::new();
@@ -71,9 +72,7 @@ fn assistant_message(r: &Reader) -> Result<HostMessage> {
             }
         }
     }
-    let mut units = vec![assistant(blocks)];
-    units.extend(results);
-    Ok(HostMessage::of_units(units))
+    Ok(assistant_host(blocks, results))
 }
 
 fn tool_result(part: &Reader) -> Result<Message> {

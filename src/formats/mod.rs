@@ -167,6 +167,14 @@ pub(crate) fn arguments_from_text(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
+/// An assistant host message: its blocks, then the results of provider-executed tools that
+/// arrive in the same message as their calls.
+pub(crate) fn assistant_host(blocks: Vec<AssistantBlock>, results: Vec<Message>) -> HostMessage {
+    let mut units = vec![assistant(blocks)];
+    units.extend(results);
+    HostMessage::of_units(units)
+}
+
 /// An assistant unit from blocks.
 pub(crate) fn assistant(content: Vec<AssistantBlock>) -> Message {
     Message::Assistant(crate::message::AssistantMessage {

@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::message::ContentBlock;
+use crate::parse::kind;
 
 /// One JSON object and its path.
 pub(crate) struct Reader<'a> {
@@ -114,17 +115,6 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(blocks)
-    }
-}
-
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
