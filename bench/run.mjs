@@ -1,0 +1,116 @@
+// The performance benchmark of issue 7: workloads against the built package, baselines A, B, C,
+// the ratios the targets name, per-message costs, package size and peak memory.
+//
+//   node bench/run.mjs            all sizes (1k, 10k, 100k); exits 1 when a target is missed
+//   node bench/run.mjs --smoke    1k only, targets reported but not enforced (scripts/test runs it)
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { baselineA, baselineB, baselineC, history, median, strings } from "./workloads.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const smoke = process.argv.includes("--smoke");
+if (!existsSync(`${root}/dist/node.mjs`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
+const { Compactor } = await import(`${root}/dist/node.mjs`);
+
+const sizes = smoke ? [1000] : [1000, 10_000, 100_000];
+const summarizer = { summarize: async () => "" };
+const rows = [];
+const perMessage = {};
+const results = [];
+
+function target(name, value, limit, note = "") {
+  results.push({ name, value, limit, ok: value !== null && value <= limit, note });
+}
+
+for (const n of sizes) {
+  const messages = history(n);
+  const list = strings(messages);
+  const bytes = new TextEncoder().encode(JSON.stringify(messages));
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((bytes.length * 2) / 65536) + 1 });
+  const view = new Uint8Array(memory.buffer);
+  const runs = n >= 100_000 ? 3 : 7;
+
+  const a = median(() => baselineA(messages), runs);
+  const b = median(() => baselineB(bytes), runs);
+  const c = median(() => baselineC(list, view), runs);
+
+  // Steady state: the history grew by one message since the last plan (facts cached).
+  const cached = new Compactor({ keepRecentTokens: 20_000, summarizer });
+  const grown = [...messages];
+  cached.plan({ messages: grown, inputTokenBudget: 0 });
+  const steady = median(() => {
+    grown.push({ role: "user", content: "one more question" });
+    cached.plan({ messages: grown, inputTokenBudget: 0 });
+  }, runs);
+
+  // Cold from objects: nothing cached.
+  const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
+  const coldObjects = median(() => cold.plan({ messages, inputTokenBudget: 0 }), runs);
+
+  // Apply preparation: the records the summarizer would receive for the plan.
+  const generator = new Compactor({ keepRecentTokens: 20_000, summarizer: { model: "m", generate: async () => "" } });
+  const plan = generator.plan({ messages, inputTokenBudget: 0 });
+  let serialized = 0;
+  const prepare = median(() => {
+    const prompts = generator.summarizerInput({ messages }, plan);
+    serialized = prompts.reduce((sum, p) => sum + p.prompt.length, 0);
+  }, runs);
+
+  perMessage[n] = { steady: steady / n, coldObjects: coldObjects / n, prepare: prepare / serialized };
+  rows.push({ n, a, b, c, steady, coldObjects, prepare, serialized });
+  if (n === 10_000 || smoke) {
+    const at = smoke ? "1k (smoke)" : "10k";
+    target(`steady state ${at}: plan / A`, steady / a, 0.5);
+    target(`cold from objects ${at}: plan / C`, coldObjects / c, 1.0);
+    target(`cold from bytes ${at}: plan / B`, null, 0.6, "no entry point for bytes yet");
+  }
+}
+
+const fmt = (ms) => `${ms.toFixed(2)} ms`;
+console.log("| messages | A: sum lengths | B: JSON.parse | C: encodeInto | steady plan | cold plan (objects) | apply prep | records bytes |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of rows) {
+  console.log(`| ${r.n} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.coldObjects)} | ${fmt(r.prepare)} | ${r.serialized} |`);
+}
+console.log("\nper-message cost (µs; apply prep per KB serialized):");
+for (const [n, cost] of Object.entries(perMessage)) {
+  console.log(`  ${n}: steady ${(cost.steady * 1000).toFixed(3)}, cold ${(cost.coldObjects * 1000).toFixed(3)}, prep ${(cost.prepare * 1000 * 1000).toFixed(3)}`);
+}
+if (!smoke) {
+  const costs = Object.values(perMessage);
+  for (const key of ["coldObjects", "prepare"]) {
+    const values = costs.map((c) => c[key]);
+    target(`linear scaling of ${key}: max / min per-unit cost`, Math.max(...values) / Math.min(...values), 3);
+  }
+}
+
+// Size: one runtime loads one .wasm and one glue file.
+const gz = (file) => gzipSync(readFileSync(`${root}/dist/${file}`)).length;
+const size = gz("web/context_compaction_bg.wasm") + gz("web/context_compaction.js");
+target("size: .wasm + glue gzip (KB)", size / 1024, 120);
+
+// Memory: peak RSS of cold planning 100k messages over just holding them (child processes).
+if (!smoke) {
+  const rss = (plan) => {
+    const script = `import { history } from "./workloads.mjs"; const m = history(100000);
+      ${plan ? `const { Compactor } = await import(${JSON.stringify(`${root}/dist/node.mjs`)});
+      new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: m, inputTokenBudget: 0 });` : ""}
+      console.log(process.resourceUsage().maxRSS);`;
+    const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL(".", import.meta.url)), encoding: "utf8" });
+    return Number(out.stdout.trim());
+  };
+  const holding = rss(false);
+  const planning = rss(true);
+  target("memory: cold plan 100k, peak RSS over holding the objects", (planning - holding) / holding, 0.3);
+}
+
+console.log("\n| target | measured | limit | met |");
+console.log("|---|---:|---:|---|");
+for (const r of results) {
+  console.log(`| ${r.name} | ${r.value === null ? "n/a" : r.value.toFixed(2)} | ${r.limit} | ${r.ok ? "yes" : `**no**${r.note ? ` (${r.note})` : ""}`} |`);
+}
+const missed = results.filter((r) => !r.ok).length;
+console.log(`\ntargets: ${results.length - missed} met, ${missed} missed${smoke ? " (smoke: not enforced)" : ""}`);
+if (missed && !smoke) process.exit(1);
