@@ -3,6 +3,7 @@
 use crate::apply::{self, Applied, ApplyInput, Compaction};
 use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
+use crate::ledger::Ledger;
 use crate::plan::{self, Plan};
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
@@ -105,6 +106,17 @@ impl<S: Summarizer> Compactor<S> {
         options: PlanOptions,
     ) -> Result<Option<Plan>> {
         plan::plan(facts, options, self.keep_recent_tokens, self.trigger_ratio)
+    }
+
+    /// [`Compactor::plan`] over a [`Ledger`] the caller appends to: O(kept messages) per call.
+    /// `fixed` gives the system prompt, summary and tools (its messages are not read).
+    pub fn plan_with_ledger(
+        &self,
+        fixed: &RequestFacts,
+        ledger: &Ledger,
+        options: PlanOptions,
+    ) -> Result<Option<Plan>> {
+        ledger.plan(fixed, options, self.keep_recent_tokens, self.trigger_ratio)
     }
 
     /// Executes `plan`: summarizes, replaces the summary, trims the messages and writes the

@@ -53,6 +53,7 @@ mod error;
 mod facts;
 pub mod formats;
 mod generator;
+mod ledger;
 pub mod manager;
 mod message;
 mod overflow;
@@ -75,6 +76,7 @@ pub use facts::{MessageFacts, RequestFacts, Role};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
+pub use ledger::Ledger;
 pub use message::{
     AssistantBlock, AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolDefinition,
     ToolResultMessage, UserMessage,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::facts::{RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts, Role};
 use crate::request::PlanOptions;
 
 /// A decision to compact: which messages to summarize and where the kept suffix starts.
@@ -60,6 +60,16 @@ impl Plan {
     }
 }
 
+/// What planning reads about the raw messages: their facts, which cuts would separate a tool
+/// call from its result, and running totals. Built per call from [`RequestFacts`], or kept up
+/// to date by a [`crate::Ledger`] as the history grows.
+pub(crate) struct History<'a> {
+    pub facts: &'a [MessageFacts],
+    pub blocked: &'a dyn Fn(usize) -> bool,
+    pub message_tokens: u64,
+    pub pinned_tokens: u64,
+}
+
 /// Plans a compaction from facts; see [`crate::Compactor::plan`].
 pub fn plan(
     facts: &RequestFacts,
@@ -67,7 +77,27 @@ pub fn plan(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
-    let estimate_before = facts.total();
+    let blocked = blocked_cuts(&facts.messages);
+    let history = History {
+        facts: &facts.messages,
+        blocked: &|cut| blocked.get(cut).copied().unwrap_or(false),
+        message_tokens: facts.message_tokens(0),
+        pinned_tokens: facts.pinned_tokens(facts.messages.len()),
+    };
+    plan_history(facts, &history, options, keep_recent_tokens, trigger_ratio)
+}
+
+/// Plans over `history`; `fixed` gives the system prompt, tools and summary (its messages are
+/// not read). Costs O(kept messages) apart from copying the per-message estimates.
+pub(crate) fn plan_history(
+    fixed: &RequestFacts,
+    history: &History,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> Result<Option<Plan>> {
+    let estimate_before =
+        fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens;
     if !options.require_reduction {
         let Some(budget) = options.input_token_budget else {
             return Ok(None);
@@ -77,7 +107,7 @@ pub fn plan(
             return Ok(None);
         }
     }
-    let Some(cut) = choose_cut(facts, keep_recent_tokens) else {
+    let Some(cut) = choose_cut(history, keep_recent_tokens) else {
         if options.require_reduction {
             return Err(Error::NoReduction(
                 "no raw message prefix can be removed".to_owned(),
@@ -85,42 +115,48 @@ pub fn plan(
         }
         return Ok(None);
     };
-    let turn_start = split_turn_start(facts, cut);
+    let turn_start = split_turn_start(history.facts, cut);
     let history_end = turn_start.unwrap_or(cut);
+    let kept = history.facts.get(cut..).unwrap_or(&[]);
+    let kept_tokens: u64 = kept.iter().map(|f| f.tokens).sum();
+    let kept_pinned: u64 = kept
+        .iter()
+        .filter(|f| f.role == Role::System)
+        .map(|f| f.tokens)
+        .sum();
     Ok(Some(Plan {
         first_kept_index: cut,
         messages_to_summarize: 0..history_end,
         turn_prefix_messages: history_end..cut,
         split_turn: turn_start.is_some(),
         estimate_before,
-        estimate_after_without_summary: facts.system_prompt
-            + facts.tools
-            + facts.pinned_tokens(cut)
-            + facts.message_tokens(cut),
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+        // System messages before the cut stay, in front of the kept ones.
+        estimate_after_without_summary: fixed.system_prompt
+            + fixed.tools
+            + (history.pinned_tokens - kept_pinned)
+            + kept_tokens,
+        message_tokens: history.facts.iter().map(|f| f.tokens).collect(),
     }))
 }
 
 /// The largest valid cut at or before the keep boundary and the in-flight tail, if it removes
 /// at least one message.
-fn choose_cut(facts: &RequestFacts, keep_recent_tokens: u64) -> Option<usize> {
-    let limit = keep_boundary(facts, keep_recent_tokens).min(in_flight_start(facts));
-    let blocked = blocked_cuts(facts);
-    (1..=limit)
-        .rev()
-        .find(|&cut| !blocked.get(cut).copied().unwrap_or(false))
+fn choose_cut(history: &History, keep_recent_tokens: u64) -> Option<usize> {
+    let limit =
+        keep_boundary(history.facts, keep_recent_tokens).min(in_flight_start(history.facts));
+    (1..=limit).rev().find(|&cut| !(history.blocked)(cut))
 }
 
 /// The start of the shortest suffix whose estimate reaches `keep` (0 when none does).
-fn keep_boundary(facts: &RequestFacts, keep: u64) -> usize {
+fn keep_boundary(facts: &[MessageFacts], keep: u64) -> usize {
     let mut kept = 0;
-    let mut start = facts.messages.len();
+    let mut start = facts.len();
     while kept < keep {
         let Some(previous) = start.checked_sub(1) else {
             return 0;
         };
         start = previous;
-        kept += facts.messages.get(start).map_or(0, |f| f.tokens);
+        kept += facts.get(start).map_or(0, |f| f.tokens);
     }
     start
 }
@@ -129,7 +165,7 @@ impl RequestFacts {
     /// What no compaction can remove: system prompt (and system messages), tools, summary and
     /// the in-flight tail.
     pub fn irreducible_tokens(&self) -> u64 {
-        let tail = in_flight_start(self);
+        let tail = in_flight_start(&self.messages);
         self.system_prompt
             + self.tools
             + self.summary
@@ -142,8 +178,7 @@ impl RequestFacts {
 /// (several host messages in formats where each tool call is an item of its own) is searched
 /// for calls without a result after them; the first such message and everything after it stay.
 /// Without one, the number of messages.
-fn in_flight_start(facts: &RequestFacts) -> usize {
-    let messages = &facts.messages;
+fn in_flight_start(messages: &[MessageFacts]) -> usize {
     let Some(last) = messages.iter().rposition(|f| f.role == Role::Assistant) else {
         return messages.len();
     };
@@ -167,12 +202,12 @@ fn in_flight_start(facts: &RequestFacts) -> usize {
 /// `blocked[c]` is true when cutting at `c` would separate a tool call at `i < c` from its
 /// result at `j >= c`. A result matches the latest earlier call with its id; results whose
 /// call is unknown constrain nothing.
-fn blocked_cuts(facts: &RequestFacts) -> Vec<bool> {
-    let n = facts.messages.len();
+fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
+    let n = messages.len();
     // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j).
     let mut delta = vec![0i64; n + 2];
     let mut calls: HashMap<&str, usize> = HashMap::new();
-    for (j, f) in facts.messages.iter().enumerate() {
+    for (j, f) in messages.iter().enumerate() {
         for &i in f
             .tool_result_ids
             .iter()
@@ -206,12 +241,12 @@ fn blocked_cuts(facts: &RequestFacts) -> Vec<bool> {
 /// The start of the turn a cut at `cut` splits, or `None` when the cut is at a turn start
 /// (a user message, past any system messages, which stay anyway) or past the end. A history
 /// with no user message before the cut is one turn starting at 0.
-fn split_turn_start(facts: &RequestFacts, cut: usize) -> Option<usize> {
-    let kept = facts.messages.get(cut..)?;
+fn split_turn_start(facts: &[MessageFacts], cut: usize) -> Option<usize> {
+    let kept = facts.get(cut..)?;
     let at_cut = kept.iter().find(|f| f.role != Role::System)?;
     if at_cut.starts_turn {
         return None;
     }
-    let before = facts.messages.get(..cut).unwrap_or(&[]);
+    let before = facts.get(..cut).unwrap_or(&[]);
     Some(before.iter().rposition(|f| f.starts_turn).unwrap_or(0))
 }

@@ -159,3 +159,28 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn a_ledger_grown_message_by_message_plans_like_the_batch_planner(
+        ops in prop::collection::vec(op(), 0..40),
+        keep in 0u64..200,
+        require in any::<bool>(),
+    ) {
+        let messages = conversation(&ops);
+        let compactor = compactor(keep as f64, Fixed::new("S"));
+        let heuristic = Heuristic::new();
+        let options = PlanOptions { input_token_budget: Some(0), require_reduction: require };
+        let mut ledger = Ledger::new();
+        for end in 0..=messages.len() {
+            let request = Request { system_prompt: "sys", summary: "old", ..Request::new(&messages[..end]) };
+            let facts = RequestFacts::of(&request).unwrap();
+            let batch = compactor.plan_with_facts(&facts, options);
+            let grown = compactor.plan_with_ledger(&facts, &ledger, options);
+            prop_assert_eq!(format!("{batch:?}"), format!("{grown:?}"), "after {} messages", end);
+            if let Some(next) = messages.get(end) {
+                ledger.push(MessageFacts::of(next, &heuristic).unwrap());
+            }
+        }
+    }
+}
