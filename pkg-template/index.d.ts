@@ -208,7 +208,8 @@ export interface Plan<M extends AnyMessage = Message> {
   splitTurn: boolean;
   estimateBefore: number;
   estimateAfterWithoutSummary: number;
-  messageTokens: number[];
+  /** Estimated tokens of each message (framing included), in order. */
+  messageTokens: Float64Array;
 }
 
 export interface Usage {
@@ -310,8 +311,42 @@ export declare class Compactor {
   apply<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null, options?: CallOptions): Promise<CompactionResult<M>>;
   /** Plan, then apply. */
   compact<M extends AnyMessage>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
+  /** A history to append to and re-plan cheaply (each message is read once, when appended). */
+  conversation<F extends MessageFormat = "canonical">(options?: ConversationOptions<F>): Conversation<MessageFormats[F]>;
   /** The summary requests the built-in summarizer would send for `plan` (`null` for an application summarizer). */
   summarizerInput<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null): SummaryPrompt[] | null;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface ConversationOptions<F extends MessageFormat = "canonical"> {
+  format?: F;
+  estimator?: Estimator | HeuristicEstimator | null;
+  /** Messages to start with. */
+  messages?: readonly MessageFormats[F][] | null;
+}
+
+/** Options of `Conversation.plan`: the request without its messages. */
+export interface ConversationPlanOptions {
+  systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
+  summary?: string | null;
+  tools?: readonly ToolDefinition[] | null;
+  inputTokenBudget?: number | null;
+  requireReduction?: boolean | null;
+}
+
+/** A growing history: `append` as messages arrive, `plan` before every turn (O(kept messages)). */
+export interface Conversation<M extends AnyMessage = Message> {
+  /** Appends a message or an array of them; returns the new length. Nothing is appended when one is invalid. */
+  append(messages: M | readonly M[]): number;
+  /** The same plan `compactor.plan` gives for these messages. */
+  plan(options?: ConversationPlanOptions): Plan<M> | null;
+  /** Starts over with `messages` (after a compaction: the kept ones). */
+  reset(messages: readonly M[]): void;
+  /** The messages so far (the conversation's own array: do not change it). */
+  readonly messages: M[];
+  readonly length: number;
+  readonly format: MessageFormat;
   free(): void;
   [Symbol.dispose](): void;
 }

@@ -66,7 +66,7 @@ impl JsCompactor {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
         Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &request.messages, &facts)
+            convert::plan_to_js(&plan, &request.messages, &facts.messages)
         }))
     }
 
@@ -88,6 +88,15 @@ impl JsCompactor {
             self.inner.job_with_facts(request, facts, plan, signal)
         });
         self.start(job)
+    }
+
+    /// A history to append to and plan cheaply: `compactor.conversation({ format, estimator,
+    /// messages })`.
+    pub fn conversation(
+        &self,
+        options: JsValue,
+    ) -> Result<super::conversation::JsHistory, JsValue> {
+        super::conversation::JsHistory::new(self.inner.clone(), &options).map_err(|e| to_js(&e))
     }
 
     /// The summary requests a generator summarizer would send for `plan`:
@@ -153,8 +162,8 @@ impl Inner {
             plan.check_fits(facts.messages.len())?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
-            context.history = convert::slice_without_pinned(messages, &facts, h);
-            context.prefix = convert::slice_without_pinned(messages, &facts, p);
+            context.history = convert::slice_without_pinned(messages, &facts.messages, h);
+            context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
             history = convert::messages(messages, h.start, h.end, request.format)?;
             prefix = convert::messages(messages, p.start, p.end, request.format)?;
         }

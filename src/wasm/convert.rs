@@ -11,7 +11,7 @@ use super::error::describe;
 use super::estimator::AnyEstimator;
 use super::js::AbortSignal;
 use crate::error::{Error, Result, whole_number};
-use crate::facts::{RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts, Role};
 use crate::formats::{Format, HostMessage};
 use crate::message::{Message, ToolDefinition};
 use crate::parse;
@@ -97,7 +97,7 @@ pub fn json(value: &JsValue, path: &str) -> Result<Value> {
 }
 
 /// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
-fn system_prompt(value: &JsValue) -> Result<String> {
+pub fn system_prompt(value: &JsValue) -> Result<String> {
     if !Array::is_array(value) {
         return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
     }
@@ -125,15 +125,20 @@ pub fn messages(
     Ok(units)
 }
 
-/// Host messages `range` without the system messages among them (those are never cut).
+/// Host messages `range` without the system messages among them (those are never cut); one
+/// `slice` when there are none.
 pub fn slice_without_pinned(
     messages: &Array,
-    facts: &RequestFacts,
+    facts: &[MessageFacts],
     range: &std::ops::Range<usize>,
 ) -> Array {
+    let pinned = |i: &usize| facts.get(*i).is_some_and(|f| f.role == Role::System);
+    if !range.clone().any(|i| pinned(&i)) {
+        return messages.slice(range.start as u32, range.end as u32);
+    }
     range
         .clone()
-        .filter(|&i| facts.messages.get(i).is_none_or(|f| f.role != Role::System))
+        .filter(|i| !pinned(i))
         .map(|i| messages.get(i as u32))
         .collect()
 }
@@ -199,7 +204,7 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
 }
 
 /// The JavaScript plan object, with slices of the host's own messages.
-pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &RequestFacts) -> JsValue {
+pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> JsValue {
     let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
     object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
@@ -221,7 +226,7 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &RequestFacts) -> JsValu
             "estimateAfterWithoutSummary",
             number(plan.estimate_after_without_summary),
         ),
-        ("messageTokens", numbers(&plan.message_tokens)),
+        ("messageTokens", float64s(&plan.message_tokens)),
     ])
 }
 
@@ -296,6 +301,12 @@ pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
 
 fn number(n: u64) -> JsValue {
     JsValue::from_f64(n as f64)
+}
+
+/// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
+fn float64s(values: &[u64]) -> JsValue {
+    let floats: Vec<f64> = values.iter().map(|n| *n as f64).collect();
+    js_sys::Float64Array::from(floats.as_slice()).into()
 }
 
 fn numbers(values: &[u64]) -> JsValue {

@@ -277,7 +277,10 @@ impl JsConversation {
                     ("type", "compactionStart".into()),
                     ("reason", reason.as_str().into()),
                     ("estimate", (estimate as f64).into()),
-                    ("plan", convert::plan_to_js(plan, &messages, &facts)),
+                    (
+                        "plan",
+                        convert::plan_to_js(plan, &messages, &facts.messages),
+                    ),
                 ])
             }
             Event::End {

@@ -5,6 +5,7 @@ mod bridge;
 mod cache;
 mod compactor;
 mod config;
+mod conversation;
 mod convert;
 mod error;
 mod estimator;

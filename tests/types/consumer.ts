@@ -119,6 +119,14 @@ async function main(): Promise<void> {
   compactor.plan({ messages: [{ role: "tool", tool_call_id: "x", content: "" }] });
   // @ts-expect-error an unknown format
   compactor.plan({ format: "xml", messages: [] });
+  const history = compactor.conversation({ format: "anthropic" });
+  history.append({ role: "user", content: "hi" });
+  const historyPlan = history.plan({ inputTokenBudget: 1000 });
+  const tokens: Float64Array | undefined = historyPlan?.messageTokens;
+  void tokens;
+  // @ts-expect-error an Anthropic conversation takes Anthropic messages
+  history.append({ role: "toolResult", toolCallId: "x", content: "" });
+  history.free();
   manager.free();
   compactor.free();
   compactor[Symbol.dispose]();

@@ -1,0 +1,181 @@
+//! The exported `Conversation`: a history the host appends to, planned in O(kept messages).
+//! Made by `compactor.conversation({ format, estimator })`; each message crosses into wasm
+//! once, when it is appended, and the core `Ledger` keeps what planning needs.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Object};
+use wasm_bindgen::prelude::*;
+
+use super::compactor::Inner;
+use super::convert::{self, field, optional_string, optional_whole};
+use super::error::to_js;
+use super::estimator::AnyEstimator;
+use crate::error::{Error, Result};
+use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
+use crate::formats::Format;
+use crate::ledger::Ledger;
+use crate::parse;
+use crate::request::PlanOptions;
+
+/// The system prompt, summary and tools the fixed facts were computed for.
+struct FixedKey {
+    system_prompt: String,
+    summary: String,
+    tools: JsValue,
+}
+
+/// A growing history and its facts.
+#[wasm_bindgen(js_name = Conversation)]
+pub struct JsHistory {
+    compactor: Rc<Inner>,
+    format: Format,
+    estimator: AnyEstimator,
+    ledger: Ledger,
+    messages: Array,
+    fixed: Option<(FixedKey, RequestFacts)>,
+}
+
+impl JsHistory {
+    /// A conversation for `compactor` with `{ format, estimator, messages }`.
+    pub(super) fn new(compactor: Rc<Inner>, options: &JsValue) -> Result<JsHistory> {
+        let format = match optional_string(&field(options, "format", "options")?, "options.format")?
+        {
+            None => Format::Canonical,
+            Some(name) => Format::from_name(&name)?,
+        };
+        let mut history = JsHistory {
+            compactor,
+            format,
+            estimator: AnyEstimator::from_js(&field(options, "estimator", "options")?)?,
+            ledger: Ledger::new(),
+            messages: Array::new(),
+            fixed: None,
+        };
+        history.append_all(&field(options, "messages", "options")?)?;
+        Ok(history)
+    }
+
+    /// Appends a message or an array of them; nothing is appended when one is invalid.
+    fn append_all(&mut self, value: &JsValue) -> Result<()> {
+        for (message, facts) in self.read(value, self.ledger.len())? {
+            self.messages.push(&message);
+            self.ledger.push(facts);
+        }
+        Ok(())
+    }
+
+    /// Reads a message or an array of them, numbered from `start` in errors.
+    fn read(&self, value: &JsValue, start: usize) -> Result<Vec<(JsValue, MessageFacts)>> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(Vec::new());
+        }
+        let incoming: Array = if Array::is_array(value) {
+            value.clone().unchecked_into()
+        } else {
+            Array::of1(value)
+        };
+        incoming
+            .iter()
+            .enumerate()
+            .map(|(k, message)| {
+                let path = format!("messages[{}]", start + k);
+                let host = self.format.read(&convert::json(&message, &path)?, &path)?;
+                let facts = MessageFacts::of_host(&host, &self.estimator)
+                    .map_err(|e| estimator_failed(&path, e))?;
+                Ok((message, facts))
+            })
+            .collect()
+    }
+
+    /// The facts of the parts that are never cut, recomputed only when they change (the same
+    /// strings and the same tools array).
+    fn fixed(&mut self, options: &JsValue) -> Result<&RequestFacts> {
+        let key = FixedKey {
+            system_prompt: convert::system_prompt(&field(options, "systemPrompt", "options")?)?,
+            summary: optional_string(&field(options, "summary", "options")?, "summary")?
+                .unwrap_or_default(),
+            tools: field(options, "tools", "options")?,
+        };
+        let same = self.fixed.as_ref().is_some_and(|(old, _)| {
+            old.system_prompt == key.system_prompt
+                && old.summary == key.summary
+                && Object::is(&old.tools, &key.tools)
+        });
+        if !same {
+            let tools = if key.tools.is_undefined() || key.tools.is_null() {
+                Vec::new()
+            } else {
+                parse::tools(&convert::json(&key.tools, "tools")?)?
+            };
+            let facts =
+                RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;
+            self.fixed = Some((key, facts));
+        }
+        self.fixed
+            .as_ref()
+            .map(|(_, facts)| facts)
+            .ok_or_else(|| Error::invalid_request("conversation: no fixed facts"))
+    }
+}
+
+#[wasm_bindgen(js_class = Conversation)]
+impl JsHistory {
+    /// Appends a message or an array of messages (in the conversation's format); returns the
+    /// new length. Messages are treated as immutable once appended.
+    pub fn append(&mut self, messages: JsValue) -> Result<f64, JsValue> {
+        self.append_all(&messages).map_err(|e| to_js(&e))?;
+        Ok(self.ledger.len() as f64)
+    }
+
+    /// Starts over with `messages` (after a compaction: the kept ones); unchanged when one
+    /// is invalid.
+    pub fn reset(&mut self, messages: JsValue) -> Result<(), JsValue> {
+        let read = self.read(&messages, 0).map_err(|e| to_js(&e))?;
+        self.ledger = Ledger::new();
+        self.messages = Array::new();
+        for (message, facts) in read {
+            self.messages.push(&message);
+            self.ledger.push(facts);
+        }
+        Ok(())
+    }
+
+    /// The plan for this history with `{ systemPrompt, summary, tools, inputTokenBudget,
+    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages.
+    pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
+        let plan = (|| {
+            let fixed = self.fixed(&options)?.clone();
+            let plan_options = PlanOptions {
+                input_token_budget: optional_whole(&options, "inputTokenBudget", "options")
+                    .map_err(Error::invalid_request)?,
+                require_reduction: field(&options, "requireReduction", "options")?.is_truthy(),
+            };
+            self.compactor
+                .core
+                .plan_with_ledger(&fixed, &self.ledger, plan_options)
+        })();
+        let plan = plan.map_err(|e| to_js(&e))?;
+        Ok(plan.map_or(JsValue::NULL, |plan| {
+            convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+        }))
+    }
+
+    /// The messages appended so far, in order (the conversation's own array: do not change it).
+    #[wasm_bindgen(getter)]
+    pub fn messages(&self) -> Array {
+        self.messages.clone()
+    }
+
+    /// How many messages.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> f64 {
+        self.ledger.len() as f64
+    }
+
+    /// The conversation's format.
+    #[wasm_bindgen(getter)]
+    pub fn format(&self) -> String {
+        self.format.name().to_owned()
+    }
+}
