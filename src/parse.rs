@@ -35,7 +35,9 @@ pub fn message(value: &Value, path: &str) -> Result<Message> {
         "toolResult" => tool_result(object, path),
         other => Err(invalid(
             &format!("{path}.role"),
-            &format!("unknown role {other:?} (expected \"user\", \"assistant\" or \"toolResult\")"),
+            &format!(
+                "unknown role \"{other}\" (expected \"user\", \"assistant\" or \"toolResult\")"
+            ),
         )),
     }
 }
@@ -174,7 +176,7 @@ fn stop_reason(text: &str, path: &str) -> Result<StopReason> {
             return Err(invalid(
                 path,
                 &format!(
-                    "unknown stop reason {other:?} (expected stop, length, toolUse, error or aborted)"
+                    "unknown stop reason \"{other}\" (expected stop, length, toolUse, error or aborted)"
                 ),
             ));
         }
@@ -233,7 +235,7 @@ fn assistant_block(value: &Value, path: &str) -> Result<AssistantBlock> {
 fn unknown_block(path: &str, found: &str, expected: &str) -> Error {
     invalid(
         &format!("{path}.type"),
-        &format!("unknown block type {found:?} (expected {expected})"),
+        &format!("unknown block type \"{found}\" (expected {expected})"),
     )
 }
 

@@ -48,7 +48,8 @@ impl Plan {
         }
         if history.start != 0 || history.end != prefix.start || prefix.end != kept {
             return Err(Error::invalid_request(format!(
-                "plan: messagesToSummarize {history:?} and turnPrefixMessages {prefix:?} do not cover 0..{kept}"
+                "plan: messagesToSummarize {}..{} and turnPrefixMessages {}..{} do not cover 0..{kept}",
+                history.start, history.end, prefix.start, prefix.end
             )));
         }
         if self.split_turn == prefix.is_empty() {

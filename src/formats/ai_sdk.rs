@@ -31,7 +31,7 @@ pub(super) fn read(r: &Reader) -> Result<HostMessage> {
         }
         other => Err(r.error(
             "role",
-            &format!("unknown role {other:?} (expected system, user, assistant or tool)"),
+            &format!("unknown role \"{other}\" (expected system, user, assistant or tool)"),
         )),
     }
 }

@@ -19,7 +19,7 @@ pub(super) fn read(r: &Reader) -> Result<HostMessage> {
         "assistant" => assistant_message(r),
         other => Err(r.error(
             "role",
-            &format!("unknown role {other:?} (expected user or assistant)"),
+            &format!("unknown role \"{other}\" (expected user or assistant)"),
         )),
     }
 }

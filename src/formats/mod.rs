@@ -46,7 +46,7 @@ impl Format {
             "ai-sdk" => Format::AiSdk,
             other => {
                 return Err(Error::invalid_request(format!(
-                    "format: unknown format {other:?} (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\" or \"ai-sdk\")"
+                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\" or \"ai-sdk\")"
                 )));
             }
         })

@@ -24,7 +24,7 @@ pub(super) fn read(r: &Reader) -> Result<HostMessage> {
         }
         other => Err(r.error(
             "role",
-            &format!("unknown role {other:?} (expected system, developer, user, assistant, tool or function)"),
+            &format!("unknown role \"{other}\" (expected system, developer, user, assistant, tool or function)"),
         )),
     }
 }

@@ -65,7 +65,7 @@ fn message(r: &Reader) -> Result<HostMessage> {
         )])),
         other => Err(r.error(
             "role",
-            &format!("unknown role {other:?} (expected user, assistant, system or developer)"),
+            &format!("unknown role \"{other}\" (expected user, assistant, system or developer)"),
         )),
     }
 }

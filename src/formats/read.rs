@@ -78,7 +78,7 @@ impl<'a> Reader<'a> {
     pub fn unknown(&self, found: &str, expected: &str) -> Error {
         self.error(
             "type",
-            &format!("unknown block type {found:?} (expected {expected})"),
+            &format!("unknown block type \"{found}\" (expected {expected})"),
         )
     }
 
@@ -109,7 +109,7 @@ impl<'a> Reader<'a> {
                 let expected: Vec<String> = text_types
                     .iter()
                     .chain(attachment_types)
-                    .map(|t| format!("{t:?}"))
+                    .map(|t| format!("\"{t}\""))
                     .collect();
                 return Err(part.unknown(kind, &expected.join(", ")));
             }

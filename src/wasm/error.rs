@@ -62,7 +62,10 @@ pub fn describe(value: &JsValue) -> String {
         }
         return "a non-Error object was thrown".to_owned();
     }
-    format!("{value:?}")
+    format!(
+        "a thrown {}",
+        value.js_typeof().as_string().unwrap_or_default()
+    )
 }
 
 /// The host value behind an error, if any (first [`HostError`] in the source chain).
