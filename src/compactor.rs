@@ -59,7 +59,8 @@ impl<S: Summarizer> Compactor<S> {
         let trigger_ratio = config.trigger_ratio.unwrap_or(1.0);
         if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {
             return Err(Error::InvalidConfig(format!(
-                "triggerRatio must be a positive finite number, got {trigger_ratio}"
+                "triggerRatio must be a positive finite number, got {}",
+                crate::error::show_number(trigger_ratio)
             )));
         }
         let summarizer = config

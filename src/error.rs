@@ -82,10 +82,38 @@ pub fn whole_number(value: f64, field: &str) -> std::result::Result<u64, String>
     const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
     if !value.is_finite() || value < 0.0 || value.fract() != 0.0 || value > MAX_SAFE {
         return Err(format!(
-            "{field} must be a whole number between 0 and 2^53-1, got {value}"
+            "{field} must be a whole number between 0 and 2^53-1, got {}",
+            show_number(value)
         ));
     }
     Ok(value as u64)
+}
+
+/// A number as an error message shows it: whole numbers exactly, others to nine decimals.
+/// (Written out so that float formatting, about 15 KB of wasm, stays out of the build.)
+pub(crate) fn show_number(value: f64) -> String {
+    if value.is_nan() {
+        return "NaN".to_owned();
+    }
+    let sign = if value < 0.0 { "-" } else { "" };
+    let abs = value.abs();
+    if abs.is_infinite() {
+        return format!("{sign}Infinity");
+    }
+    if abs >= 1e18 {
+        return format!("{sign}10^18 or more");
+    }
+    let mut whole = abs.trunc() as u64;
+    let mut ninths = ((abs - abs.trunc()) * 1e9).round() as u64;
+    if ninths >= 1_000_000_000 {
+        whole += 1;
+        ninths = 0;
+    }
+    if ninths == 0 {
+        return format!("{sign}{whole}");
+    }
+    let decimals = format!("{ninths:09}");
+    format!("{sign}{whole}.{}", decimals.trim_end_matches('0'))
 }
 
 #[cfg(test)]
@@ -108,6 +136,18 @@ mod tests {
             source: None,
         };
         assert_eq!(cancelled.code(), "aborted");
+    }
+
+    #[test]
+    fn numbers_in_messages() {
+        assert_eq!(show_number(2000.0), "2000");
+        assert_eq!(show_number(1.5), "1.5");
+        assert_eq!(show_number(-0.25), "-0.25");
+        assert_eq!(show_number(0.1), "0.1");
+        assert_eq!(show_number(2.9999999999), "3");
+        assert_eq!(show_number(f64::NAN), "NaN");
+        assert_eq!(show_number(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(show_number(1e300), "10^18 or more");
     }
 
     #[test]

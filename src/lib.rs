@@ -48,6 +48,7 @@
 //! ```
 
 mod apply;
+pub mod body;
 mod compactor;
 mod error;
 mod facts;

@@ -27,6 +27,12 @@ pub trait Estimator {
     fn framing_tokens(&self) -> u64 {
         DEFAULT_FRAMING_TOKENS
     }
+
+    /// The [`Heuristic`] this estimator counts with, if it is one: then facts can be taken
+    /// straight from JSON bytes, strings counted in place.
+    fn as_heuristic(&self) -> Option<Heuristic> {
+        None
+    }
 }
 
 /// The default estimator: a single pass over the bytes that scores words, digits, punctuation,
@@ -52,9 +58,7 @@ impl Heuristic {
         if text.is_empty() {
             return 0;
         }
-        // Scores are in hundredths of a token so the whole pass is integer arithmetic.
-        let score = score(text.as_bytes());
-        (score + 50).div_euclid(100).max(1)
+        rounded(score(text.as_bytes()))
     }
 }
 
@@ -72,6 +76,10 @@ impl Estimator for Heuristic {
     fn image_tokens(&self) -> u64 {
         self.image_tokens
     }
+
+    fn as_heuristic(&self) -> Option<Heuristic> {
+        Some(*self)
+    }
 }
 
 // Weights in hundredths of a token, fitted on the calibration session (bench/accuracy.mjs).
@@ -83,7 +91,15 @@ const NEWLINE: u64 = 100; // each line break
 const INDENT: u64 = 50; // each run of two or more spaces or tabs
 const NON_ASCII: u64 = 100; // each non-ASCII character
 
-fn score(bytes: &[u8]) -> u64 {
+/// Tokens of a non-empty text from its score: scores are in hundredths of a token so the whole
+/// pass is integer arithmetic; any text costs at least one.
+pub(crate) fn rounded(score: u64) -> u64 {
+    (score + 50).div_euclid(100).max(1)
+}
+
+/// The score of `bytes` in hundredths of a token. Scores add up over texts joined at ASCII
+/// punctuation, which ends every run the pass looks at (how JSON is scored piece by piece).
+pub(crate) fn score(bytes: &[u8]) -> u64 {
     let mut total = 0;
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {

@@ -3,6 +3,7 @@
 //! The core compactor sits behind an `Rc`, so an apply in flight keeps it alive and `plan`
 //! can run while applies wait: no method holds a borrow across an await.
 
+use std::ops::Range;
 use std::rc::Rc;
 
 use js_sys::{Array, Promise};
@@ -70,6 +71,21 @@ impl JsCompactor {
         }))
     }
 
+    /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
+    /// or of JSON lines (`Uint8Array`, `ArrayBuffer` or string), read inside wasm. The plan has
+    /// `messageSpans` instead of message arrays; `null` when there is nothing to do.
+    #[wasm_bindgen(js_name = planBytes)]
+    pub fn plan_bytes(&self, body: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
+        let planned = convert::body(&body).and_then(|bytes| {
+            let request = convert::request_without_messages(&request)?;
+            self.inner.plan_body(&bytes, &request)
+        });
+        let (spans, plan) = planned.map_err(|e| to_js(&e))?;
+        Ok(plan.map_or(JsValue::NULL, |plan| {
+            convert::bytes_plan_to_js(&plan, &spans)
+        }))
+    }
+
     /// Executes `plan` (a plan from `plan()`, or `null` for a no-op); resolves to
     /// `{ summary, messages, record }`.
     pub fn apply(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
@@ -121,6 +137,13 @@ impl JsCompactor {
     }
 }
 
+fn options(request: &JsRequest) -> PlanOptions {
+    PlanOptions {
+        input_token_budget: request.input_token_budget,
+        require_reduction: request.require_reduction,
+    }
+}
+
 impl Inner {
     /// The facts of `request`, from the cache when it is on.
     pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
@@ -129,12 +152,27 @@ impl Inner {
 
     fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
         let facts = self.facts(request)?;
-        let options = PlanOptions {
-            input_token_budget: request.input_token_budget,
-            require_reduction: request.require_reduction,
-        };
-        let plan = self.core.plan_with_facts(&facts, options)?;
+        let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((facts, plan))
+    }
+
+    /// Plans the messages of `body`; returns where each message is in it, and the plan.
+    fn plan_body(
+        &self,
+        body: &[u8],
+        request: &JsRequest,
+    ) -> Result<(Vec<Range<usize>>, Option<Plan>)> {
+        let estimator = &request.estimator;
+        let read = crate::body::facts(body, request.format, estimator)?;
+        let mut facts = RequestFacts::fixed(
+            &request.system_prompt,
+            &request.summary,
+            &request.tools,
+            estimator,
+        )?;
+        facts.messages = read.messages;
+        let plan = self.core.plan_with_facts(&facts, options(request))?;
+        Ok((read.spans, plan))
     }
 
     fn job(&self, request: JsRequest, plan: Option<Plan>, options: &JsValue) -> Result<Job> {

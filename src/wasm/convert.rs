@@ -33,12 +33,27 @@ pub struct JsRequest {
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format }`.
 pub fn request(value: &JsValue) -> Result<JsRequest> {
-    if !value.is_object() {
-        return Err(Error::invalid_request("request: expected an object"));
-    }
     let messages = field(value, "messages", "request")?;
     if !Array::is_array(&messages) {
         return Err(Error::invalid_request("messages: expected an array"));
+    }
+    request_around(value, messages.unchecked_into())
+}
+
+/// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
+/// which must be left out.
+pub fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
+    if !field(value, "messages", "request")?.is_undefined() {
+        return Err(Error::invalid_request(
+            "request.messages: leave it out, the messages are the body",
+        ));
+    }
+    request_around(value, Array::new())
+}
+
+fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
+    if !value.is_object() {
+        return Err(Error::invalid_request("request: expected an object"));
     }
     let format = match optional_string(&field(value, "format", "request")?, "format")? {
         None => Format::Canonical,
@@ -55,12 +70,25 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
         system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
         summary: optional_string(&field(value, "summary", "request")?, "summary")?
             .unwrap_or_default(),
-        messages: messages.unchecked_into(),
+        messages,
         tools,
         input_token_budget: optional_whole(value, "inputTokenBudget", "request")
             .map_err(Error::invalid_request)?,
         require_reduction: optional_bool(value, "requireReduction", "request")?.unwrap_or(false),
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+    })
+}
+
+/// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
+pub fn body(value: &JsValue) -> Result<Vec<u8>> {
+    if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    if let Some(buffer) = value.dyn_ref::<js_sys::ArrayBuffer>() {
+        return Ok(js_sys::Uint8Array::new(buffer).to_vec());
+    }
+    value.as_string().map(String::into_bytes).ok_or_else(|| {
+        Error::invalid_request("body: expected a Uint8Array, an ArrayBuffer or a string")
     })
 }
 
@@ -181,22 +209,25 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
         Ok(list.unchecked_into::<Array>().length() as usize)
     };
     let first_kept_index = index("firstKeptIndex")?;
-    let prefix = length("turnPrefixMessages")?;
     // The arrays leave out system messages (never cut), so the prefix's start is given as an
-    // index; a plan built by hand may give the arrays alone.
+    // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
     let (history, prefix_end) =
         match optional_whole(value, "turnPrefixStart", "plan").map_err(Error::invalid_request)? {
             Some(start) => (start as usize, first_kept_index.max(start as usize)),
             None => {
                 let history = length("messagesToSummarize")?;
-                (history, history + prefix)
+                (history, history + length("turnPrefixMessages")?)
             }
         };
+    let split_turn = match optional_bool(value, "splitTurn", "plan")? {
+        Some(split) => split,
+        None => prefix_end > history,
+    };
     Ok(Some(Plan {
         first_kept_index,
         messages_to_summarize: 0..history,
         turn_prefix_messages: history..prefix_end,
-        split_turn: optional_bool(value, "splitTurn", "plan")?.unwrap_or(prefix > 0),
+        split_turn,
         estimate_before: 0,
         estimate_after_without_summary: 0,
         message_tokens: Vec::new(),
@@ -227,6 +258,33 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> JsVa
             number(plan.estimate_after_without_summary),
         ),
         ("messageTokens", float64s(&plan.message_tokens)),
+    ])
+}
+
+/// The plan object of `planBytes`: indices, estimates and where each message is in the body
+/// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
+pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>]) -> JsValue {
+    let offsets: Vec<u32> = spans
+        .iter()
+        .flat_map(|s| [s.start as u32, s.end as u32])
+        .collect();
+    object(&[
+        ("firstKeptIndex", number(plan.first_kept_index as u64)),
+        (
+            "turnPrefixStart",
+            number(plan.turn_prefix_messages.start as u64),
+        ),
+        ("splitTurn", plan.split_turn.into()),
+        ("estimateBefore", number(plan.estimate_before)),
+        (
+            "estimateAfterWithoutSummary",
+            number(plan.estimate_after_without_summary),
+        ),
+        ("messageTokens", float64s(&plan.message_tokens)),
+        (
+            "messageSpans",
+            js_sys::Uint32Array::from(offsets.as_slice()).into(),
+        ),
     ])
 }
 

@@ -122,6 +122,13 @@ impl Estimator for AnyEstimator {
         Ok(tokens.ceil().min(9_007_199_254_740_991.0) as u64)
     }
 
+    fn as_heuristic(&self) -> Option<Heuristic> {
+        match self {
+            AnyEstimator::Native(heuristic) => Some(*heuristic),
+            AnyEstimator::Host { .. } => None,
+        }
+    }
+
     fn image_tokens(&self) -> u64 {
         match self {
             AnyEstimator::Native(heuristic) => heuristic.image_tokens,

@@ -1,0 +1,154 @@
+//! Facts of canonical messages read straight from a scanned body, mirroring `parse::message`
+//! and `MessageFacts::of`. Anything that reader would reject, or read differently, gives
+//! `None`, and the caller reads that message through it instead (for the same facts or the
+//! same error).
+
+use super::count::Counter;
+use super::node::Val;
+use super::tape::Kind;
+use crate::facts::{MessageFacts, Role};
+use crate::token::Estimator;
+
+/// The facts of one canonical message, or `None` to read it the general way.
+pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
+    let framing = counter.heuristic.framing_tokens();
+    let role = message.get("role")?;
+    let mut facts = MessageFacts {
+        tokens: framing,
+        role: Role::User,
+        starts_turn: false,
+        tool_call_ids: Vec::new(),
+        tool_result_ids: Vec::new(),
+    };
+    if role.is("user") {
+        facts.starts_turn = true;
+        facts.tokens += content(message.get("content"), counter)?;
+    } else if role.is("assistant") {
+        facts.role = Role::Assistant;
+        stop_reason(message.get("stopReason"))?;
+        facts.tokens += assistant_content(message.get("content"), counter, &mut facts)?;
+    } else if role.is("toolResult") {
+        facts.role = Role::ToolResult;
+        optional(message.get("isError"), Kind::Bool)?;
+        optional(message.get("toolName"), Kind::String)?;
+        let id = message.field("toolCallId")?.str()?;
+        facts.tool_result_ids.push(id.into_owned());
+        facts.tokens += content(message.get("content"), counter)?;
+    } else {
+        return None;
+    }
+    Some(facts)
+}
+
+/// `Some` when `value` is missing, `null` or of `kind`.
+fn optional(value: Option<Val>, kind: Kind) -> Option<()> {
+    match value {
+        Some(v) if !v.is_null() && v.kind() != kind => None,
+        _ => Some(()),
+    }
+}
+
+fn stop_reason(value: Option<Val>) -> Option<()> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Some(());
+    };
+    let text = value.str()?;
+    ["stop", "length", "toolUse", "error", "aborted"]
+        .contains(&text.as_ref())
+        .then_some(())
+}
+
+/// The tokens of user or tool-result content: a string, or text and image blocks.
+fn content(value: Option<Val>, counter: &Counter) -> Option<u64> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Some(0);
+    };
+    match value.kind() {
+        Kind::String => Some(counter.text(value)),
+        Kind::Array => {
+            let mut tokens = 0;
+            for block in value.children() {
+                let kind = block.field("type")?;
+                tokens += if kind.is("text") {
+                    required_text(block, "text", counter)?
+                } else if kind.is("image") {
+                    counter.heuristic.image_tokens()
+                } else {
+                    return None;
+                };
+            }
+            Some(tokens)
+        }
+        _ => None,
+    }
+}
+
+fn assistant_content(
+    value: Option<Val>,
+    counter: &Counter,
+    facts: &mut MessageFacts,
+) -> Option<u64> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Some(0);
+    };
+    match value.kind() {
+        Kind::String => Some(counter.text(value)),
+        Kind::Array => {
+            let mut tokens = 0;
+            for block in value.children() {
+                let kind = block.field("type")?;
+                tokens += if kind.is("text") {
+                    required_text(block, "text", counter)?
+                } else if kind.is("thinking") {
+                    required_text(block, "thinking", counter)?
+                } else if kind.is("toolCall") {
+                    let id = block.field("id")?.str()?;
+                    let name = required_text(block, "name", counter)?;
+                    let arguments = match block.get("arguments") {
+                        Some(arguments) => counter.compact(arguments)?,
+                        // A missing value is written as `null`: one word.
+                        None => 1,
+                    };
+                    facts.tool_call_ids.push(id.into_owned());
+                    counter.heuristic.framing_tokens() + name + arguments
+                } else {
+                    return None;
+                };
+            }
+            Some(tokens)
+        }
+        _ => None,
+    }
+}
+
+/// The tokens of the string at `key`, which must be there.
+fn required_text(block: Val, key: &str, counter: &Counter) -> Option<u64> {
+    let value = block.field(key)?;
+    (value.kind() == Kind::String).then(|| counter.text(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::tape;
+    use crate::token::Heuristic;
+
+    #[test]
+    fn every_message_of_the_real_session_is_read_directly() {
+        let counter = Counter {
+            heuristic: Heuristic::new(),
+        };
+        let mut nodes = Vec::new();
+        let mut read = 0;
+        for line in include_str!("../../tests/fixtures/large-session.jsonl").lines() {
+            let Some(at) = line.find(r#""message":{"#) else {
+                continue;
+            };
+            let start = at + r#""message":"#.len();
+            tape::value(line.as_bytes(), start, &mut nodes).unwrap();
+            assert!(facts(Val::root(line, &nodes), &counter).is_some(), "{line}");
+            read += 1;
+        }
+        assert!(read > 900);
+    }
+}

@@ -1,0 +1,131 @@
+//! Heuristic token counts of scanned values, without building strings where it can be helped.
+
+use std::borrow::Cow;
+
+use super::node::{Val, unescape};
+use super::tape::Kind;
+use crate::token::{Heuristic, rounded, score};
+
+// A pair of quotes or brackets.
+const PAIR: u64 = 2 * PUNCTUATION;
+// Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
+const MAX_CHECKED_KEYS: usize = 32;
+// What the heuristic scores each JSON punctuation byte (`{`, `"`, `:`, …).
+const PUNCTUATION: u64 = 40;
+
+/// Counts tokens the way [`Heuristic::count`] does on the values of a body.
+pub(crate) struct Counter {
+    pub heuristic: Heuristic,
+}
+
+impl Counter {
+    /// The tokens of a string's value (0 for anything else, as for an empty text).
+    pub fn text(&self, value: Val) -> u64 {
+        match value.str() {
+            Some(text) => self.heuristic.count(&text),
+            None => 0,
+        }
+    }
+
+    /// The tokens of `value` written as compact JSON (`serde_json::to_string`, as tool-call
+    /// arguments are counted), or `None` when that text is not known without building it (an
+    /// object with a repeated key).
+    pub fn compact(&self, value: Val) -> Option<u64> {
+        Some(rounded(compact_score(value)?))
+    }
+}
+
+/// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece
+/// is delimited by JSON punctuation.
+fn compact_score(value: Val) -> Option<u64> {
+    Some(match value.kind() {
+        Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
+        Kind::Number => number_score(value.raw())?,
+        Kind::String => string_score(value),
+        Kind::Array => {
+            let mut total = PAIR;
+            for (i, item) in value.children().enumerate() {
+                total += compact_score(item)? + if i > 0 { PUNCTUATION } else { 0 };
+            }
+            total
+        }
+        Kind::Object => {
+            let mut total = PAIR;
+            let mut keys: Vec<Cow<str>> = Vec::new();
+            let mut children = value.children();
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                // A colon, and a comma before every entry but the first.
+                total += PUNCTUATION + if keys.is_empty() { 0 } else { PUNCTUATION };
+                total += string_score(key) + compact_score(item)?;
+                let key = key.str()?;
+                // serde_json keeps one entry per key; repeats (and objects too large to check
+                // cheaply) are counted by serde_json itself.
+                if keys.len() >= MAX_CHECKED_KEYS || keys.contains(&key) {
+                    return None;
+                }
+                keys.push(key);
+            }
+            total
+        }
+    })
+}
+
+/// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
+fn string_score(value: Val) -> u64 {
+    let raw = value.raw();
+    let rewritten = |pair: &[u8]| matches!(pair, [b'\\', b'u' | b'/']);
+    if value.escaped() && raw.as_bytes().windows(2).any(rewritten) {
+        let written = serde_json::to_string(&unescape(raw)).unwrap_or_default();
+        return score(written.as_bytes());
+    }
+    PAIR + score(raw.as_bytes())
+}
+
+/// A number as `serde_json` writes it back: short integers as they stand, anything else
+/// through `serde_json` (`1.50` → `1.5`, `1e2` → `100.0`); `None` when it cannot hold it.
+fn number_score(raw: &str) -> Option<u64> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let plain = digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit());
+    if plain && !raw.starts_with("-0") {
+        return Some(score(raw.as_bytes()));
+    }
+    let number = crate::parse::json_text(raw).ok()?;
+    Some(score(number.to_string().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::tape;
+
+    fn compact(text: &str) -> Option<u64> {
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        Counter {
+            heuristic: Heuristic::new(),
+        }
+        .compact(Val::root(text, &nodes))
+    }
+
+    #[test]
+    fn compact_counts_equal_counting_serde_json_output() {
+        let h = Heuristic::new();
+        for text in [
+            r#"{"path": "src/main.rs", "limit": 200, "flags": [true, false, null]}"#,
+            r#"{"command":"ls -la\n  cd /tmp && echo \"hi\"", "n": -12}"#,
+            r#"{"x": 1.50, "y": 1e2, "z": -0, "w": 12345678901234567890}"#,
+            r#"{"s": "caf\u00e9 \/ \u0001 \ud83d\ude00"}"#,
+            r#"[[], {}, "", [1, [2, {"a": {"b": "c"}}]]]"#,
+            "\"just a string with   spaces\"",
+            "null",
+        ] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(compact(text), Some(h.count(&value.to_string())), "{text}");
+        }
+    }
+
+    #[test]
+    fn repeated_keys_are_left_to_serde_json() {
+        assert_eq!(compact(r#"{"a": 1, "b": 2, "a": 3}"#), None);
+    }
+}

@@ -1,0 +1,214 @@
+//! Reading a scanned value: objects, arrays and strings as views into the body's text.
+
+use std::borrow::Cow;
+
+use super::tape::{Kind, Node};
+
+/// One value of a scanned body.
+#[derive(Clone, Copy)]
+pub(crate) struct Val<'a> {
+    text: &'a str,
+    nodes: &'a [Node],
+    index: usize,
+}
+
+const MISSING: Node = Node {
+    kind: Kind::Null,
+    escaped: false,
+    start: 0,
+    end: 0,
+    next: u32::MAX,
+};
+
+impl<'a> Val<'a> {
+    /// The root of a tape (its first node) over `text`.
+    pub fn root(text: &'a str, nodes: &'a [Node]) -> Val<'a> {
+        Val {
+            text,
+            nodes,
+            index: 0,
+        }
+    }
+
+    fn node(&self) -> Node {
+        self.nodes.get(self.index).copied().unwrap_or(MISSING)
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.node().kind
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// A string with escape sequences (its raw text is not its value).
+    pub fn escaped(&self) -> bool {
+        self.node().escaped
+    }
+
+    /// The raw text: a string's content between the quotes (escapes as written), anything
+    /// else as written.
+    pub fn raw(&self) -> &'a str {
+        let node = self.node();
+        self.text
+            .get(node.start as usize..node.end as usize)
+            .unwrap_or("")
+    }
+
+    /// A string's value, borrowed when it has no escapes.
+    pub fn str(&self) -> Option<Cow<'a, str>> {
+        if self.kind() != Kind::String {
+            return None;
+        }
+        Some(if self.escaped() {
+            Cow::Owned(unescape(self.raw()))
+        } else {
+            Cow::Borrowed(self.raw())
+        })
+    }
+
+    /// Whether this is the string `word`.
+    pub fn is(&self, word: &str) -> bool {
+        self.str().is_some_and(|s| s == word)
+    }
+
+    /// The children of an array, or the keys and values of an object, in order.
+    pub fn children(&self) -> Children<'a> {
+        let node = self.node();
+        let container = matches!(node.kind, Kind::Array | Kind::Object);
+        Children {
+            text: self.text,
+            nodes: self.nodes,
+            at: self.index + 1,
+            end: if container { node.next as usize } else { 0 },
+        }
+    }
+
+    /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
+    /// keeps it); `None` when missing or not an object.
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        if self.kind() != Kind::Object {
+            return None;
+        }
+        let mut found = None;
+        let mut children = self.children();
+        while let (Some(k), Some(v)) = (children.next(), children.next()) {
+            if k.is(key) {
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// Like [`Val::get`], with `null` read as missing.
+    pub fn field(&self, key: &str) -> Option<Val<'a>> {
+        self.get(key).filter(|v| !v.is_null())
+    }
+}
+
+/// Iterates the children of a container, skipping each child's subtree.
+pub(crate) struct Children<'a> {
+    text: &'a str,
+    nodes: &'a [Node],
+    at: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = Val<'a>;
+
+    fn next(&mut self) -> Option<Val<'a>> {
+        if self.at >= self.end {
+            return None;
+        }
+        let index = self.at;
+        self.at = self
+            .nodes
+            .get(index)
+            .map_or(usize::MAX, |n| n.next as usize);
+        Some(Val {
+            text: self.text,
+            nodes: self.nodes,
+            index,
+        })
+    }
+}
+
+/// The value of a JSON string's content (already validated by the scanner). A lone surrogate
+/// escape becomes U+FFFD, as in [`crate::parse::json_text`].
+pub(crate) fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let escape = rest.get(at..).unwrap_or("");
+        let (ch, width) = match escape.as_bytes().get(1) {
+            Some(b'n') => ('\n', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'u') => code_point(escape),
+            Some(&other) => (other as char, 2),
+            None => ('\u{fffd}', 1),
+        };
+        out.push(ch);
+        rest = escape.get(width..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The character of a `\uXXXX` escape at the start of `escape` (joining a surrogate pair) and
+/// how many bytes it took.
+fn code_point(escape: &str) -> (char, usize) {
+    let unit = |at: usize| -> Option<u32> {
+        let hex = escape.get(at..at + 6)?.strip_prefix("\\u")?;
+        u32::from_str_radix(hex, 16).ok()
+    };
+    match (unit(0), unit(6)) {
+        (Some(high @ 0xD800..=0xDBFF), Some(low @ 0xDC00..=0xDFFF)) => {
+            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+            (char::from_u32(code).unwrap_or('\u{fffd}'), 12)
+        }
+        (Some(code), _) => (char::from_u32(code).unwrap_or('\u{fffd}'), 6),
+        (None, _) => ('\u{fffd}', 2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::tape;
+
+    #[test]
+    fn unescapes_like_serde_json() {
+        for text in [
+            r#""a\nb\t\"c\"\\ \/ \u00e9 \ud83d\ude00 \b\f\r""#,
+            r#""plain""#,
+            r#""\u0041\u0000""#,
+        ] {
+            let expected: String = serde_json::from_str(text).unwrap();
+            let raw = &text[1..text.len() - 1];
+            assert_eq!(unescape(raw), expected);
+        }
+        assert_eq!(unescape(r"a\ud800b\udc00"), "a\u{fffd}b\u{fffd}");
+    }
+
+    #[test]
+    fn reads_fields_children_and_repeated_keys() {
+        let text = r#"{"a":1,"b":[true,{"c":"x"},null],"a":"last","n":null}"#;
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let root = Val::root(text, &nodes);
+        assert!(root.get("a").unwrap().is("last"));
+        let b = root.get("b").unwrap();
+        assert_eq!(b.children().count(), 3);
+        let second = b.children().nth(1).unwrap();
+        assert!(second.get("c").unwrap().is("x"));
+        assert!(root.get("n").is_some() && root.field("n").is_none());
+        assert!(root.get("zz").is_none());
+        assert!(b.get("a").is_none());
+    }
+}

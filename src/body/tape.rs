@@ -1,0 +1,316 @@
+//! A validating JSON scanner that records one value as a flat *tape* of nodes pointing into the
+//! input bytes: no strings are copied and nothing is allocated per node.
+//!
+//! It accepts exactly the JSON `serde_json` accepts (same grammar, same nesting limit), so a body
+//! it rejects is handed to `serde_json` for the error message and a body it accepts means the same.
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// One value on the tape. For a string, `start..end` is its content between the quotes; for
+/// anything else, its whole text. Containers are followed by their children (an object's by key,
+/// value, key, value…); `next` is the index just past the node's subtree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub kind: Kind,
+    /// A string with at least one escape sequence (its content is not its text).
+    pub escaped: bool,
+    pub start: u32,
+    pub end: u32,
+    pub next: u32,
+}
+
+/// The JSON is malformed (or nested deeper than `serde_json` allows); the caller asks
+/// `serde_json` for the message.
+#[derive(Debug)]
+pub(crate) struct Malformed;
+
+type Scan<T> = Result<T, Malformed>;
+
+// serde_json's default recursion limit: 127 nested containers parse, 128 do not.
+const MAX_DEPTH: usize = 127;
+
+/// Scans the value starting at `pos` (after whitespace) into `nodes` (cleared first) and returns
+/// the position just past it.
+pub(crate) fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
+    nodes.clear();
+    // Offsets are u32: bodies over 4 GiB are not supported (far beyond any context window).
+    if bytes.len() > u32::MAX as usize {
+        return Err(Malformed);
+    }
+    let mut scanner = Scanner { bytes, pos, nodes };
+    scanner.skip_space();
+    scanner.value(0)?;
+    Ok(scanner.pos)
+}
+
+/// The position of the first byte at or after `pos` that is not JSON whitespace.
+pub(crate) fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
+    while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        pos += 1;
+    }
+    pos
+}
+
+struct Scanner<'a, 'n> {
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: &'n mut Vec<Node>,
+}
+
+impl Scanner<'_, '_> {
+    fn skip_space(&mut self) {
+        self.pos = skip_space(self.bytes, self.pos);
+    }
+
+    fn push(&mut self, kind: Kind, start: usize, end: usize, escaped: bool) -> usize {
+        let index = self.nodes.len();
+        self.nodes.push(Node {
+            kind,
+            escaped,
+            start: start as u32,
+            end: end as u32,
+            next: index as u32 + 1,
+        });
+        index
+    }
+
+    fn value(&mut self, depth: usize) -> Scan<()> {
+        let start = self.pos;
+        match self.bytes.get(start).copied().ok_or(Malformed)? {
+            b'"' => {
+                let (end, escaped) = string_end(self.bytes, start + 1)?;
+                self.push(Kind::String, start + 1, end, escaped);
+                self.pos = end + 1;
+            }
+            b'{' => self.container(Kind::Object, b'}', depth)?,
+            b'[' => self.container(Kind::Array, b']', depth)?,
+            b't' => self.literal(b"true", Kind::Bool)?,
+            b'f' => self.literal(b"false", Kind::Bool)?,
+            b'n' => self.literal(b"null", Kind::Null)?,
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(self.bytes, start)?;
+                self.push(Kind::Number, start, end, false);
+                self.pos = end;
+            }
+            _ => return Err(Malformed),
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8], kind: Kind) -> Scan<()> {
+        let end = self.pos + word.len();
+        if self.bytes.get(self.pos..end) != Some(word) {
+            return Err(Malformed);
+        }
+        self.push(kind, self.pos, end, false);
+        self.pos = end;
+        Ok(())
+    }
+
+    fn container(&mut self, kind: Kind, close: u8, depth: usize) -> Scan<()> {
+        if depth >= MAX_DEPTH {
+            return Err(Malformed);
+        }
+        let index = self.push(kind, self.pos, self.pos, false);
+        self.pos += 1;
+        self.skip_space();
+        if self.bytes.get(self.pos) == Some(&close) {
+            self.pos += 1;
+        } else {
+            loop {
+                if kind == Kind::Object {
+                    if self.bytes.get(self.pos) != Some(&b'"') {
+                        return Err(Malformed);
+                    }
+                    self.value(depth + 1)?;
+                    self.skip_space();
+                    if self.bytes.get(self.pos) != Some(&b':') {
+                        return Err(Malformed);
+                    }
+                    self.pos += 1;
+                    self.skip_space();
+                }
+                self.value(depth + 1)?;
+                self.skip_space();
+                match self.bytes.get(self.pos) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_space();
+                    }
+                    Some(&b) if b == close => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(Malformed),
+                }
+            }
+        }
+        let next = self.nodes.len() as u32;
+        let node = self.nodes.get_mut(index).ok_or(Malformed)?;
+        node.end = self.pos as u32;
+        node.next = next;
+        Ok(())
+    }
+}
+
+/// The index of the closing quote of the string whose content starts at `pos`, and whether it
+/// has escapes. Control characters are rejected, as JSON requires.
+fn string_end(bytes: &[u8], mut pos: usize) -> Scan<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        // Eight bytes at a time while none of them is a quote, a backslash or a control byte.
+        while let Some(word) = bytes.get(pos..pos + 8) {
+            let mut chunk = [0; 8];
+            chunk.copy_from_slice(word);
+            if special(u64::from_le_bytes(chunk)) {
+                break;
+            }
+            pos += 8;
+        }
+        match bytes.get(pos).copied().ok_or(Malformed)? {
+            b'"' => return Ok((pos, escaped)),
+            b'\\' => {
+                escaped = true;
+                pos += match bytes.get(pos + 1).copied().ok_or(Malformed)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
+                    b'u' => {
+                        let hex = bytes.get(pos + 2..pos + 6).ok_or(Malformed)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return Err(Malformed);
+                        }
+                        6
+                    }
+                    _ => return Err(Malformed),
+                };
+            }
+            0..0x20 => return Err(Malformed),
+            _ => pos += 1,
+        }
+    }
+}
+
+/// Whether any byte of `word` is `"`, `\` or below 0x20 (the classic has-zero-byte tests).
+fn special(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero(word ^ (ONES * b'"' as u64));
+    let backslash = zero(word ^ (ONES * b'\\' as u64));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control != 0
+}
+
+/// The end of the number starting at `pos`: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn number_end(bytes: &[u8], mut pos: usize) -> Scan<usize> {
+    let digit = |pos: usize| bytes.get(pos).is_some_and(u8::is_ascii_digit);
+    let digits = |mut pos: usize| -> Scan<usize> {
+        if !digit(pos) {
+            return Err(Malformed);
+        }
+        while digit(pos) {
+            pos += 1;
+        }
+        Ok(pos)
+    };
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    pos = match bytes.get(pos) {
+        Some(b'0') => pos + 1,
+        _ => digits(pos)?,
+    };
+    if bytes.get(pos) == Some(&b'.') {
+        pos = digits(pos + 1)?;
+    }
+    if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        pos = digits(pos)?;
+    }
+    Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> Scan<Vec<Node>> {
+        let mut nodes = Vec::new();
+        let end = value(text.as_bytes(), 0, &mut nodes)?;
+        if skip_space(text.as_bytes(), end) != text.len() {
+            return Err(Malformed);
+        }
+        Ok(nodes)
+    }
+
+    #[test]
+    fn accepts_what_serde_json_accepts() {
+        for text in [
+            r#"{"a":[1,-2.5e+3,true,false,null],"b":{"c":"d\n\u00e9"}}"#,
+            " [ ] ",
+            "{}",
+            "0",
+            r#""abcdefghijklmnopqrstuvwxyz\"""#,
+            "[[[[1]]]]",
+        ] {
+            let nodes = scan(text).unwrap_or_else(|_| panic!("{text}"));
+            assert!(serde_json::from_str::<serde_json::Value>(text).is_ok());
+            assert_eq!(nodes.first().map(|n| n.next as usize), Some(nodes.len()));
+        }
+        for text in [
+            "[1,]",
+            "{\"a\"}",
+            "01",
+            "1.",
+            "-",
+            "[1 2]",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "tru",
+            "{\"a\":1,}",
+            "\"abc",
+            "[",
+            "nul",
+        ] {
+            assert!(scan(text).is_err(), "{text}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(text).is_err(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_is_limited_like_serde_json() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(scan(&deep(127)).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&deep(127)).is_ok());
+        assert!(scan(&deep(128)).is_err());
+        assert!(serde_json::from_str::<serde_json::Value>(&deep(128)).is_err());
+    }
+
+    #[test]
+    fn records_string_contents_and_subtrees() {
+        let text = r#"{"k":"v\"w","n":[1,2]}"#;
+        let nodes = scan(text).unwrap();
+        let content = |n: &Node| &text[n.start as usize..n.end as usize];
+        assert_eq!(content(&nodes[1]), "k");
+        assert_eq!(content(&nodes[2]), "v\\\"w");
+        assert!(nodes[2].escaped && !nodes[1].escaped);
+        assert_eq!(nodes[4].kind, Kind::Array);
+        assert_eq!(nodes[4].next, 7);
+        assert_eq!(content(&nodes[4]), "[1,2]");
+    }
+}

@@ -1,0 +1,235 @@
+//! Facts from body bytes (`body::facts`) equal facts from parsed messages, in every format,
+//! for arrays and JSON lines; malformed bodies and bad messages give the same errors.
+
+use context_compaction::body::{self, BodyFacts};
+use context_compaction::formats::Format;
+use context_compaction::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+const FIXTURES: [(Format, &str); 5] = [
+    (
+        Format::Canonical,
+        include_str!("fixtures/formats/canonical.json"),
+    ),
+    (
+        Format::OpenAIChat,
+        include_str!("fixtures/formats/openai-chat.json"),
+    ),
+    (
+        Format::OpenAIResponses,
+        include_str!("fixtures/formats/openai-responses.json"),
+    ),
+    (
+        Format::Anthropic,
+        include_str!("fixtures/formats/anthropic.json"),
+    ),
+    (Format::AiSdk, include_str!("fixtures/formats/ai-sdk.json")),
+];
+
+/// The facts of each message the objects path computes (JSON text per message, as JS sends it).
+fn expected(
+    format: Format,
+    messages: &[Value],
+    estimator: &dyn Estimator,
+) -> Result<Vec<MessageFacts>> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let path = format!("messages[{i}]");
+            let value = parse::json_text(&m.to_string()).unwrap();
+            let host = format.read(&value, &path)?;
+            MessageFacts::of_host(&host, estimator)
+                .map_err(|e| Error::invalid_request(e.to_string()))
+        })
+        .collect()
+}
+
+fn session() -> Vec<Value> {
+    include_str!("fixtures/large-session.jsonl")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["type"] == "message")
+        .map(|entry| entry["message"].clone())
+        .collect()
+}
+
+fn of(text: &str, format: Format) -> Result<BodyFacts> {
+    body::facts(text.as_bytes(), format, &Heuristic::new())
+}
+
+/// Counts like the heuristic but is not one, so every message takes the general reader.
+struct Plain;
+
+impl Estimator for Plain {
+    fn count_tokens(&self, text: &str) -> std::result::Result<u64, BoxError> {
+        Ok(Heuristic::new().count(text))
+    }
+}
+
+#[test]
+fn the_real_session_reads_the_same_from_bytes() {
+    let messages = session();
+    let want = expected(Format::Canonical, &messages, &Heuristic::new()).unwrap();
+    let array = serde_json::to_string(&messages).unwrap();
+    assert_eq!(of(&array, Format::Canonical).unwrap().messages, want);
+    let pretty = serde_json::to_string_pretty(&messages).unwrap();
+    assert_eq!(of(&pretty, Format::Canonical).unwrap().messages, want);
+    let lines: Vec<String> = messages.iter().map(Value::to_string).collect();
+    let jsonl = lines.join("\n") + "\n";
+    assert_eq!(of(&jsonl, Format::Canonical).unwrap().messages, want);
+    let general = body::facts(array.as_bytes(), Format::Canonical, &Plain).unwrap();
+    assert_eq!(general.messages, want);
+}
+
+#[test]
+fn every_format_reads_the_same_from_bytes() {
+    for (format, text) in FIXTURES {
+        let messages: Vec<Value> = serde_json::from_str(text).unwrap();
+        let want = expected(format, &messages, &Heuristic::new()).unwrap();
+        assert_eq!(of(text, format).unwrap().messages, want, "{format:?}");
+    }
+}
+
+#[test]
+fn spans_locate_each_message_in_the_body() {
+    let text = r#" [ {"role":"user","content":"a"} ,
+        {"role":"user","content":"b\n"}]  "#;
+    let facts = of(text, Format::Canonical).unwrap();
+    let spans: Vec<&str> = facts.spans.iter().map(|s| &text[s.clone()]).collect();
+    assert_eq!(
+        spans,
+        [
+            r#"{"role":"user","content":"a"}"#,
+            r#"{"role":"user","content":"b\n"}"#
+        ]
+    );
+    let lines =
+        "{\"role\":\"user\",\"content\":\"a\"}\r\n\n  {\"role\":\"user\",\"content\":\"b\"}";
+    let facts = of(lines, Format::Canonical).unwrap();
+    assert_eq!(facts.spans.len(), 2);
+    assert_eq!(
+        &lines[facts.spans[1].clone()],
+        r#"{"role":"user","content":"b"}"#
+    );
+    assert!(of("", Format::Canonical).unwrap().messages.is_empty());
+    assert!(of(" [ ] ", Format::Canonical).unwrap().messages.is_empty());
+}
+
+#[test]
+fn canonical_edge_cases_match_the_general_reader() {
+    let cases = [
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "x"}]}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "x", "arguments": null}]}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "a\"b", "name": "x", "arguments": {"k": [1, 2.5, "é\n"], "n": {"m": true}}}]}),
+        json!({"role": "assistant", "content": "plain", "stopReason": "length"}),
+        json!({"role": "assistant", "content": null, "stopReason": null}),
+        json!({"role": "user", "content": [{"type": "image", "data": "AAAA"}, {"type": "text", "text": ""}]}),
+        json!({"role": "toolResult", "toolCallId": "c", "toolName": null, "isError": true, "content": "out"}),
+        json!({"role": "user"}),
+        json!({"role": "user", "content": "日本語 and emoji 😀", "extra": {"deep": [[[]]]}}),
+    ];
+    let text = serde_json::to_string(&cases).unwrap();
+    let want = expected(Format::Canonical, &cases, &Heuristic::new()).unwrap();
+    assert_eq!(of(&text, Format::Canonical).unwrap().messages, want);
+    // Escapes serde_json would not write, numbers it would write differently, a repeated key.
+    let text = r#"[{"role":"assistant","content":[{"type":"toolCall","id":"\u0061","name":"r\/w","arguments":{"a":1.50,"b":1e2,"c":"\u00e9"}}]},
+        {"role":"user","content":"x","role":"user"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"a","name":"n","arguments":{"k":1,"k":2}}]}]"#;
+    let messages: Vec<Value> = serde_json::from_str(text).unwrap();
+    let want = expected(Format::Canonical, &messages, &Heuristic::new()).unwrap();
+    assert_eq!(of(text, Format::Canonical).unwrap().messages, want);
+}
+
+#[test]
+fn bad_messages_give_the_errors_of_the_general_reader() {
+    let cases = [
+        json!([{"role": "robot"}]),
+        json!([{"role": "user", "content": "ok"}, {"role": "assistant", "content": [{"type": "toolCall", "name": "x"}]}]),
+        json!([{"role": "assistant", "stopReason": "maybe"}]),
+        json!([{"role": "toolResult", "toolCallId": "a", "isError": "yes"}]),
+        json!([{"role": "toolResult", "toolCallId": 7}]),
+        json!([{"role": "user", "content": [{"type": "video"}]}]),
+        json!([{"role": "user", "content": 5}]),
+        json!([42]),
+    ];
+    for case in cases {
+        let messages = case.as_array().unwrap();
+        let want = expected(Format::Canonical, messages, &Heuristic::new()).unwrap_err();
+        let got = of(&case.to_string(), Format::Canonical).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string(), "{case}");
+        assert_eq!(got.code(), "invalid_request");
+    }
+}
+
+#[test]
+fn malformed_bodies_name_the_place() {
+    let err = |text: &str| of(text, Format::Canonical).unwrap_err().to_string();
+    let e = err(r#"[{"role":"user","content":"a"},]"#);
+    assert!(
+        e.contains("request: messages: invalid JSON: ") && e.contains("column"),
+        "{e}"
+    );
+    let e = err(r#"[{"role":"user"}] x"#);
+    assert!(e.contains("request: messages: invalid JSON"), "{e}");
+    let e = err("{\"role\":\"user\"}\n{\"role\":\"user\",}\n");
+    assert!(e.contains("request: messages[1]: invalid JSON: "), "{e}");
+    let e = err("{\"role\":\"user\"} {\"role\":\"user\"}\n");
+    assert!(e.contains("request: messages[0]: invalid JSON"), "{e}");
+    let e = err("[\"a\u{1}\"]");
+    assert!(e.contains("control character"), "{e}");
+    let e = body::facts(b"[\"\xff\"]", Format::Canonical, &Heuristic::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("messages: the body is not UTF-8 (at byte 2)"),
+        "{e}"
+    );
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("word ".to_owned()),
+            Just("camelCase".to_owned()),
+            Just("12345".to_owned()),
+            Just("\n    ".to_owned()),
+            Just("\"quoted\\\"".to_owned()),
+            Just("é😀".to_owned()),
+            Just("{}[],:".to_owned()),
+            Just("\t\u{1}".to_owned()),
+        ],
+        0..6,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn message_strategy() -> impl Strategy<Value = Value> {
+    let arguments = prop_oneof![
+        Just(Value::Null),
+        text_strategy().prop_map(Value::from),
+        (text_strategy(), any::<i32>(), any::<bool>())
+            .prop_map(|(s, n, b)| json!({"path": s, "n": n, "flags": [b, null], "x": 0.25})),
+    ];
+    prop_oneof![
+        text_strategy().prop_map(|t| json!({"role": "user", "content": t})),
+        (text_strategy(), text_strategy())
+            .prop_map(|(a, b)| json!({"role": "user", "content": [{"type": "text", "text": a}, {"type": "image"}, {"type": "text", "text": b}]})),
+        (text_strategy(), text_strategy(), arguments)
+            .prop_map(|(t, id, args)| json!({"role": "assistant", "stopReason": "toolUse", "content": [{"type": "thinking", "thinking": t}, {"type": "toolCall", "id": id, "name": "read", "arguments": args}]})),
+        (text_strategy(), text_strategy())
+            .prop_map(|(id, t)| json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": t}], "isError": false})),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn generated_messages_read_the_same_from_bytes(messages in prop::collection::vec(message_strategy(), 0..8)) {
+        let want = expected(Format::Canonical, &messages, &Heuristic::new()).unwrap();
+        let text = serde_json::to_string(&messages).unwrap();
+        prop_assert_eq!(&of(&text, Format::Canonical).unwrap().messages, &want);
+        let jsonl: Vec<String> = messages.iter().map(Value::to_string).collect();
+        prop_assert_eq!(&of(&jsonl.join("\n"), Format::Canonical).unwrap().messages, &want);
+    }
+}
