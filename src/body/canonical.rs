@@ -4,10 +4,9 @@
 //! same error).
 
 use super::count::Counter;
-use super::node::Val;
-use super::tape::Kind;
 use crate::facts::{MessageFacts, Role};
 use crate::token::Estimator;
+use context_compaction_scan::{Kind, Val};
 
 /// The facts of one canonical message, or `None` to read it the general way.
 pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
@@ -130,8 +129,8 @@ fn required_text(block: Val, key: &str, counter: &Counter) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::tape;
     use crate::token::Heuristic;
+    use context_compaction_scan as tape;
 
     #[test]
     fn every_message_of_the_real_session_is_read_directly() {

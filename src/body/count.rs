@@ -2,9 +2,8 @@
 
 use std::borrow::Cow;
 
-use super::node::{Val, unescape};
-use super::tape::Kind;
 use crate::token::{Heuristic, rounded, score};
+use context_compaction_scan::{Kind, Val, unescape};
 
 // A pair of quotes or brackets.
 const PAIR: u64 = 2 * PUNCTUATION;
@@ -96,7 +95,7 @@ fn number_score(raw: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::tape;
+    use context_compaction_scan as tape;
 
     fn compact(text: &str) -> Option<u64> {
         let mut nodes = Vec::new();

@@ -9,8 +9,6 @@
 
 mod canonical;
 mod count;
-mod node;
-mod tape;
 
 use std::ops::Range;
 
@@ -19,8 +17,8 @@ use crate::facts::{MessageFacts, estimator_failed};
 use crate::formats::Format;
 use crate::parse::json_text;
 use crate::token::Estimator;
+use context_compaction_scan::{self as tape, Val};
 use count::Counter;
-use node::Val;
 
 /// The facts of every message of a body, and where each message's text is in it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -2,11 +2,11 @@
 
 use std::borrow::Cow;
 
-use super::tape::{Kind, Node};
+use crate::tape::{Kind, Node};
 
 /// One value of a scanned body.
 #[derive(Clone, Copy)]
-pub(crate) struct Val<'a> {
+pub struct Val<'a> {
     text: &'a str,
     nodes: &'a [Node],
     index: usize,
@@ -108,7 +108,7 @@ impl<'a> Val<'a> {
 }
 
 /// Iterates the children of a container, skipping each child's subtree.
-pub(crate) struct Children<'a> {
+pub struct Children<'a> {
     text: &'a str,
     nodes: &'a [Node],
     at: usize,
@@ -136,8 +136,8 @@ impl<'a> Iterator for Children<'a> {
 }
 
 /// The value of a JSON string's content (already validated by the scanner). A lone surrogate
-/// escape becomes U+FFFD, as in [`crate::parse::json_text`].
-pub(crate) fn unescape(raw: &str) -> String {
+/// escape becomes U+FFFD (as `context_compaction::parse::json_text` reads it).
+pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(at) = rest.find('\\') {
@@ -180,7 +180,7 @@ fn code_point(escape: &str) -> (char, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::tape;
+    use crate::tape;
 
     #[test]
     fn unescapes_like_serde_json() {

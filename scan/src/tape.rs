@@ -6,7 +6,7 @@
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Null,
     Bool,
     Number,
@@ -19,7 +19,7 @@ pub(crate) enum Kind {
 /// anything else, its whole text. Containers are followed by their children (an object's by key,
 /// value, key, value…); `next` is the index just past the node's subtree.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Node {
+pub struct Node {
     pub kind: Kind,
     /// A string with at least one escape sequence (its content is not its text).
     pub escaped: bool,
@@ -31,7 +31,7 @@ pub(crate) struct Node {
 /// The JSON is malformed (or nested deeper than `serde_json` allows); the caller asks
 /// `serde_json` for the message.
 #[derive(Debug)]
-pub(crate) struct Malformed;
+pub struct Malformed;
 
 type Scan<T> = Result<T, Malformed>;
 
@@ -40,7 +40,7 @@ const MAX_DEPTH: usize = 127;
 
 /// Scans the value starting at `pos` (after whitespace) into `nodes` (cleared first) and returns
 /// the position just past it.
-pub(crate) fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
+pub fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
     nodes.clear();
     // Offsets are u32: bodies over 4 GiB are not supported (far beyond any context window).
     if bytes.len() > u32::MAX as usize {
@@ -53,7 +53,7 @@ pub(crate) fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usi
 }
 
 /// The position of the first byte at or after `pos` that is not JSON whitespace.
-pub(crate) fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
+pub fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
     while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         pos += 1;
     }

@@ -1,0 +1,12 @@
+//! The hot loops of `context-compaction`, in their own crate so that they are compiled for speed
+//! (`opt-level = 3`) while the rest of the package is compiled for size: a validating JSON
+//! scanner that records values as a flat tape pointing into the input, views over that tape,
+//! and the score the default token heuristic gives a text.
+
+mod node;
+mod score;
+mod tape;
+
+pub use node::{Children, Val, unescape};
+pub use score::score;
+pub use tape::{Kind, Malformed, Node, skip_space, value};
