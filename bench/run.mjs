@@ -56,6 +56,13 @@ for (const n of sizes) {
   const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
   const coldObjects = median(() => cold.plan({ messages, inputTokenBudget: 0 }), runs);
 
+  // Cold from bytes: the body as a Worker holds it (a JSON array, and JSON lines).
+  const coldBytes = median(() => cold.planBytes(bytes, { inputTokenBudget: 0 }), runs);
+  const lines = new TextEncoder().encode(messages.map((m) => JSON.stringify(m)).join("\n"));
+  const coldLines = median(() => cold.planBytes(lines, { inputTokenBudget: 0 }), runs);
+  const same = cold.planBytes(bytes, { inputTokenBudget: 0 }).firstKeptIndex === cold.plan({ messages, inputTokenBudget: 0 }).firstKeptIndex;
+  if (!same) throw new Error(`planBytes and plan disagree at ${n} messages`);
+
   // Apply preparation: the records the summarizer would receive for the plan.
   const generator = new Compactor({ keepRecentTokens: 20_000, summarizer: { model: "m", generate: async () => "" } });
   const plan = generator.plan({ messages, inputTokenBudget: 0 });
@@ -65,29 +72,29 @@ for (const n of sizes) {
     serialized = prompts.reduce((sum, p) => sum + p.prompt.length, 0);
   }, runs);
 
-  perMessage[n] = { steady: steady / n, coldObjects: coldObjects / n, prepare: prepare / serialized };
-  rows.push({ n, a, b, c, steady, steadyCache, coldObjects, prepare, serialized });
+  perMessage[n] = { steady: steady / n, coldObjects: coldObjects / n, coldBytes: coldBytes / n, prepare: prepare / serialized };
+  rows.push({ n, a, b, c, steady, steadyCache, coldObjects, coldBytes, coldLines, prepare, serialized, body: bytes.length });
   if (n === 10_000 || smoke) {
     const at = smoke ? "1k (smoke)" : "10k";
     target(`steady state ${at}: Conversation append + plan / A`, steady / a, 0.5);
     target(`cold from objects ${at}: plan / C`, coldObjects / c, 1.0);
-    target(`cold from bytes ${at}: plan / B`, null, 0.6, "no entry point for bytes yet");
+    target(`cold from bytes ${at}: planBytes / B`, coldBytes / b, 0.6);
   }
 }
 
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
-console.log("| messages | A: sum lengths | B: JSON.parse | C: encodeInto | steady (handle) | steady (plan + cache) | cold plan (objects) | apply prep | records bytes |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| messages | body bytes | A: sum lengths | B: JSON.parse | C: encodeInto | steady (handle) | steady (plan + cache) | cold plan (objects) | cold planBytes (array) | cold planBytes (lines) | apply prep | records bytes |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
-  console.log(`| ${r.n} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.prepare)} | ${r.serialized} |`);
+  console.log(`| ${r.n} | ${r.body} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.coldBytes)} | ${fmt(r.coldLines)} | ${fmt(r.prepare)} | ${r.serialized} |`);
 }
 console.log("\nper-message cost (µs; apply prep per KB serialized):");
 for (const [n, cost] of Object.entries(perMessage)) {
-  console.log(`  ${n}: steady ${(cost.steady * 1000).toFixed(3)}, cold ${(cost.coldObjects * 1000).toFixed(3)}, prep ${(cost.prepare * 1000 * 1000).toFixed(3)}`);
+  console.log(`  ${n}: steady ${(cost.steady * 1000).toFixed(3)}, cold objects ${(cost.coldObjects * 1000).toFixed(3)}, cold bytes ${(cost.coldBytes * 1000).toFixed(3)}, prep ${(cost.prepare * 1000 * 1000).toFixed(3)}`);
 }
 if (!smoke) {
   const costs = Object.values(perMessage);
-  for (const key of ["coldObjects", "prepare"]) {
+  for (const key of ["coldObjects", "coldBytes", "prepare"]) {
     const values = costs.map((c) => c[key]);
     target(`linear scaling of ${key}: max / min per-unit cost`, Math.max(...values) / Math.min(...values), 3);
   }

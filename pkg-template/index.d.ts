@@ -212,6 +212,22 @@ export interface Plan<M extends AnyMessage = Message> {
   messageTokens: Float64Array;
 }
 
+/** The request of `planBytes`: everything but `messages` (the body holds them). */
+export type BytesRequest = RequestOptions & { format?: MessageFormat | null; messages?: never };
+
+/** A plan from `planBytes`: indices and estimates, and where each message is in the body. */
+export interface BytesPlan {
+  firstKeptIndex: number;
+  turnPrefixStart: number;
+  splitTurn: boolean;
+  estimateBefore: number;
+  estimateAfterWithoutSummary: number;
+  /** Estimated tokens of each message (framing included), in order. */
+  messageTokens: Float64Array;
+  /** Byte offsets of each message's JSON in the body: start and end, two per message. */
+  messageSpans: Uint32Array;
+}
+
 export interface Usage {
   input: number;
   output: number;
@@ -307,8 +323,14 @@ export declare class Compactor {
   constructor(config: CompactorConfig);
   /** Pure: estimates, checks the trigger and picks a tool-safe cut. `null` when there is nothing to do. */
   plan<M extends AnyMessage>(request: CompactionRequest<M>): Plan<M> | null;
+  /**
+   * Plans a request whose messages are a body's bytes: a JSON array of messages or JSON lines,
+   * read inside wasm with no `JSON.parse`. The same plan `plan` gives on the parsed messages,
+   * with `messageSpans` instead of message arrays. `null` when there is nothing to do.
+   */
+  planBytes(body: Uint8Array | ArrayBuffer | string, request?: BytesRequest | null): BytesPlan | null;
   /** Executes a plan (`null` is a no-op); a given plan is trusted, not re-planned. */
-  apply<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null, options?: CallOptions): Promise<CompactionResult<M>>;
+  apply<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | BytesPlan | null, options?: CallOptions): Promise<CompactionResult<M>>;
   /** Plan, then apply. */
   compact<M extends AnyMessage>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
   /** A history to append to and re-plan cheaply (each message is read once, when appended). */

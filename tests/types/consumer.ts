@@ -145,6 +145,12 @@ async function main(): Promise<void> {
   compactor.plan({ messages: [{ role: "robot", content: "x" }] });
   // @ts-expect-error generate must return text
   new Compactor({ summarizer: { model: "m", generate: async () => 42 } });
+  const body = new TextEncoder().encode(JSON.stringify(messages));
+  const bytesPlan = compactor.planBytes(body, { format: "canonical", inputTokenBudget: 1000 });
+  const spans: Uint32Array | undefined = bytesPlan?.messageSpans;
+  await compactor.apply({ messages }, bytesPlan);
+  // @ts-expect-error the body holds the messages
+  compactor.planBytes(body, { messages });
   // @ts-expect-error apply's plan must be a plan or null
   await compactor.apply({ messages }, { firstKeptIndex: 1 });
   // @ts-expect-error the code is a known string
