@@ -140,7 +140,9 @@ impl<'a> Iterator for Children<'a> {
 pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
+    while let Some(at) =
+        Some(crate::find::backslash(rest.as_bytes(), 0)).filter(|&at| at < rest.len())
+    {
         out.push_str(rest.get(..at).unwrap_or(""));
         let escape = rest.get(at..).unwrap_or("");
         let (ch, width) = match escape.as_bytes().get(1) {

@@ -167,15 +167,7 @@ impl Scanner<'_, '_> {
 fn string_end(bytes: &[u8], mut pos: usize) -> Scan<(usize, bool)> {
     let mut escaped = false;
     loop {
-        // Eight bytes at a time while none of them is a quote, a backslash or a control byte.
-        while let Some(word) = bytes.get(pos..pos + 8) {
-            let mut chunk = [0; 8];
-            chunk.copy_from_slice(word);
-            if special(u64::from_le_bytes(chunk)) {
-                break;
-            }
-            pos += 8;
-        }
+        pos = crate::find::string_stop(bytes, pos);
         match bytes.get(pos).copied().ok_or(Malformed)? {
             b'"' => return Ok((pos, escaped)),
             b'\\' => {
@@ -192,21 +184,10 @@ fn string_end(bytes: &[u8], mut pos: usize) -> Scan<(usize, bool)> {
                     _ => return Err(Malformed),
                 };
             }
-            0..0x20 => return Err(Malformed),
-            _ => pos += 1,
+            // A control byte: JSON strings may not hold one unescaped.
+            _ => return Err(Malformed),
         }
     }
-}
-
-/// Whether any byte of `word` is `"`, `\` or below 0x20 (the classic has-zero-byte tests).
-fn special(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let quote = zero(word ^ (ONES * b'"' as u64));
-    let backslash = zero(word ^ (ONES * b'\\' as u64));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control != 0
 }
 
 /// The end of the number starting at `pos`: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{Kind, Val, unescape};
+use context_compaction_scan::{Kind, Val, score_escaped, unescape};
 
 // A pair of quotes or brackets.
 const PAIR: u64 = 2 * PUNCTUATION;
@@ -20,10 +20,18 @@ pub(crate) struct Counter {
 impl Counter {
     /// The tokens of a string's value (0 for anything else, as for an empty text).
     pub fn text(&self, value: Val) -> u64 {
-        match value.str() {
-            Some(text) => self.heuristic.count(&text),
-            None => 0,
+        let raw = value.raw();
+        if value.kind() != Kind::String || raw.is_empty() {
+            return 0;
         }
+        // As `Heuristic::count` scores the value, without building it when the escapes allow.
+        let score = match value.escaped() {
+            false => score(raw.as_bytes()),
+            true => {
+                score_escaped(raw.as_bytes()).unwrap_or_else(|| score(unescape(raw).as_bytes()))
+            }
+        };
+        rounded(score)
     }
 
     /// The tokens of `value` written as compact JSON (`serde_json::to_string`, as tool-call

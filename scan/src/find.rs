@@ -1,0 +1,102 @@
+//! Finding the next byte of interest in a string's text, 16 bytes at a time where there is SIMD
+//! (wasm32 `simd128`, x86_64 SSE2) and 8 at a time (SWAR) elsewhere.
+
+/// The index of the first byte at or after `pos` that ends a run of plain string content: a
+/// quote, a backslash or a control byte (below 0x20); `bytes.len()` when there is none.
+pub fn string_stop(bytes: &[u8], pos: usize) -> usize {
+    first(bytes, pos, true)
+}
+
+/// The index of the first backslash at or after `pos`; `bytes.len()` when there is none.
+pub fn backslash(bytes: &[u8], pos: usize) -> usize {
+    first(bytes, pos, false)
+}
+
+fn first(bytes: &[u8], mut pos: usize, stops: bool) -> usize {
+    while let Some(chunk) = bytes.get(pos..pos + 16) {
+        let mut lanes = [0u8; 16];
+        lanes.copy_from_slice(chunk);
+        let mask = mask16(&lanes, stops);
+        if mask != 0 {
+            return pos + mask.trailing_zeros() as usize;
+        }
+        pos += 16;
+    }
+    let is_stop = |b: &u8| *b == b'\\' || (stops && (*b == b'"' || *b < 0x20));
+    bytes
+        .get(pos..)
+        .and_then(|rest| rest.iter().position(is_stop))
+        .map_or(bytes.len(), |k| pos + k)
+}
+
+/// Bit `i` is set when byte `i` is a backslash (or, with `stops`, a quote or a control byte).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
+    use core::arch::wasm32::*;
+    // SAFETY: `lanes` is 16 readable bytes; v128_load has no alignment requirement.
+    let v = unsafe { v128_load(lanes.as_ptr().cast()) };
+    let mut hit = u8x16_eq(v, u8x16_splat(b'\\'));
+    if stops {
+        hit = v128_or(hit, u8x16_eq(v, u8x16_splat(b'"')));
+        hit = v128_or(hit, u8x16_lt(v, u8x16_splat(0x20)));
+    }
+    u8x16_bitmask(hit) as u32
+}
+
+#[cfg(target_arch = "x86_64")]
+fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
+    use core::arch::x86_64::*;
+    // SAFETY: `lanes` is 16 readable bytes; loadu has no alignment requirement, and SSE2 is
+    // part of every x86_64 target.
+    unsafe {
+        let v = _mm_loadu_si128(lanes.as_ptr().cast());
+        let mut hit = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        if stops {
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)));
+            // Unsigned v < 0x20, as min(v, 0x1F) == v.
+            let low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+            hit = _mm_or_si128(hit, low);
+        }
+        _mm_movemask_epi8(hit) as u32
+    }
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
+    let mut mask = 0;
+    for (i, &b) in lanes.iter().enumerate() {
+        if b == b'\\' || (stops && (b == b'"' || b < 0x20)) {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_stop_anywhere() {
+        for len in 0..40 {
+            for at in 0..len {
+                for stop in [b'"', b'\\', 0x01, 0x1F] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = stop;
+                    if let Some(b) = bytes.get_mut(at + 1) {
+                        *b = b'"';
+                    }
+                    assert_eq!(string_stop(&bytes, 0), at);
+                    assert_eq!(string_stop(&bytes, at + 1), (at + 1).min(len));
+                    let want = if stop == b'\\' { at } else { len };
+                    assert_eq!(backslash(&bytes, 0), want);
+                }
+            }
+            assert_eq!(string_stop(&vec![0xE9u8; len], 0), len);
+            assert_eq!(string_stop(&vec![b' '; len], len), len);
+        }
+    }
+}
