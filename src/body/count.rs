@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{Kind, Val, score_escaped, unescape};
+use context_compaction_scan::{Kind, Val, backslash, score_escaped, unescape};
 
 // A pair of quotes or brackets.
 const PAIR: u64 = 2 * PUNCTUATION;
@@ -80,12 +80,24 @@ fn compact_score(value: Val) -> Option<u64> {
 /// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
 fn string_score(value: Val) -> u64 {
     let raw = value.raw();
-    let rewritten = |pair: &[u8]| matches!(pair, [b'\\', b'u' | b'/']);
-    if value.escaped() && raw.as_bytes().windows(2).any(rewritten) {
+    if value.escaped() && rewritten(raw.as_bytes()) {
         let written = serde_json::to_string(&unescape(raw)).unwrap_or_default();
         return score(written.as_bytes());
     }
     PAIR + score(raw.as_bytes())
+}
+
+/// Whether a string's text has an escape `serde_json` writes differently (`\u`, `\/`).
+fn rewritten(raw: &[u8]) -> bool {
+    let mut pos = 0;
+    loop {
+        let at = backslash(raw, pos);
+        match raw.get(at + 1) {
+            None => return false,
+            Some(b'u' | b'/') => return true,
+            Some(_) => pos = at + 2,
+        }
+    }
 }
 
 /// A number as `serde_json` writes it back: short integers as they stand, anything else
