@@ -70,7 +70,12 @@ impl<'a> Val<'a> {
 
     /// Whether this is the string `word`.
     pub fn is(&self, word: &str) -> bool {
-        self.str().is_some_and(|s| s == word)
+        let node = self.node();
+        match (node.kind, node.escaped) {
+            (Kind::String, false) => self.raw() == word,
+            (Kind::String, true) => unescape(self.raw()) == word,
+            _ => false,
+        }
     }
 
     /// The children of an array, or the keys and values of an object, in order.

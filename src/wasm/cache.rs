@@ -33,28 +33,66 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     )?;
     let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
+    let mut found: Vec<Option<MessageFacts>> = (0..count)
+        .map(|i| cached(&request.messages.get(i), map.as_ref()))
+        .collect();
+    let missed: Vec<u32> = (0..count)
+        .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
+        .collect();
+    if missed.len() >= BULK && estimator.as_heuristic().is_some() {
+        for (i, read) in missed
+            .iter()
+            .zip(bulk(request, &missed).unwrap_or_default())
+        {
+            store(&request.messages.get(*i), map.as_ref(), &read);
+            if let Some(slot) = found.get_mut(*i as usize) {
+                *slot = Some(read);
+            }
+        }
+    }
     facts.messages.reserve(count as usize);
-    for i in 0..count {
-        facts
-            .messages
-            .push(message_facts(request, i, map.as_ref())?);
+    for (i, hit) in found.into_iter().enumerate() {
+        let read = match hit {
+            Some(read) => read,
+            None => message_facts(request, i as u32, map.as_ref())?,
+        };
+        facts.messages.push(read);
     }
     Ok(facts)
 }
 
+// From this many messages not in the cache, they cross in one `JSON.stringify` and are read as
+// one body (`crate::body`), rather than one crossing and one parse each.
+const BULK: usize = 32;
+
+/// The facts of the messages at `indices`, read as one JSON body; `None` when any of them
+/// fails, so that the message-by-message path reports the error with its own index.
+fn bulk(request: &JsRequest, indices: &[u32]) -> Option<Vec<MessageFacts>> {
+    let messages: Array = indices.iter().map(|&i| request.messages.get(i)).collect();
+    let text = js_sys::JSON::stringify(&messages).ok()?.as_string()?;
+    let read = crate::body::facts(text.as_bytes(), request.format, &request.estimator).ok()?;
+    (read.messages.len() == indices.len()).then_some(read.messages)
+}
+
+/// The cached facts of `value`, if any.
+fn cached(value: &JsValue, map: Option<&WeakMap>) -> Option<MessageFacts> {
+    // Only objects can be WeakMap keys (anything else fails to parse anyway).
+    let map = map.filter(|_| value.is_object())?;
+    decode(&map.get(value.unchecked_ref()))
+}
+
+fn store(value: &JsValue, map: Option<&WeakMap>, facts: &MessageFacts) {
+    if let Some(map) = map.filter(|_| value.is_object()) {
+        map.set(value.unchecked_ref(), &encode(facts));
+    }
+}
+
 fn message_facts(request: &JsRequest, i: u32, map: Option<&WeakMap>) -> Result<MessageFacts> {
     let value = request.messages.get(i);
-    // Only objects can be WeakMap keys (anything else fails to parse below anyway).
-    let map = map.filter(|_| value.is_object());
-    if let Some(hit) = map.and_then(|m| decode(&m.get(value.unchecked_ref()))) {
-        return Ok(hit);
-    }
     let host = convert::host(&request.messages, i as usize, request.format)?;
     let facts = MessageFacts::of_host(&host, &request.estimator)
         .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
-    if let Some(map) = map {
-        map.set(value.unchecked_ref(), &encode(&facts));
-    }
+    store(&value, map, &facts);
     Ok(facts)
 }
 

@@ -33,6 +33,9 @@ pub struct JsRequest {
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format }`.
 pub fn request(value: &JsValue) -> Result<JsRequest> {
+    if !value.is_object() {
+        return Err(Error::invalid_request("request: expected an object"));
+    }
     let messages = field(value, "messages", "request")?;
     if !Array::is_array(&messages) {
         return Err(Error::invalid_request("messages: expected an array"));
@@ -43,6 +46,9 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
 /// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
 /// which must be left out.
 pub fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
+    if value.is_undefined() || value.is_null() {
+        return request_around(&Object::new().into(), Array::new());
+    }
     if !field(value, "messages", "request")?.is_undefined() {
         return Err(Error::invalid_request(
             "request.messages: leave it out, the messages are the body",

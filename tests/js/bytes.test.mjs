@@ -88,3 +88,21 @@ test("bad bodies are errors that name the place", () => {
   fails("[]", { messages: [] }, /request\.messages: leave it out/);
   fails("[]", { format: "klingon" }, /format: unknown format/);
 });
+
+test("a request may be left out", () => {
+  assert.equal(compactor.planBytes(encode(JSON.stringify(conversation(2)))), null);
+});
+
+test("cold histories are read in bulk, and a bad message still names its own index", () => {
+  for (const cacheFacts of [true, false]) {
+    const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts });
+    const messages = conversation(10);
+    messages.splice(37, 0, { role: "assistant", content: [{ type: "toolCall", name: "x" }] });
+    assert.throws(() => cold.plan({ messages, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && /messages\[37\]\.content\[0\]\.id: missing/.test(e.message));
+    messages.splice(37, 1);
+    const plan = cold.plan({ messages, inputTokenBudget: 0 });
+    assert.deepEqual(shared(plan), shared(compactor.planBytes(encode(JSON.stringify(messages)), { inputTokenBudget: 0 })));
+    // Cached facts from the bulk read give the same plan again.
+    assert.deepEqual(cold.plan({ messages, inputTokenBudget: 0 }), plan);
+  }
+});
