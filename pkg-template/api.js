@@ -1,9 +1,11 @@
-// Shared by the entries: registers the error class with an initialised glue module and builds
+// Shared by the entries: registers the error class and the cold-path walker with an initialised glue module and builds
 // the classes written in JavaScript.
 import { CompactionError } from "./error.js";
 import { defineContextManager } from "./manager.js";
+import { walk } from "./walk.js";
 
 export function setup(glue) {
   glue.__registerErrorClass(CompactionError);
+  glue.__registerWalker(walk);
   return { ContextManager: defineContextManager(glue, CompactionError) };
 }

@@ -7,6 +7,12 @@ pub fn string_stop(bytes: &[u8], pos: usize) -> usize {
     first(bytes, pos, true)
 }
 
+/// Bit `i` is set when byte `i` of `chunk` ends a run of plain string content (as for
+/// [`string_stop`]).
+pub(crate) fn stops16(chunk: &[u8; 16]) -> u32 {
+    mask16(chunk, true)
+}
+
 /// The index of the first backslash at or after `pos`; `bytes.len()` when there is none.
 pub fn backslash(bytes: &[u8], pos: usize) -> usize {
     first(bytes, pos, false)

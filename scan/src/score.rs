@@ -14,7 +14,7 @@ use classify::{Masks, classify};
 const WORD: u64 = 100; // a run of ASCII letters (camelCase humps are separate runs)
 const LONG_WORD_LETTER: u64 = 25; // each letter of a run beyond the sixth
 const DIGIT_GROUP: u64 = 150; // each group of up to three digits
-const PUNCTUATION: u64 = 40; // each ASCII symbol
+pub(crate) const PUNCTUATION: u64 = 40; // each ASCII symbol
 const NEWLINE: u64 = 100; // each line break
 const INDENT: u64 = 50; // each run of two or more spaces or tabs
 const NON_ASCII: u64 = 100; // each non-ASCII character
@@ -192,7 +192,7 @@ fn ones(x: u64) -> u64 {
 const SHORT: usize = 24;
 
 /// The definition: one byte at a time, run by run.
-fn bytewise(bytes: &[u8]) -> u64 {
+pub(crate) fn bytewise(bytes: &[u8]) -> u64 {
     let mut total = 0;
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {

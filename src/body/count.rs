@@ -3,14 +3,16 @@
 use std::borrow::Cow;
 
 use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{Kind, Val, backslash, score_escaped, unescape};
+use context_compaction_scan::{
+    Kind, Val, backslash, escape_into, score_escaped, score_quoted, unescape,
+};
 
 // A pair of quotes or brackets.
-const PAIR: u64 = 2 * PUNCTUATION;
+pub(super) const PAIR: u64 = 2 * PUNCTUATION;
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 const MAX_CHECKED_KEYS: usize = 32;
 // What the heuristic scores each JSON punctuation byte (`{`, `"`, `:`, …).
-const PUNCTUATION: u64 = 40;
+pub(super) const PUNCTUATION: u64 = 40;
 
 /// Counts tokens the way [`Heuristic::count`] does on the values of a body.
 pub(crate) struct Counter {
@@ -40,6 +42,31 @@ impl Counter {
     pub fn compact(&self, value: Val) -> Option<u64> {
         Some(rounded(compact_score(value)?))
     }
+}
+
+/// The heuristic score of the value JSON `text` holds, written as compact JSON (as
+/// `serde_json` writes the value it parses); `None` when `text` is not JSON.
+pub(super) fn json_score(text: &str) -> Option<u64> {
+    let mut nodes = Vec::new();
+    let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
+    if end == Some(text.len())
+        && let Some(score) = compact_score(Val::root(text, &nodes))
+    {
+        return Some(score);
+    }
+    let value = crate::parse::json_text(text).ok()?;
+    Some(score(value.to_string().as_bytes()))
+}
+
+/// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
+/// escapes it); `scratch` holds the escaped text when there is something to escape.
+pub(super) fn quoted_score(text: &[u8], scratch: &mut Vec<u8>) -> u64 {
+    if let Some(score) = score_quoted(text) {
+        return score;
+    }
+    scratch.clear();
+    escape_into(text, scratch);
+    score(scratch)
 }
 
 /// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece
@@ -102,7 +129,7 @@ fn rewritten(raw: &[u8]) -> bool {
 
 /// A number as `serde_json` writes it back: short integers as they stand, anything else
 /// through `serde_json` (`1.50` → `1.5`, `1e2` → `100.0`); `None` when it cannot hold it.
-fn number_score(raw: &str) -> Option<u64> {
+pub(super) fn number_score(raw: &str) -> Option<u64> {
     let digits = raw.strip_prefix('-').unwrap_or(raw);
     let plain = digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit());
     if plain && !raw.starts_with("-0") {

@@ -9,6 +9,7 @@
 
 mod canonical;
 mod count;
+pub mod walked;
 
 use std::ops::Range;
 

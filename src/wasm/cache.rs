@@ -39,11 +39,9 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let missed: Vec<u32> = (0..count)
         .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
         .collect();
-    if missed.len() >= BULK && estimator.as_heuristic().is_some() {
-        for (i, read) in missed
-            .iter()
-            .zip(bulk(request, &missed).unwrap_or_default())
-        {
+    if missed.len() >= BULK {
+        for (i, read) in missed.iter().zip(read_missed(request, &missed)) {
+            let Some(read) = read else { continue };
             store(&request.messages.get(*i), map.as_ref(), &read);
             if let Some(slot) = found.get_mut(*i as usize) {
                 *slot = Some(read);
@@ -61,9 +59,26 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     Ok(facts)
 }
 
-// From this many messages not in the cache, they cross in one `JSON.stringify` and are read as
-// one body (`crate::body`), rather than one crossing and one parse each.
+// From this many messages not in the cache, they are read together rather than one crossing
+// and one parse each.
 const BULK: usize = 32;
+
+/// The facts of the messages at `indices` read together, where the default heuristic allows:
+/// canonical messages through the walker (`super::walk`), other formats as one body. `None`
+/// (or nothing) for those to be read one by one, which also gives any error its own index.
+fn read_missed(request: &JsRequest, indices: &[u32]) -> Vec<Option<MessageFacts>> {
+    let Some(heuristic) = request.estimator.as_heuristic() else {
+        return Vec::new();
+    };
+    let walked = (request.format == Format::Canonical)
+        .then(|| super::walk::facts(&request.messages, indices, heuristic))
+        .flatten();
+    walked.unwrap_or_else(|| {
+        bulk(request, indices)
+            .map(|read| read.into_iter().map(Some).collect())
+            .unwrap_or_default()
+    })
+}
 
 /// The facts of the messages at `indices`, read as one JSON body; `None` when any of them
 /// fails, so that the message-by-message path reports the error with its own index.

@@ -12,6 +12,7 @@ mod estimator;
 mod js;
 mod manager;
 mod timer;
+mod walk;
 
 use wasm_bindgen::prelude::*;
 

@@ -1,0 +1,223 @@
+// The walker of the cold objects path (src/body/walked.rs reads what it lays out): it reads
+// canonical messages as JSON.stringify would see them, copies each text-bearing string once into
+// wasm memory with encodeInto, and describes the message around it in u32 ops. Anything it is
+// not sure of becomes OTHER, and wasm reads that message the general way.
+
+// Keep in step with `op` in src/body/walked.rs.
+const USER = 1;
+const ASSISTANT = 2;
+const TOOL_RESULT = 3;
+const TEXT = 4;
+const IMAGE = 5;
+const CALL = 6;
+const RESULT_ID = 7;
+const OTHER = 8;
+const V_STRING = 9;
+const V_NUMBER = 10;
+const V_NULL = 11;
+const V_TRUE = 12;
+const V_FALSE = 13;
+const V_ARRAY = 14;
+const V_OBJECT = 15;
+const V_JSON = 16;
+const V_MISSING = 17;
+
+// Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
+const MAX_DEPTH = 64;
+
+const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
+const encoder = new TextEncoder();
+
+// What laying out one message gives: done, left to the general reader, or out of room.
+const DONE = 0;
+const UNSURE = 1;
+const FULL = 2;
+
+/**
+ * Lays out `messages[indices[k]]` for k from `from` on into the byte and op buffers (wasm
+ * memory) until one is full; returns how many messages it laid out. `ops[0]` gets how many
+ * ops follow it.
+ */
+export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap) {
+  const buffer = memory.buffer;
+  const indices = new Uint32Array(buffer, indicesAt, indicesLen);
+  const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
+  let k = from;
+  for (; k < indicesLen; k++) {
+    const b = out.b;
+    const o = out.o;
+    const read = message(messages[indices[k]], out);
+    if (read === DONE) continue;
+    out.b = b;
+    out.o = o;
+    if (read === FULL || !op(out, OTHER)) break;
+  }
+  out.ops[0] = out.o - 1;
+  return k - from;
+}
+
+function message(m, out) {
+  if (!plain(m)) return UNSURE;
+  const role = m.role;
+  if (role === "user") return op(out, USER) ? content(m.content, out) : FULL;
+  if (role === "assistant") {
+    const stop = m.stopReason;
+    if (stop !== undefined && stop !== null && !STOP_REASONS.has(stop)) return UNSURE;
+    return op(out, ASSISTANT) ? assistantContent(m.content, out) : FULL;
+  }
+  if (role === "toolResult") {
+    const { isError, toolName, toolCallId } = m;
+    if (isError !== undefined && isError !== null && typeof isError !== "boolean") return UNSURE;
+    if (toolName !== undefined && toolName !== null && typeof toolName !== "string") return UNSURE;
+    if (typeof toolCallId !== "string") return UNSURE;
+    if (!op(out, TOOL_RESULT) || !op(out, RESULT_ID) || !string(out, toolCallId)) return FULL;
+    return content(m.content, out);
+  }
+  return UNSURE;
+}
+
+// An object JSON.stringify writes as the properties read here: a plain object of this realm
+// (no getters on a prototype, no toJSON).
+function plain(value) {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype && value.toJSON === undefined;
+}
+
+function content(value, out) {
+  if (value === undefined || value === null) return DONE;
+  if (typeof value === "string") return text(out, value);
+  if (!Array.isArray(value)) return UNSURE;
+  for (let i = 0; i < value.length; i++) {
+    const block = value[i];
+    if (!plain(block)) return UNSURE;
+    let read;
+    if (block.type === "text") read = required(out, block.text);
+    else if (block.type === "image") read = op(out, IMAGE) ? DONE : FULL;
+    else return UNSURE;
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+function assistantContent(value, out) {
+  if (value === undefined || value === null) return DONE;
+  if (typeof value === "string") return text(out, value);
+  if (!Array.isArray(value)) return UNSURE;
+  for (let i = 0; i < value.length; i++) {
+    const block = value[i];
+    if (!plain(block)) return UNSURE;
+    let read;
+    if (block.type === "text") read = required(out, block.text);
+    else if (block.type === "thinking") read = required(out, block.thinking);
+    else if (block.type === "toolCall") read = call(out, block);
+    else return UNSURE;
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+function call(out, block) {
+  const { id, name } = block;
+  if (typeof id !== "string" || typeof name !== "string") return UNSURE;
+  if (!op(out, CALL) || !string(out, id) || !string(out, name)) return FULL;
+  const args = block.arguments;
+  // JSON.stringify leaves such a property out: the arguments are missing.
+  if (args === undefined || typeof args === "function" || typeof args === "symbol") return op(out, V_MISSING) ? DONE : FULL;
+  return value(out, args, 0);
+}
+
+// A JSON value laid out as JSON.stringify would write it (src/body/walked.rs scores it as
+// serde_json writes it back); anything but plain objects and arrays goes as JSON text.
+function value(out, v, depth) {
+  switch (typeof v) {
+    case "string":
+      return op(out, V_STRING) && string(out, v) ? DONE : FULL;
+    case "number":
+      if (!Number.isFinite(v)) return op(out, V_NULL) ? DONE : FULL;
+      return op(out, V_NUMBER) && string(out, String(v)) ? DONE : FULL;
+    case "boolean":
+      return op(out, v ? V_TRUE : V_FALSE) ? DONE : FULL;
+    case "object":
+      if (v === null) return op(out, V_NULL) ? DONE : FULL;
+      // serde_json's nesting limit is left to the general reader.
+      if (depth >= MAX_DEPTH) return UNSURE;
+      if (Array.isArray(v) && v.toJSON === undefined) return array(out, v, depth);
+      if (plain(v)) return object(out, v, depth);
+      return json(out, v);
+    case "bigint":
+      return UNSURE;
+    default:
+      // undefined, a function or a symbol in an array: written as null.
+      return op(out, V_NULL) ? DONE : FULL;
+  }
+}
+
+function array(out, v, depth) {
+  if (!op(out, V_ARRAY) || !op(out, v.length)) return FULL;
+  for (let i = 0; i < v.length; i++) {
+    const read = value(out, v[i], depth + 1);
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+function object(out, v, depth) {
+  if (!op(out, V_OBJECT) || !op(out, 0)) return FULL;
+  const count = out.o - 1;
+  let entries = 0;
+  for (const key of Object.keys(v)) {
+    const item = v[key];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    if (!string(out, key)) return FULL;
+    const read = value(out, item, depth + 1);
+    if (read !== DONE) return read;
+    entries++;
+  }
+  out.ops[count] = entries;
+  return DONE;
+}
+
+// A value only JSON.stringify knows how to write (toJSON, a class instance, a Date).
+function json(out, v) {
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return UNSURE;
+  }
+  if (text === undefined) return op(out, V_NULL) ? DONE : FULL;
+  return op(out, V_JSON) && string(out, text) ? DONE : FULL;
+}
+
+function required(out, value) {
+  return typeof value === "string" ? text(out, value) : UNSURE;
+}
+
+function text(out, value) {
+  return op(out, TEXT) && string(out, value) ? DONE : FULL;
+}
+
+function op(out, code) {
+  if (out.o >= out.ops.length) return false;
+  out.ops[out.o++] = code;
+  return true;
+}
+
+// The string's UTF-8 length op, then its bytes.
+function string(out, value) {
+  if (out.o >= out.ops.length) return false;
+  const len = put(out, value);
+  if (len < 0) return false;
+  out.ops[out.o++] = len;
+  return true;
+}
+
+// Copies the string into the byte buffer; its UTF-8 length, or -1 when it does not fit.
+function put(out, value) {
+  // UTF-8 takes at least one byte per UTF-16 unit.
+  if (value.length > out.bytes.length - out.b) return -1;
+  if (value.length === 0) return 0;
+  const { read, written } = encoder.encodeInto(value, out.bytes.subarray(out.b));
+  if (read < value.length) return -1;
+  out.b += written;
+  return written;
+}

@@ -1,0 +1,85 @@
+//! The cold objects path for canonical messages with the default heuristic: the package's
+//! JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each text-bearing
+//! string once into buffers here, and [`crate::body::walked`] reads the facts from them. This
+//! avoids building and parsing JSON per message (or for the whole history) on the way in.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+use crate::body::walked;
+use crate::facts::MessageFacts;
+use crate::token::Heuristic;
+
+thread_local! {
+    static WALKER: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the package's walker; the entry files call it once after init.
+#[wasm_bindgen(js_name = __registerWalker)]
+pub fn register_walker(walker: Function) {
+    WALKER.with(|slot| *slot.borrow_mut() = Some(walker));
+}
+
+// Buffer sizes of one walk: a few MB of text at a time keeps memory flat for long histories.
+const BYTES: usize = 4 << 20;
+const OPS: usize = 1 << 16;
+// Past this, a message is left to the general reader.
+const MAX_BYTES: usize = 1 << 30;
+
+/// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
+/// way; `None` as a whole when there is no walker or it failed.
+pub fn facts(
+    messages: &Array,
+    indices: &[u32],
+    heuristic: Heuristic,
+) -> Option<Vec<Option<MessageFacts>>> {
+    let walker = WALKER.with(|slot| slot.borrow().clone())?;
+    let mut bytes = vec![0u8; BYTES];
+    let mut ops = vec![0u32; OPS];
+    let mut out = Vec::with_capacity(indices.len());
+    while out.len() < indices.len() {
+        // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches
+        // them until it returns.
+        let args = Array::of5(
+            messages,
+            &wasm_bindgen::memory(),
+            &address(indices.as_ptr()),
+            &JsValue::from(indices.len() as u32),
+            &JsValue::from(out.len() as u32),
+        );
+        for value in [
+            address(bytes.as_mut_ptr()),
+            JsValue::from(bytes.len() as u32),
+            address(ops.as_mut_ptr()),
+            JsValue::from(ops.len() as u32),
+        ] {
+            args.push(&value);
+        }
+        let count = walker.apply(&JsValue::NULL, &args).ok()?.as_f64()? as usize;
+        if count == 0 {
+            // One message larger than the buffers: make room for it (within reason).
+            if bytes.len() >= MAX_BYTES {
+                return None;
+            }
+            bytes.resize(bytes.len() * 2, 0);
+            ops.resize(ops.len() * 2, 0);
+            continue;
+        }
+        // `ops[0]` holds how many ops follow it.
+        let used = *ops.first()? as usize;
+        out.extend(walked::facts(
+            ops.get(1..1 + used)?,
+            &bytes,
+            count,
+            heuristic,
+        )?);
+    }
+    (out.len() == indices.len()).then_some(out)
+}
+
+fn address<T>(pointer: *const T) -> JsValue {
+    // wasm32 addresses are 32-bit offsets into the module's memory.
+    JsValue::from(pointer as usize as u32)
+}

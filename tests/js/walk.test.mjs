@@ -1,0 +1,119 @@
+// The cold objects path: 32 or more uncached canonical messages are walked in JavaScript and their
+// strings copied once into wasm (pkg-template/walk.js, src/body/walked.rs). Whatever a message
+// holds, its estimate is the one the message-by-message path (JSON.stringify, then serde_json)
+// gives it, and errors still name the message.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { CompactionError, Compactor, estimate } from "context-compaction";
+import { generator } from "./helpers.mjs";
+
+/** Per-message estimates read together (the walker) and one message at a time (general path). */
+function bothWays(make) {
+  const together = estimate({ messages: make() }).messages;
+  const alone = make().map((m) => estimate({ messages: [m] }).messages[0]);
+  return { together, alone };
+}
+
+/** `messages` repeated to at least 40, so that they are read together. */
+const forty = (messages) => Array.from({ length: Math.ceil(40 / messages.length) }, () => messages).flat();
+
+function deep(levels) {
+  let value = { leaf: "x" };
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+class Plain {
+  constructor() {
+    this.role = "user";
+    this.content = "a message built by a class";
+  }
+}
+
+function edgeCases() {
+  return forty([
+    { role: "user", content: "plain words, café, 日本語, 😀 and a lone \ud800 surrogate\n\twith\ttabs  and \"quotes\" \\ " },
+    { role: "user", content: [{ type: "text", text: "" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "text", text: "see above" }] },
+    { role: "user", content: null, timestamp: 1 },
+    {
+      role: "assistant",
+      stopReason: "toolUse",
+      content: [
+        { type: "thinking", thinking: "let me think\n\nabout it" },
+        { type: "text", text: "calling tools" },
+        {
+          type: "toolCall",
+          id: "call_1",
+          name: "edit",
+          arguments: {
+            path: "src/\"main\".rs",
+            "key with \n newline": "value\u0001\u001f\b\f\r",
+            numbers: [0, -0, 1.5, 1e21, 1e-7, 12345678901234567890, 2 ** 53 + 1, NaN, Infinity, -Infinity],
+            flags: [true, false, null, undefined, () => 1, Symbol("s")],
+            skipped: undefined,
+            fn: () => 1,
+            when: new Date(0),
+            map: new Map([[1, 2]]),
+            custom: { toJSON: () => ({ replaced: "by toJSON" }) },
+            empty: [{}, [], ""],
+            nested: deep(10),
+            lone: "\udc00 alone",
+          },
+        },
+        { type: "toolCall", id: "call_2", name: "noArgs" },
+        { type: "toolCall", id: "call_3", name: "fnArgs", arguments: () => 1 },
+        { type: "toolCall", id: "call_4", name: "stringArgs", arguments: "just a string" },
+        { type: "toolCall", id: "call_5", name: "numberArgs", arguments: 5 },
+      ],
+    },
+    // Nested deeper than the walker goes: read the general way.
+    { role: "assistant", content: [{ type: "toolCall", id: "call_6", name: "deepArgs", arguments: deep(70) }] },
+    { role: "toolResult", toolCallId: "call_1", toolName: "edit", isError: true, content: [{ type: "text", text: "failed:\n  line 1" }] },
+    { role: "toolResult", toolCallId: "call_2", content: "ok" },
+    { role: "assistant", content: "a string answer", stopReason: null },
+    new Plain(),
+    { role: "user", content: "short", toJSON: () => ({ role: "user", content: "what JSON.stringify writes instead, which is longer" }) },
+    { role: "user", content: [{ type: "text", text: "a block", toJSON: () => ({ type: "text", text: "another block text" }) }] },
+  ]);
+}
+
+test("edge cases estimate the same read together as one at a time", () => {
+  const { together, alone } = bothWays(edgeCases);
+  assert.deepEqual(together, alone);
+});
+
+test("the real session estimates the same read together as one at a time", () => {
+  const session = () =>
+    readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.type === "message")
+      .map((entry) => entry.message);
+  const { together, alone } = bothWays(session);
+  assert.equal(together.length, 914);
+  assert.deepEqual(together, alone);
+});
+
+test("a message larger than the walker's buffers is read too", () => {
+  const make = () => forty([{ role: "user", content: "word ".repeat(1_100_000) }, { role: "assistant", content: "fine" }]);
+  const { together, alone } = bothWays(make);
+  assert.deepEqual(together, alone);
+});
+
+test("a bad message read together still fails with its own index", () => {
+  const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
+  const cases = [
+    [{ role: "assistant", content: [{ type: "toolCall", id: "c", name: "f", arguments: { n: 1n } }] }, /messages\[35\]: cannot be read as JSON/],
+    [{ role: "assistant", content: [{ type: "toolCall", id: 7, name: "f" }] }, /messages\[35\]\.content\[0\]\.id/],
+    [{ role: "assistant", stopReason: "bored", content: "x" }, /messages\[35\]\.stopReason/],
+    [{ role: "toolResult", content: "no id" }, /messages\[35\]\.toolCallId/],
+    [{ role: "user", content: [null] }, /messages\[35\]\.content\[0\]/],
+  ];
+  for (const [bad, want] of cases) {
+    const messages = forty([{ role: "user", content: "hello" }]);
+    messages[35] = bad;
+    assert.throws(() => cold.plan({ messages, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
+  }
+});
