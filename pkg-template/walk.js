@@ -213,11 +213,27 @@ function string(out, value) {
 
 // Copies the string into the byte buffer; its UTF-8 length, or -1 when it does not fit.
 function put(out, value) {
+  const length = value.length;
   // UTF-8 takes at least one byte per UTF-16 unit.
-  if (value.length > out.bytes.length - out.b) return -1;
-  if (value.length === 0) return 0;
+  if (length > out.bytes.length - out.b) return -1;
+  if (length <= SHORT && ascii(out, value)) return length;
   const { read, written } = encoder.encodeInto(value, out.bytes.subarray(out.b));
   if (read < value.length) return -1;
   out.b += written;
   return written;
+}
+
+// Short strings (ids, names, keys) are copied here when they are ASCII: cheaper than a view and
+// an encodeInto call each.
+const SHORT = 32;
+
+function ascii(out, value) {
+  const { bytes, b } = out;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0x80) return false;
+    bytes[b + i] = unit;
+  }
+  out.b += value.length;
+  return true;
 }

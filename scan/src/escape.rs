@@ -1,7 +1,6 @@
 //! Writing a text as a JSON string, escaped exactly as `serde_json` escapes it.
 
-use crate::find::{stops16, string_stop};
-use crate::score::{PUNCTUATION, bytewise, score};
+use crate::find::stops16;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -54,61 +53,10 @@ fn push(byte: u8, out: &mut Vec<u8>) {
     }
 }
 
-/// The score of `text` written as a quoted JSON string, without writing it: the pieces between
-/// the bytes to escape are scored as they stand, each escape adds its backslash (and its quote
-/// or backslash), and the letter of `\n`, `\r`, `\t`, `\b` and `\f` joins the letters the next
-/// piece starts with. `None` when that is not known cheaply (a `\u00xx` escape, a long run of
-/// letters after an escape); [`escape_into`] and [`score`] give it then.
-pub fn score_quoted(text: &[u8]) -> Option<u64> {
-    let mut total = 2 * PUNCTUATION;
-    let mut letter = None;
-    let mut pos = 0;
-    loop {
-        let at = string_stop(text, pos);
-        let piece = text.get(pos..at)?;
-        total += score(piece);
-        if let Some(letter) = letter {
-            total += letter_in_front(letter, piece)?;
-        }
-        let Some(&byte) = text.get(at) else {
-            return Some(total);
-        };
-        total += PUNCTUATION;
-        letter = match byte {
-            b'"' | b'\\' => {
-                total += PUNCTUATION;
-                None
-            }
-            b'\n' => Some(b'n'),
-            b'\r' => Some(b'r'),
-            b'\t' => Some(b't'),
-            0x08 => Some(b'b'),
-            0x0c => Some(b'f'),
-            _ => return None,
-        };
-        pos = at + 1;
-    }
-}
-
-// The longest run of letters after an escape that `letter_in_front` looks at.
-const FRONT: usize = 31;
-
-/// What putting `letter` in front of `piece` adds to its score: it only changes the run of
-/// letters `piece` starts with.
-fn letter_in_front(letter: u8, piece: &[u8]) -> Option<u64> {
-    let run = piece.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-    if run > FRONT {
-        return None;
-    }
-    let mut joined = [0u8; FRONT + 1];
-    joined[0] = letter;
-    joined.get_mut(1..=run)?.copy_from_slice(piece.get(..run)?);
-    bytewise(joined.get(..=run)?).checked_sub(bytewise(piece.get(..run)?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::{score, score_quoted};
     use proptest::prelude::*;
 
     fn escaped(text: &str) -> String {
@@ -143,21 +91,40 @@ mod tests {
     #[test]
     fn quoted_scores_equal_scoring_the_escaped_text() {
         for text in [
-            "",
-            "plain",
             "a\nb",
             "\n\nfoo\tBar\r\n",
             "say \"hi\" \\o/",
             "x\nsomeVeryLongIdentifierName",
             "  \t  x",
+            "A\u{8}b\u{c}C",
         ] {
+            // Long enough to be scored in blocks, with escapes across block boundaries.
+            let text = text.repeat(23);
+            assert_eq!(
+                score_quoted(text.as_bytes()),
+                Some(quoted(&text)),
+                "{text:?}"
+            );
+        }
+        for text in ["", "plain", "café 日本"] {
             assert_eq!(
                 score_quoted(text.as_bytes()),
                 Some(quoted(text)),
                 "{text:?}"
             );
         }
-        assert_eq!(score_quoted(b"\x01"), None);
+        // Short texts with escapes, and `\u00xx` escapes, are left to `escape_into`.
+        assert_eq!(score_quoted(b"a\nb"), None);
+        assert_eq!(
+            score_quoted(
+                &[b'x'; 70]
+                    .iter()
+                    .chain(b"\x01")
+                    .copied()
+                    .collect::<Vec<_>>()
+            ),
+            None
+        );
     }
 
     proptest! {

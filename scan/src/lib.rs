@@ -9,8 +9,8 @@ mod node;
 mod score;
 mod tape;
 
-pub use escape::{escape_into, score_quoted};
+pub use escape::escape_into;
 pub use find::{backslash, string_stop};
 pub use node::{Children, Val, unescape};
-pub use score::{score, score_escaped};
+pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, skip_space, value};

@@ -33,7 +33,7 @@ pub fn score(bytes: &[u8]) -> u64 {
     for block in &mut blocks {
         let mut chunk = [0; 64];
         chunk.copy_from_slice(block);
-        total += runs.block(&classify(&chunk));
+        total += runs.block(&classify(&chunk), 0);
     }
     let rest = blocks.remainder();
     if !rest.is_empty() {
@@ -43,9 +43,39 @@ pub fn score(bytes: &[u8]) -> u64 {
             .get_mut(..rest.len())
             .unwrap_or_default()
             .copy_from_slice(rest);
-        total += runs.block(&classify(&chunk));
+        total += runs.block(&classify(&chunk), 0);
     }
     total + runs.finish()
+}
+
+/// The score of `bytes` written as a quoted JSON string (escaped as `serde_json` escapes it),
+/// without writing it: block by block, each escaped byte is classed as what it is written as
+/// (the letter of `\n`, `\t`, `\r`, `\b`, `\f` starting a word, after a backslash).
+/// `None` for a short text with something to escape, or a control byte written `\u00xx`.
+pub fn score_quoted(bytes: &[u8]) -> Option<u64> {
+    if bytes.len() < SHORT {
+        let plain = crate::find::string_stop(bytes, 0) == bytes.len();
+        return plain.then(|| 2 * PUNCTUATION + bytewise(bytes));
+    }
+    let mut runs = Runs::default();
+    let mut total = 2 * PUNCTUATION;
+    let mut blocks = bytes.chunks_exact(64);
+    for block in &mut blocks {
+        let mut chunk = [0; 64];
+        chunk.copy_from_slice(block);
+        total += runs.quoted_block(&chunk, u64::MAX)?;
+    }
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        let mut chunk = [0; 64];
+        chunk
+            .get_mut(..rest.len())
+            .unwrap_or_default()
+            .copy_from_slice(rest);
+        // The zero bytes after the text are not escaped: they are not there.
+        total += runs.quoted_block(&chunk, (1u64 << rest.len()) - 1)?;
+    }
+    Some(total + runs.finish())
 }
 
 /// The score of a JSON string's value from its escaped text, without unescaping it. Escapes
@@ -120,13 +150,37 @@ struct Runs {
 }
 
 impl Runs {
-    fn block(&mut self, m: &Masks) -> u64 {
+    /// A block of a text written as a JSON string: the bytes `valid` marks are the text's.
+    fn quoted_block(&mut self, chunk: &[u8; 64], valid: u64) -> Option<u64> {
+        let mut m = classify(chunk);
+        let escaped = stops(chunk) & valid;
+        // Quotes and backslashes are punctuation already (each gets a backslash in front);
+        // the control bytes become letters.
+        let controls = escaped & !m.punctuation;
+        let mut other = controls & !m.space & !m.newline;
+        while other != 0 {
+            let at = other.trailing_zeros() as usize;
+            if !matches!(chunk.get(at), Some(b'\r' | 0x08 | 0x0c)) {
+                return None;
+            }
+            other &= other - 1;
+        }
+        m.lower |= controls;
+        m.space &= !controls;
+        m.newline &= !controls;
+        Some(self.block(&m, controls) + PUNCTUATION * ones(escaped))
+    }
+
+    /// The score of one classified block; `forced` marks letters that start a word whatever
+    /// comes before them.
+    fn block(&mut self, m: &Masks, forced: u64) -> u64 {
         // `before(x, prev, k)`: bit i is bit i-k of the stream (from the previous block below 0).
         let before = |x: u64, prev: u64, k: u32| (x << k) | (prev >> (64 - k));
         let letters = m.lower | m.upper;
         // A word starts at a letter after a non-letter, or at an upper after a lower (camelCase).
         let starts = (letters & !before(letters, self.letters, 1))
-            | (m.upper & before(m.lower, self.lower, 1));
+            | (m.upper & before(m.lower, self.lower, 1))
+            | forced;
         let continued = letters & !starts;
         // A letter that is the seventh or later of its word: it and the five before it continue.
         let mut long = continued;
@@ -182,6 +236,17 @@ impl Runs {
     fn finish(&self) -> u64 {
         DIGIT_GROUP * self.open_digits.div_ceil(3)
     }
+}
+
+/// Bit `i` is set when byte `i` is written escaped in a JSON string.
+fn stops(chunk: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, part) in chunk.chunks_exact(16).enumerate() {
+        let mut lanes = [0u8; 16];
+        lanes.copy_from_slice(part);
+        mask |= u64::from(crate::find::stops16(&lanes)) << (16 * k);
+    }
+    mask
 }
 
 fn ones(x: u64) -> u64 {
