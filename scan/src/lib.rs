@@ -3,14 +3,12 @@
 //! scanner that records values as a flat tape pointing into the input, views over that tape,
 //! and the score the default token heuristic gives a text.
 
-mod escape;
 mod find;
 mod node;
 mod score;
 mod tape;
 
-pub use escape::escape_into;
-pub use find::{backslash, string_stop};
+pub use find::backslash;
 pub use node::{Children, Val, unescape};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, skip_space, value};

@@ -72,7 +72,15 @@ impl<'a> Val<'a> {
     pub fn is(&self, word: &str) -> bool {
         let node = self.node();
         match (node.kind, node.escaped) {
-            (Kind::String, false) => self.raw() == word,
+            // Lengths first: most keys differ in length from the one looked for.
+            (Kind::String, false) => {
+                (node.end as usize).checked_sub(node.start as usize) == Some(word.len())
+                    && self
+                        .text
+                        .as_bytes()
+                        .get(node.start as usize..node.end as usize)
+                        == Some(word.as_bytes())
+            }
             (Kind::String, true) => unescape(self.raw()) == word,
             _ => false,
         }
@@ -101,6 +109,25 @@ impl<'a> Val<'a> {
         while let (Some(k), Some(v)) = (children.next(), children.next()) {
             if k.is(key) {
                 found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// [`Val::get`] of each of `keys`, in one pass over the object.
+    pub fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<Val<'a>>; N] {
+        let mut found = [None; N];
+        if self.kind() != Kind::Object {
+            return found;
+        }
+        let mut children = self.children();
+        while let (Some(k), Some(v)) = (children.next(), children.next()) {
+            if let Some(slot) = keys
+                .iter()
+                .position(|key| k.is(key))
+                .and_then(|i| found.get_mut(i))
+            {
+                *slot = Some(v);
             }
         }
         found

@@ -33,7 +33,7 @@ pub fn score(bytes: &[u8]) -> u64 {
     for block in &mut blocks {
         let mut chunk = [0; 64];
         chunk.copy_from_slice(block);
-        total += runs.block(&classify(&chunk), 0);
+        total += runs.plain_block(&chunk);
     }
     let rest = blocks.remainder();
     if !rest.is_empty() {
@@ -43,7 +43,7 @@ pub fn score(bytes: &[u8]) -> u64 {
             .get_mut(..rest.len())
             .unwrap_or_default()
             .copy_from_slice(rest);
-        total += runs.block(&classify(&chunk), 0);
+        total += runs.plain_block(&chunk);
     }
     total + runs.finish()
 }
@@ -150,7 +150,15 @@ struct Runs {
 }
 
 impl Runs {
+    // Not inlined: each loop calls it for its full blocks and for the last one, and one copy
+    // keeps the package small.
+    #[inline(never)]
+    fn plain_block(&mut self, chunk: &[u8; 64]) -> u64 {
+        self.block(&classify(chunk), 0)
+    }
+
     /// A block of a text written as a JSON string: the bytes `valid` marks are the text's.
+    #[inline(never)]
     fn quoted_block(&mut self, chunk: &[u8; 64], valid: u64) -> Option<u64> {
         let mut m = classify(chunk);
         let escaped = stops(chunk) & valid;
@@ -411,6 +419,62 @@ mod tests {
             0..400,
         )) {
             prop_assert_eq!(blocks(&bytes), bytewise(&bytes));
+        }
+    }
+
+    fn quoted(text: &str) -> u64 {
+        score(serde_json::to_string(text).unwrap().as_bytes())
+    }
+
+    #[test]
+    fn quoted_scores_equal_scoring_the_escaped_text() {
+        for text in [
+            "a\nb",
+            "\n\nfoo\tBar\r\n",
+            "say \"hi\" \\o/",
+            "x\nsomeVeryLongIdentifierName",
+            "  \t  x",
+            "A\u{8}b\u{c}C",
+        ] {
+            // Long enough to be scored in blocks, with escapes across block boundaries.
+            let text = text.repeat(23);
+            assert_eq!(
+                score_quoted(text.as_bytes()),
+                Some(quoted(&text)),
+                "{text:?}"
+            );
+        }
+        for text in ["", "plain", "café 日本"] {
+            assert_eq!(
+                score_quoted(text.as_bytes()),
+                Some(quoted(text)),
+                "{text:?}"
+            );
+        }
+        // Short texts with escapes, and `\u00xx` escapes, are not scored here.
+        assert_eq!(score_quoted(b"a\nb"), None);
+        assert_eq!(
+            score_quoted(
+                &[b'x'; 70]
+                    .iter()
+                    .chain(b"\x01")
+                    .copied()
+                    .collect::<Vec<_>>()
+            ),
+            None
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_quoted_score_equals_scoring_the_escaped_text(parts in prop::collection::vec(
+            prop_oneof![
+                "[a-zA-Z]{1,40}", "[0-9]{1,5}", "[ ]{1,4}", "[\n\t\r\"\\\\\x08\x0c]", "[.,;(){}/_-]", "(é|日本|😀)",
+            ], 0..40)) {
+            let text = parts.concat();
+            if let Some(got) = score_quoted(text.as_bytes()) {
+                prop_assert_eq!(got, quoted(&text), "{:?}", text);
+            }
         }
     }
 }

@@ -11,7 +11,15 @@ use context_compaction_scan::{Kind, Val};
 /// The facts of one canonical message, or `None` to read it the general way.
 pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
     let framing = counter.heuristic.framing_tokens();
-    let role = message.get("role")?;
+    let [role, content, stop, is_error, tool_name, tool_call_id] = message.fields([
+        "role",
+        "content",
+        "stopReason",
+        "isError",
+        "toolName",
+        "toolCallId",
+    ]);
+    let role = role?;
     let mut facts = MessageFacts {
         tokens: framing,
         role: Role::User,
@@ -21,18 +29,18 @@ pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
     };
     if role.is("user") {
         facts.starts_turn = true;
-        facts.tokens += content(message.get("content"), counter)?;
+        facts.tokens += self::content(content, counter)?;
     } else if role.is("assistant") {
         facts.role = Role::Assistant;
-        stop_reason(message.get("stopReason"))?;
-        facts.tokens += assistant_content(message.get("content"), counter, &mut facts)?;
+        stop_reason(stop)?;
+        facts.tokens += assistant_content(content, counter, &mut facts)?;
     } else if role.is("toolResult") {
         facts.role = Role::ToolResult;
-        optional(message.get("isError"), Kind::Bool)?;
-        optional(message.get("toolName"), Kind::String)?;
-        let id = message.field("toolCallId")?.str()?;
+        optional(is_error, Kind::Bool)?;
+        optional(tool_name, Kind::String)?;
+        let id = tool_call_id.filter(|v| !v.is_null())?.str()?;
         facts.tool_result_ids.push(id.into_owned());
-        facts.tokens += content(message.get("content"), counter)?;
+        facts.tokens += self::content(content, counter)?;
     } else {
         return None;
     }

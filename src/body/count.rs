@@ -3,9 +3,7 @@
 use std::borrow::Cow;
 
 use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{
-    Kind, Val, backslash, escape_into, score_escaped, score_quoted, unescape,
-};
+use context_compaction_scan::{Kind, Val, backslash, score_escaped, score_quoted, unescape};
 
 // A pair of quotes or brackets.
 pub(super) const PAIR: u64 = 2 * PUNCTUATION;
@@ -59,14 +57,15 @@ pub(super) fn json_score(text: &str) -> Option<u64> {
 }
 
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
-/// escapes it); `scratch` holds the escaped text when there is something to escape.
-pub(super) fn quoted_score(text: &[u8], scratch: &mut Vec<u8>) -> u64 {
+/// escapes it); `serde_json` writes it when that is not known without writing it.
+pub(super) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
-    scratch.clear();
-    escape_into(text, scratch);
-    score(scratch)
+    let written = std::str::from_utf8(text)
+        .ok()
+        .and_then(|text| serde_json::to_string(text).ok());
+    score(written.unwrap_or_default().as_bytes())
 }
 
 /// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece

@@ -64,7 +64,6 @@ pub fn facts(
         byte: 0,
         heuristic,
         unsure: false,
-        scratch: Vec::new(),
     };
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
@@ -81,8 +80,6 @@ struct Layout<'a> {
     heuristic: Heuristic,
     /// Set when the message being read is to be read the general way after all.
     unsure: bool,
-    /// Room to escape strings in.
-    scratch: Vec<u8>,
 }
 
 impl<'a> Layout<'a> {
@@ -100,8 +97,14 @@ impl<'a> Layout<'a> {
         Some(slice)
     }
 
+    /// The next `len` bytes as text (the walker writes UTF-8 only).
+    #[inline(never)]
+    fn str(&mut self, len: u32) -> Option<&'a str> {
+        std::str::from_utf8(self.take(len)?).ok()
+    }
+
     fn string(&mut self, len: u32) -> Option<String> {
-        Some(std::str::from_utf8(self.take(len)?).ok()?.to_owned())
+        Some(self.str(len)?.to_owned())
     }
 
     /// The text tokens of the next `len` bytes, as `Heuristic::count` counts them.
@@ -183,11 +186,11 @@ impl<'a> Layout<'a> {
             op::V_STRING => {
                 let len = self.next()?;
                 let text = self.take(len)?;
-                quoted_score(text, &mut self.scratch)
+                quoted_score(text)
             }
             op::V_NUMBER => {
                 let len = self.next()?;
-                let raw = std::str::from_utf8(self.take(len)?).ok()?;
+                let raw = self.str(len)?;
                 self.known(number_score(raw))
             }
             op::V_NULL => score(b"null"),
@@ -208,14 +211,14 @@ impl<'a> Layout<'a> {
                 for _ in 0..len {
                     let key = self.next()?;
                     let key = self.take(key)?;
-                    total += quoted_score(key, &mut self.scratch);
+                    total += quoted_score(key);
                     total += self.value(depth + 1)?;
                 }
                 total
             }
             op::V_JSON => {
                 let len = self.next()?;
-                let text = std::str::from_utf8(self.take(len)?).ok()?;
+                let text = self.str(len)?;
                 self.known(json_score(text))
             }
             _ => return None,

@@ -64,29 +64,17 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
 const BULK: usize = 32;
 
 /// The facts of the messages at `indices` read together, where the default heuristic allows:
-/// canonical messages through the walker (`super::walk`), other formats as one body. `None`
-/// (or nothing) for those to be read one by one, which also gives any error its own index.
+/// canonical messages through the walker (`super::walk`). `None` (or nothing) for those to be
+/// read one by one, which also gives any error its own index.
 fn read_missed(request: &JsRequest, indices: &[u32]) -> Vec<Option<MessageFacts>> {
-    let Some(heuristic) = request.estimator.as_heuristic() else {
-        return Vec::new();
+    let heuristic = request.estimator.as_heuristic();
+    let walked = match (heuristic, request.format) {
+        (Some(heuristic), Format::Canonical) => {
+            super::walk::facts(&request.messages, indices, heuristic)
+        }
+        _ => None,
     };
-    let walked = (request.format == Format::Canonical)
-        .then(|| super::walk::facts(&request.messages, indices, heuristic))
-        .flatten();
-    walked.unwrap_or_else(|| {
-        bulk(request, indices)
-            .map(|read| read.into_iter().map(Some).collect())
-            .unwrap_or_default()
-    })
-}
-
-/// The facts of the messages at `indices`, read as one JSON body; `None` when any of them
-/// fails, so that the message-by-message path reports the error with its own index.
-fn bulk(request: &JsRequest, indices: &[u32]) -> Option<Vec<MessageFacts>> {
-    let messages: Array = indices.iter().map(|&i| request.messages.get(i)).collect();
-    let text = js_sys::JSON::stringify(&messages).ok()?.as_string()?;
-    let read = crate::body::facts(text.as_bytes(), request.format, &request.estimator).ok()?;
-    (read.messages.len() == indices.len()).then_some(read.messages)
+    walked.unwrap_or_default()
 }
 
 /// The cached facts of `value`, if any.

@@ -43,3 +43,7 @@ pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
     let facts = cache::request_facts(&request, true).map_err(|e| error::to_js(&e))?;
     Ok(convert::estimate(&facts))
 }
+
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
