@@ -22,9 +22,12 @@ pub fn register_walker(walker: Function) {
     WALKER.with(|slot| *slot.borrow_mut() = Some(walker));
 }
 
-// Buffer sizes of one walk: a few MB of text at a time keeps memory flat for long histories.
+// Buffer sizes of the first walk: small, so that a short history does not pay for a large one.
+const FIRST_BYTES: usize = 64 << 10;
+const FIRST_OPS: usize = 1 << 12;
+// They double while they fill up, to this: a few MB of text at a time keeps memory flat for
+// long histories.
 const BYTES: usize = 4 << 20;
-const OPS: usize = 1 << 16;
 // Past this, a message is left to the general reader.
 const MAX_BYTES: usize = 1 << 30;
 
@@ -36,47 +39,58 @@ pub fn facts(
     heuristic: Heuristic,
 ) -> Option<Vec<Option<MessageFacts>>> {
     let walker = WALKER.with(|slot| slot.borrow().clone())?;
-    let mut bytes = vec![0u8; BYTES];
-    let mut ops = vec![0u32; OPS];
+    let mut bytes = vec![0u8; FIRST_BYTES];
+    let mut ops = vec![0u32; FIRST_OPS];
     let mut out = Vec::with_capacity(indices.len());
     while out.len() < indices.len() {
-        // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches
-        // them until it returns.
-        let args = Array::of5(
-            messages,
-            &wasm_bindgen::memory(),
-            &address(indices.as_ptr()),
-            &JsValue::from(indices.len() as u32),
-            &JsValue::from(out.len() as u32),
-        );
-        for value in [
-            address(bytes.as_mut_ptr()),
-            JsValue::from(bytes.len() as u32),
-            address(ops.as_mut_ptr()),
-            JsValue::from(ops.len() as u32),
-        ] {
-            args.push(&value);
+        let count = walk(&walker, messages, indices, out.len(), &mut bytes, &mut ops)?;
+        if count > 0 {
+            // `ops[0]` holds how many ops follow it.
+            let used = *ops.first()? as usize;
+            let read = walked::facts(ops.get(1..1 + used)?, &bytes, count, heuristic)?;
+            out.extend(read);
         }
-        let count = walker.apply(&JsValue::NULL, &args).ok()?.as_f64()? as usize;
-        if count == 0 {
-            // One message larger than the buffers: make room for it (within reason).
-            if bytes.len() >= MAX_BYTES {
-                return None;
-            }
+        // Nothing fit (one large message), or the buffers filled up on a long history.
+        let limit = if count == 0 { MAX_BYTES } else { BYTES };
+        if count == 0 && bytes.len() >= limit {
+            return None;
+        }
+        if out.len() < indices.len() && bytes.len() < limit {
             bytes.resize(bytes.len() * 2, 0);
             ops.resize(ops.len() * 2, 0);
-            continue;
         }
-        // `ops[0]` holds how many ops follow it.
-        let used = *ops.first()? as usize;
-        out.extend(walked::facts(
-            ops.get(1..1 + used)?,
-            &bytes,
-            count,
-            heuristic,
-        )?);
     }
     (out.len() == indices.len()).then_some(out)
+}
+
+/// One call of the walker from message `from` on: how many messages it laid out.
+fn walk(
+    walker: &Function,
+    messages: &Array,
+    indices: &[u32],
+    from: usize,
+    bytes: &mut [u8],
+    ops: &mut [u32],
+) -> Option<usize> {
+    // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches them
+    // until it returns.
+    let args = Array::of5(
+        messages,
+        &wasm_bindgen::memory(),
+        &address(indices.as_ptr()),
+        &JsValue::from(indices.len() as u32),
+        &JsValue::from(from as u32),
+    );
+    for value in [
+        address(bytes.as_mut_ptr()),
+        JsValue::from(bytes.len() as u32),
+        address(ops.as_mut_ptr()),
+        JsValue::from(ops.len() as u32),
+    ] {
+        args.push(&value);
+    }
+    let count = walker.apply(&JsValue::NULL, &args).ok()?.as_f64()?;
+    Some(count as usize)
 }
 
 fn address<T>(pointer: *const T) -> JsValue {
