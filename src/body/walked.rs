@@ -98,6 +98,7 @@ impl<'a> Layout<'a> {
     }
 
     /// The next `len` bytes as text (the walker writes UTF-8 only).
+    // One copy of the UTF-8 check for its callers keeps the package smaller.
     #[inline(never)]
     fn str(&mut self, len: u32) -> Option<&'a str> {
         std::str::from_utf8(self.take(len)?).ok()

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
+use super::walk;
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, Role, estimator_failed};
 use crate::formats::Format;
@@ -39,8 +40,9 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let missed: Vec<u32> = (0..count)
         .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
         .collect();
-    if missed.len() >= BULK {
-        for (i, read) in missed.iter().zip(read_missed(request, &missed)) {
+    if missed.len() >= walk::BULK {
+        let read = walk::read(&request.messages, &missed, request.format, estimator);
+        for (i, read) in missed.iter().zip(read) {
             let Some(read) = read else { continue };
             store(&request.messages.get(*i), map.as_ref(), &read);
             if let Some(slot) = found.get_mut(*i as usize) {
@@ -57,24 +59,6 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
         facts.messages.push(read);
     }
     Ok(facts)
-}
-
-// From this many messages not in the cache, they are read together rather than one crossing
-// and one parse each.
-const BULK: usize = 32;
-
-/// The facts of the messages at `indices` read together, where the default heuristic allows:
-/// canonical messages through the walker (`super::walk`). `None` (or nothing) for those to be
-/// read one by one, which also gives any error its own index.
-fn read_missed(request: &JsRequest, indices: &[u32]) -> Vec<Option<MessageFacts>> {
-    let heuristic = request.estimator.as_heuristic();
-    let walked = match (heuristic, request.format) {
-        (Some(heuristic), Format::Canonical) => {
-            super::walk::facts(&request.messages, indices, heuristic)
-        }
-        _ => None,
-    };
-    walked.unwrap_or_default()
 }
 
 /// The cached facts of `value`, if any.

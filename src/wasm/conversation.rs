@@ -11,6 +11,7 @@ use super::compactor::Inner;
 use super::convert::{self, field, optional_string, optional_whole};
 use super::error::to_js;
 use super::estimator::AnyEstimator;
+use super::walk;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::formats::Format;
@@ -75,10 +76,21 @@ impl JsHistory {
         } else {
             Array::of1(value)
         };
+        // A long history (the first call, or a reset) is read together, as a cold plan is.
+        let mut walked = match incoming.length() as usize {
+            n if n >= walk::BULK => {
+                let indices: Vec<u32> = (0..incoming.length()).collect();
+                walk::read(&incoming, &indices, self.format, &self.estimator)
+            }
+            _ => Vec::new(),
+        };
         incoming
             .iter()
             .enumerate()
             .map(|(k, message)| {
+                if let Some(facts) = walked.get_mut(k).and_then(Option::take) {
+                    return Ok((message, facts));
+                }
                 let path = format!("messages[{}]", start + k);
                 let host = self.format.read(&convert::json(&message, &path)?, &path)?;
                 let facts = MessageFacts::of_host(&host, &self.estimator)

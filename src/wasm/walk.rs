@@ -8,9 +8,11 @@ use std::cell::RefCell;
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
+use super::estimator::AnyEstimator;
 use crate::body::walked;
 use crate::facts::MessageFacts;
-use crate::token::Heuristic;
+use crate::formats::Format;
+use crate::token::{Estimator, Heuristic};
 
 thread_local! {
     static WALKER: RefCell<Option<Function>> = const { RefCell::new(None) };
@@ -31,9 +33,30 @@ const BYTES: usize = 4 << 20;
 // Past this, a message is left to the general reader.
 const MAX_BYTES: usize = 1 << 30;
 
+/// From this many messages to read, they are read together rather than one crossing and one
+/// parse each.
+pub const BULK: usize = 32;
+
+/// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
+/// and the canonical format allow; `None` (or nothing) for those to be read one by one, which
+/// also gives any error its own index.
+pub fn read(
+    messages: &Array,
+    indices: &[u32],
+    format: Format,
+    estimator: &AnyEstimator,
+) -> Vec<Option<MessageFacts>> {
+    match (estimator.as_heuristic(), format) {
+        (Some(heuristic), Format::Canonical) => {
+            facts(messages, indices, heuristic).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
 /// way; `None` as a whole when there is no walker or it failed.
-pub fn facts(
+fn facts(
     messages: &Array,
     indices: &[u32],
     heuristic: Heuristic,

@@ -117,3 +117,15 @@ test("a bad message read together still fails with its own index", () => {
     assert.throws(() => cold.plan({ messages, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
   }
 });
+
+test("a conversation created with a long history reads it together, with the same plan", () => {
+  const compactor = new Compactor({ keepRecentTokens: 2_000, summarizer: generator(async () => "S") });
+  const together = compactor.conversation({ messages: edgeCases() });
+  const oneByOne = compactor.conversation();
+  for (const message of edgeCases()) oneByOne.append(message);
+  const options = { inputTokenBudget: 0 };
+  const { messagesToSummarize, turnPrefixMessages, ...plan } = together.plan(options);
+  const { messagesToSummarize: m2, turnPrefixMessages: t2, ...want } = oneByOne.plan(options);
+  assert.deepEqual(plan, want);
+  assert.equal(messagesToSummarize.length, m2.length);
+});
