@@ -110,6 +110,8 @@ test("a bad message read together still fails with its own index", () => {
     [{ role: "assistant", stopReason: "bored", content: "x" }, /messages\[35\]\.stopReason/],
     [{ role: "toolResult", content: "no id" }, /messages\[35\]\.toolCallId/],
     [{ role: "user", content: [null] }, /messages\[35\]\.content\[0\]/],
+    [null, /messages\[35\]/],
+    ["a string", /messages\[35\]/],
   ];
   for (const [bad, want] of cases) {
     const messages = forty([{ role: "user", content: "hello" }]);
