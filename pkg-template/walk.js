@@ -85,7 +85,7 @@ function plain(value) {
 function content(value, out) {
   if (value === undefined || value === null) return DONE;
   if (typeof value === "string") return text(out, value);
-  if (!Array.isArray(value)) return UNSURE;
+  if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
     const block = value[i];
     if (!plain(block)) return UNSURE;
@@ -101,7 +101,7 @@ function content(value, out) {
 function assistantContent(value, out) {
   if (value === undefined || value === null) return DONE;
   if (typeof value === "string") return text(out, value);
-  if (!Array.isArray(value)) return UNSURE;
+  if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
     const block = value[i];
     if (!plain(block)) return UNSURE;
