@@ -207,7 +207,9 @@ fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
     let n = messages.len();
     // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j).
     let mut delta = vec![0i64; n + 2];
-    let mut calls: HashMap<&str, usize> = HashMap::new();
+    // Sized up front: growing it rehashes every id.
+    let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
+    let mut calls: HashMap<&str, usize> = HashMap::with_capacity(count);
     for (j, f) in messages.iter().enumerate() {
         for &i in f
             .tool_result_ids

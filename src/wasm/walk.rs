@@ -16,6 +16,9 @@ use crate::token::{Estimator, Heuristic};
 
 thread_local! {
     static WALKER: RefCell<Option<Function>> = const { RefCell::new(None) };
+    /// The byte and op buffers of the last walk, kept for the next one: wasm memory never
+    /// shrinks, so keeping them costs nothing, and a new walk does not zero them again.
+    static BUFFERS: RefCell<(Vec<u8>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// Registers the package's walker; the entry files call it once after init.
@@ -62,15 +65,35 @@ fn facts(
     heuristic: Heuristic,
 ) -> Option<Vec<Option<MessageFacts>>> {
     let walker = WALKER.with(|slot| slot.borrow().clone())?;
-    let mut bytes = vec![0u8; FIRST_BYTES];
-    let mut ops = vec![0u32; FIRST_OPS];
+    let (mut bytes, mut ops) = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
+    if bytes.len() < FIRST_BYTES || ops.len() < FIRST_OPS {
+        bytes.resize(FIRST_BYTES, 0);
+        ops.resize(FIRST_OPS, 0);
+    }
+    let out = read_all(&walker, messages, indices, heuristic, &mut bytes, &mut ops);
+    // Only buffers of the usual size are kept (a huge message's are let go).
+    if bytes.len() <= BYTES {
+        BUFFERS.with(|slot| *slot.borrow_mut() = (bytes, ops));
+    }
+    out
+}
+
+/// Walks all of `indices` with the given buffers, growing them as needed.
+fn read_all(
+    walker: &Function,
+    messages: &Array,
+    indices: &[u32],
+    heuristic: Heuristic,
+    bytes: &mut Vec<u8>,
+    ops: &mut Vec<u32>,
+) -> Option<Vec<Option<MessageFacts>>> {
     let mut out = Vec::with_capacity(indices.len());
     while out.len() < indices.len() {
-        let count = walk(&walker, messages, indices, out.len(), &mut bytes, &mut ops)?;
+        let count = walk(walker, messages, indices, out.len(), bytes, ops)?;
         if count > 0 {
             // `ops[0]` holds how many ops follow it.
             let used = *ops.first()? as usize;
-            let read = walked::facts(ops.get(1..1 + used)?, &bytes, count, heuristic)?;
+            let read = walked::facts(ops.get(1..1 + used)?, bytes, count, heuristic)?;
             out.extend(read);
         }
         // Nothing fit (one large message), or the buffers filled up on a long history.
