@@ -59,11 +59,11 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
 function message(m, out) {
   if (!plain(m)) return UNSURE;
   const role = m.role;
-  if (role === "user") return op(out, USER) ? content(m.content, out) : FULL;
+  if (role === "user") return op(out, USER) ? content(m.content, out, false) : FULL;
   if (role === "assistant") {
     const stop = m.stopReason;
     if (stop !== undefined && stop !== null && !STOP_REASONS.has(stop)) return UNSURE;
-    return op(out, ASSISTANT) ? assistantContent(m.content, out) : FULL;
+    return op(out, ASSISTANT) ? content(m.content, out, true) : FULL;
   }
   if (role === "toolResult") {
     const { isError, toolName, toolCallId } = m;
@@ -71,7 +71,7 @@ function message(m, out) {
     if (toolName !== undefined && toolName !== null && typeof toolName !== "string") return UNSURE;
     if (typeof toolCallId !== "string") return UNSURE;
     if (!op(out, TOOL_RESULT) || !op(out, RESULT_ID) || !string(out, toolCallId)) return FULL;
-    return content(m.content, out);
+    return content(m.content, out, false);
   }
   return UNSURE;
 }
@@ -82,37 +82,27 @@ function plain(value) {
   return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype && value.toJSON === undefined;
 }
 
-function content(value, out) {
+// Content: a string, or blocks (text and image blocks for user and tool-result messages; text,
+// thinking and tool-call blocks for assistant ones).
+function content(value, out, assistant) {
   if (value === undefined || value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
-    const block = value[i];
-    if (!plain(block)) return UNSURE;
-    let read;
-    if (block.type === "text") read = required(out, block.text);
-    else if (block.type === "image") read = op(out, IMAGE) ? DONE : FULL;
-    else return UNSURE;
+    const read = contentBlock(value[i], out, assistant);
     if (read !== DONE) return read;
   }
   return DONE;
 }
 
-function assistantContent(value, out) {
-  if (value === undefined || value === null) return DONE;
-  if (typeof value === "string") return text(out, value);
-  if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
-  for (let i = 0; i < value.length; i++) {
-    const block = value[i];
-    if (!plain(block)) return UNSURE;
-    let read;
-    if (block.type === "text") read = required(out, block.text);
-    else if (block.type === "thinking") read = required(out, block.thinking);
-    else if (block.type === "toolCall") read = call(out, block);
-    else return UNSURE;
-    if (read !== DONE) return read;
-  }
-  return DONE;
+function contentBlock(block, out, assistant) {
+  if (!plain(block)) return UNSURE;
+  const type = block.type;
+  if (type === "text") return required(out, block.text);
+  if (!assistant) return type === "image" ? (op(out, IMAGE) ? DONE : FULL) : UNSURE;
+  if (type === "thinking") return required(out, block.thinking);
+  if (type === "toolCall") return call(out, block);
+  return UNSURE;
 }
 
 function call(out, block) {

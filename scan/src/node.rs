@@ -101,16 +101,7 @@ impl<'a> Val<'a> {
     /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
     /// keeps it); `None` when missing or not an object.
     pub fn get(&self, key: &str) -> Option<Val<'a>> {
-        if self.kind() != Kind::Object {
-            return None;
-        }
-        let mut found = None;
-        let mut children = self.children();
-        while let (Some(k), Some(v)) = (children.next(), children.next()) {
-            if k.is(key) {
-                found = Some(v);
-            }
-        }
+        let [found] = self.fields([key]);
         found
     }
 

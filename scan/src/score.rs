@@ -28,24 +28,25 @@ pub fn score(bytes: &[u8]) -> u64 {
         return bytewise(bytes);
     }
     let mut runs = Runs::default();
+    // Zero bytes are control characters: they score nothing and end every run.
+    let total = each_block(bytes, |chunk, _| Some(runs.plain_block(chunk))).unwrap_or_default();
+    total + runs.finish()
+}
+
+/// The sum of `block` over the 64-byte blocks of `bytes`, the last one padded with zero bytes;
+/// `block` also gets the mask of the bytes that are the text's.
+fn each_block(bytes: &[u8], mut block: impl FnMut(&[u8; 64], u64) -> Option<u64>) -> Option<u64> {
     let mut total = 0;
-    let mut blocks = bytes.chunks_exact(64);
-    for block in &mut blocks {
-        let mut chunk = [0; 64];
-        chunk.copy_from_slice(block);
-        total += runs.plain_block(&chunk);
-    }
-    let rest = blocks.remainder();
-    if !rest.is_empty() {
-        // Zero bytes are control characters: they score nothing and end every run.
+    for part in bytes.chunks(64) {
         let mut chunk = [0; 64];
         chunk
-            .get_mut(..rest.len())
+            .get_mut(..part.len())
             .unwrap_or_default()
-            .copy_from_slice(rest);
-        total += runs.plain_block(&chunk);
+            .copy_from_slice(part);
+        let valid = u64::MAX >> (64 - part.len());
+        total += block(&chunk, valid)?;
     }
-    total + runs.finish()
+    Some(total)
 }
 
 /// The score of `bytes` written as a quoted JSON string (escaped as `serde_json` escapes it),
@@ -58,24 +59,9 @@ pub fn score_quoted(bytes: &[u8]) -> Option<u64> {
         return plain.then(|| 2 * PUNCTUATION + bytewise(bytes));
     }
     let mut runs = Runs::default();
-    let mut total = 2 * PUNCTUATION;
-    let mut blocks = bytes.chunks_exact(64);
-    for block in &mut blocks {
-        let mut chunk = [0; 64];
-        chunk.copy_from_slice(block);
-        total += runs.quoted_block(&chunk, u64::MAX)?;
-    }
-    let rest = blocks.remainder();
-    if !rest.is_empty() {
-        let mut chunk = [0; 64];
-        chunk
-            .get_mut(..rest.len())
-            .unwrap_or_default()
-            .copy_from_slice(rest);
-        // The zero bytes after the text are not escaped: they are not there.
-        total += runs.quoted_block(&chunk, (1u64 << rest.len()) - 1)?;
-    }
-    Some(total + runs.finish())
+    // The zero bytes after the text are not escaped: they are not there.
+    let total = each_block(bytes, |chunk, valid| runs.quoted_block(chunk, valid))?;
+    Some(2 * PUNCTUATION + total + runs.finish())
 }
 
 /// The score of a JSON string's value from its escaped text, without unescaping it. Escapes

@@ -37,19 +37,7 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let mut found: Vec<Option<MessageFacts>> = (0..count)
         .map(|i| cached(&request.messages.get(i), map.as_ref()))
         .collect();
-    let missed: Vec<u32> = (0..count)
-        .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
-        .collect();
-    if missed.len() >= walk::BULK {
-        let read = walk::read(&request.messages, &missed, request.format, estimator);
-        for (i, read) in missed.iter().zip(read) {
-            let Some(read) = read else { continue };
-            store(&request.messages.get(*i), map.as_ref(), &read);
-            if let Some(slot) = found.get_mut(*i as usize) {
-                *slot = Some(read);
-            }
-        }
-    }
+    read_together(request, &mut found, map.as_ref());
     facts.messages.reserve(count as usize);
     for (i, hit) in found.into_iter().enumerate() {
         let read = match hit {
@@ -59,6 +47,30 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
         facts.messages.push(read);
     }
     Ok(facts)
+}
+
+/// Fills in (and caches) the facts of the messages `found` misses, when there are enough of them
+/// to be read together (`walk::read`); the rest are read one by one after.
+fn read_together(request: &JsRequest, found: &mut [Option<MessageFacts>], map: Option<&WeakMap>) {
+    let missed: Vec<u32> = (0..found.len() as u32)
+        .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
+        .collect();
+    if missed.len() < walk::BULK {
+        return;
+    }
+    let read = walk::read(
+        &request.messages,
+        &missed,
+        request.format,
+        &request.estimator,
+    );
+    for (i, read) in missed.iter().zip(read) {
+        let Some(read) = read else { continue };
+        store(&request.messages.get(*i), map, &read);
+        if let Some(slot) = found.get_mut(*i as usize) {
+            *slot = Some(read);
+        }
+    }
 }
 
 /// The cached facts of `value`, if any.

@@ -120,21 +120,19 @@ fn walk(
 ) -> Option<usize> {
     // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches them
     // until it returns.
-    let args = Array::of5(
-        messages,
-        &wasm_bindgen::memory(),
-        &address(indices.as_ptr()),
-        &JsValue::from(indices.len() as u32),
-        &JsValue::from(from as u32),
-    );
-    for value in [
+    let args: Array = [
+        messages.clone().into(),
+        wasm_bindgen::memory(),
+        address(indices.as_ptr()),
+        JsValue::from(indices.len() as u32),
+        JsValue::from(from as u32),
         address(bytes.as_mut_ptr()),
         JsValue::from(bytes.len() as u32),
         address(ops.as_mut_ptr()),
         JsValue::from(ops.len() as u32),
-    ] {
-        args.push(&value);
-    }
+    ]
+    .iter()
+    .collect();
     let count = walker.apply(&JsValue::NULL, &args).ok()?.as_f64()?;
     Some(count as usize)
 }
