@@ -13,6 +13,11 @@ pub(crate) fn stops16(chunk: &[u8; 16]) -> u32 {
     mask16(chunk, true)
 }
 
+/// Bit `i` is set when byte `i` of `chunk` is a backslash.
+pub(crate) fn backslashes16(chunk: &[u8; 16]) -> u32 {
+    mask16(chunk, false)
+}
+
 /// The index of the first backslash at or after `pos`; `bytes.len()` when there is none.
 pub fn backslash(bytes: &[u8], pos: usize) -> usize {
     first(bytes, pos, false)

@@ -64,63 +64,17 @@ pub fn score_quoted(bytes: &[u8]) -> Option<u64> {
     Some(2 * PUNCTUATION + total + runs.finish())
 }
 
-/// The score of a JSON string's value from its escaped text, without unescaping it. Escapes
-/// split the text into pieces scored on their own: `\n`, `\"`, `\\`, `\/`, `\r`, `\b` and `\f`
-/// end every run, and a `\t` joins the space runs on either side, which is corrected for.
-/// `None` for a text with `\u` escapes, which is unescaped and scored instead.
+/// The score of a JSON string's value from its escaped text, without unescaping it: block by
+/// block, each backslash is classed as nothing (ending every run, as the control byte or the
+/// line break it stands for would) and each escaped byte as what it stands for; the backslash
+/// of a `\t` is skipped over, so the tab joins the spaces on either side.
+/// `None` for a text with `\u` escapes (or a broken one), which is unescaped and scored instead.
 pub fn score_escaped(raw: &[u8]) -> Option<u64> {
-    // Corrections can be negative; the total never is.
-    let mut total: i64 = 0;
-    // The run of spaces and tabs the text so far ends with.
-    let mut open = 0;
-    let mut pos = 0;
-    loop {
-        let at = crate::find::backslash(raw, pos);
-        let piece = raw.get(pos..at)?;
-        total += join_spaces(&mut open, piece) + score(piece) as i64;
-        if at >= raw.len() {
-            return u64::try_from(total).ok();
-        }
-        total += match raw.get(at + 1)? {
-            b'n' => NEWLINE as i64,
-            b'"' | b'\\' | b'/' => PUNCTUATION as i64,
-            b'r' | b'b' | b'f' => 0,
-            b't' => join_spaces(&mut open, b"\t"),
-            _ => return None,
-        };
-        if raw.get(at + 1) != Some(&b't') {
-            open = 0;
-        }
-        pos = at + 2;
-    }
-}
-
-/// The correction for appending `piece` to a text ending in a run of `open` spaces and tabs:
-/// when the piece starts with spaces the two runs are one, scored once if two or longer, where
-/// scoring them apart counted each run of two or more. Updates `open` to the run the text ends
-/// with after the piece.
-fn join_spaces(open: &mut usize, piece: &[u8]) -> i64 {
-    let is_space = |b: &&u8| **b == b' ' || **b == b'\t';
-    let lead = piece.iter().take_while(is_space).count();
-    if lead == piece.len() {
-        // All spaces (or empty): the run grows.
-        let before = *open;
-        *open += lead;
-        return merged(before, lead);
-    }
-    let correction = merged(*open, lead);
-    *open = piece.iter().rev().take_while(is_space).count();
-    correction
-}
-
-/// What joining a run of `a` and a run of `b` changes in their separate scores: together they
-/// are one run of two or more, scored once (nothing when either is empty).
-fn merged(a: usize, b: usize) -> i64 {
-    if a == 0 || b == 0 {
-        return 0;
-    }
-    let apart = (a >= 2) as i64 + (b >= 2) as i64;
-    INDENT as i64 * (1 - apart)
+    let mut runs = Runs::default();
+    // Whether the last block ended in a backslash (the next block starts with what it escapes).
+    let mut split = false;
+    let total = each_block(raw, |chunk, valid| runs.escaped_block(chunk, valid, &mut split))?;
+    (!split).then(|| total + runs.finish())
 }
 
 /// What runs carry from one block into the next: the previous block's masks (their top bits
@@ -131,6 +85,10 @@ struct Runs {
     lower: u64,
     continued: u64,
     space: u64,
+    /// Bit i: the byte before byte i (skipping skipped bytes) is a space.
+    space_before: u64,
+    /// The bytes that are not in the text at all (the backslash of a `\t`).
+    skipped: u64,
     digits: u64,
     open_digits: u64,
 }
@@ -140,14 +98,14 @@ impl Runs {
     // keeps the package small.
     #[inline(never)]
     fn plain_block(&mut self, chunk: &[u8; 64]) -> u64 {
-        self.block(&classify(chunk), 0)
+        self.block(&classify(chunk), 0, 0)
     }
 
     /// A block of a text written as a JSON string: the bytes `valid` marks are the text's.
     #[inline(never)]
     fn quoted_block(&mut self, chunk: &[u8; 64], valid: u64) -> Option<u64> {
         let mut m = classify(chunk);
-        let escaped = stops(chunk) & valid;
+        let escaped = mask64(chunk, crate::find::stops16) & valid;
         // Quotes and backslashes are punctuation already (each gets a backslash in front);
         // the control bytes become letters.
         let controls = escaped & !m.punctuation;
@@ -162,12 +120,55 @@ impl Runs {
         m.lower |= controls;
         m.space &= !controls;
         m.newline &= !controls;
-        Some(self.block(&m, controls) + PUNCTUATION * ones(escaped))
+        Some(self.block(&m, controls, 0) + PUNCTUATION * ones(escaped))
+    }
+
+    /// A block of a JSON string's escaped text: the bytes `valid` marks are the text's;
+    /// `split` says the block before ended in a backslash, and is set when this one does.
+    #[inline(never)]
+    fn escaped_block(&mut self, chunk: &[u8; 64], valid: u64, split: &mut bool) -> Option<u64> {
+        let mut m = classify(chunk);
+        let mut backslashes = mask64(chunk, crate::find::backslashes16) & valid;
+        let mut escaped = u64::from(std::mem::take(split));
+        backslashes &= !escaped;
+        let mut starts = 0;
+        // Escapes are sparse: one at a time (a backslash escapes the byte after it, another
+        // backslash included).
+        while backslashes != 0 {
+            let at = backslashes.trailing_zeros();
+            starts |= 1 << at;
+            if at == 63 {
+                *split = true;
+                break;
+            }
+            escaped |= 2 << at;
+            backslashes &= !(3 << at);
+        }
+        let (mut newlines, mut tabs) = (0, 0);
+        let mut rest = escaped;
+        while rest != 0 {
+            let at = rest.trailing_zeros();
+            match chunk.get(at as usize) {
+                Some(b'n') => newlines |= 1 << at,
+                Some(b't') => tabs |= 1 << at,
+                Some(b'"' | b'\\' | b'/' | b'r' | b'b' | b'f') => {}
+                _ => return None,
+            }
+            rest &= rest - 1;
+        }
+        // A tab escaped across the blocks: the backslash ending the last block is skipped.
+        self.skipped |= (tabs & 1) << 63;
+        m.punctuation &= !starts;
+        m.lower &= !escaped;
+        m.newline |= newlines;
+        m.space |= tabs;
+        Some(self.block(&m, 0, tabs >> 1))
     }
 
     /// The score of one classified block; `forced` marks letters that start a word whatever
-    /// comes before them.
-    fn block(&mut self, m: &Masks, forced: u64) -> u64 {
+    /// comes before them, and `skipped` bytes that are not in the text (each is followed by a
+    /// byte that is).
+    fn block(&mut self, m: &Masks, forced: u64, skipped: u64) -> u64 {
         // `before(x, prev, k)`: bit i is bit i-k of the stream (from the previous block below 0).
         let before = |x: u64, prev: u64, k: u32| (x << k) | (prev >> (64 - k));
         let letters = m.lower | m.upper;
@@ -181,8 +182,12 @@ impl Runs {
         for k in 1..=5 {
             long &= before(continued, self.continued, k);
         }
+        // Bit i of `x` at the byte before i in the text: one back, or two over a skipped byte.
+        let skip = before(skipped, self.skipped, 1);
+        let back = |x: u64, prev: u64| (before(x, prev, 1) & !skip) | (before(x, prev, 2) & skip);
         // The second space of a run marks a run of two or more.
-        let indents = m.space & before(m.space, self.space, 1) & !before(m.space, self.space, 2);
+        let space_before = back(m.space, self.space);
+        let indents = m.space & space_before & !back(space_before, self.space_before);
         let total = WORD * ones(starts)
             + LONG_WORD_LETTER * ones(long)
             + INDENT * ones(indents)
@@ -194,6 +199,8 @@ impl Runs {
         self.lower = m.lower;
         self.continued = continued;
         self.space = m.space;
+        self.space_before = space_before;
+        self.skipped = skipped;
         self.digits = m.digits;
         total
     }
@@ -232,13 +239,13 @@ impl Runs {
     }
 }
 
-/// Bit `i` is set when byte `i` is written escaped in a JSON string.
-fn stops(chunk: &[u8; 64]) -> u64 {
+/// The 64-bit mask of a block from the 16-bit masks `lanes` gives of its quarters.
+fn mask64(chunk: &[u8; 64], lanes: fn(&[u8; 16]) -> u32) -> u64 {
     let mut mask = 0;
     for (k, part) in chunk.chunks_exact(16).enumerate() {
-        let mut lanes = [0u8; 16];
-        lanes.copy_from_slice(part);
-        mask |= u64::from(crate::find::stops16(&lanes)) << (16 * k);
+        let mut quarter = [0u8; 16];
+        quarter.copy_from_slice(part);
+        mask |= u64::from(lanes(&quarter)) << (16 * k);
     }
     mask
 }
@@ -387,8 +394,10 @@ mod tests {
             prop_oneof![
                 Just("a"), Just("Word"), Just("42"), Just(" "), Just("  "), Just("\t"),
                 Just("\n"), Just("\""), Just("\\"), Just("/"), Just("\r"), Just("é"),
+                Just("\u{8}"), Just("\u{c}"), Just("\t\t"), Just("getElementById"),
             ],
-            0..40,
+            // Up to a few blocks, so that escapes fall across block boundaries.
+            0..120,
         )) {
             let value = parts.concat();
             let json = serde_json::to_string(&value).unwrap();
