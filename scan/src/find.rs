@@ -13,6 +13,52 @@ pub(crate) fn stops16(chunk: &[u8; 16]) -> u32 {
     mask16(chunk, true)
 }
 
+/// Moves over string content from `pos` (not inside an escape sequence) 64 bytes at a time, as
+/// long as it is plain text and one-letter escapes: returns the index of the first unescaped
+/// quote, control byte or backslash of another escape (`\u`, a bad one, or one whose escaped
+/// byte is in the next block), or where the last whole block ends.
+pub fn skip_escaped(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(part) = bytes.get(pos..pos + 64) {
+        let mut chunk = [0u8; 64];
+        chunk.copy_from_slice(part);
+        let backslashes = mask64(&chunk, backslashes16);
+        let quotes_and_controls = mask64(&chunk, stops16) & !backslashes;
+        // Escapes are sparse: one at a time (a backslash escapes the byte after it, another
+        // backslash included). Almost all are one-letter ones, so the branch is cheap.
+        let (mut escaped, mut other) = (0, 0);
+        let mut rest = backslashes;
+        while rest != 0 {
+            let at = rest.trailing_zeros();
+            if !matches!(
+                chunk.get(at as usize + 1),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+            ) {
+                other = 1 << at;
+                break;
+            }
+            escaped |= 2 << at;
+            rest &= !(3 << at);
+        }
+        let stop = (quotes_and_controls & !escaped) | other;
+        if stop != 0 {
+            return pos + stop.trailing_zeros() as usize;
+        }
+        pos += 64;
+    }
+    pos
+}
+
+/// The 64-bit mask of a block from the 16-bit masks `lanes` gives of its quarters.
+pub(crate) fn mask64(chunk: &[u8; 64], lanes: fn(&[u8; 16]) -> u32) -> u64 {
+    let mut mask = 0;
+    for (k, part) in chunk.chunks_exact(16).enumerate() {
+        let mut quarter = [0u8; 16];
+        quarter.copy_from_slice(part);
+        mask |= u64::from(lanes(&quarter)) << (16 * k);
+    }
+    mask
+}
+
 /// Bit `i` is set when byte `i` of `chunk` is a backslash.
 pub(crate) fn backslashes16(chunk: &[u8; 16]) -> u32 {
     mask16(chunk, false)

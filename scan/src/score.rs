@@ -105,7 +105,7 @@ impl Runs {
     #[inline(never)]
     fn quoted_block(&mut self, chunk: &[u8; 64], valid: u64) -> Option<u64> {
         let mut m = classify(chunk);
-        let escaped = mask64(chunk, crate::find::stops16) & valid;
+        let escaped = crate::find::mask64(chunk, crate::find::stops16) & valid;
         // Quotes and backslashes are punctuation already (each gets a backslash in front);
         // the control bytes become letters.
         let controls = escaped & !m.punctuation;
@@ -128,7 +128,7 @@ impl Runs {
     #[inline(never)]
     fn escaped_block(&mut self, chunk: &[u8; 64], valid: u64, split: &mut bool) -> Option<u64> {
         let mut m = classify(chunk);
-        let mut backslashes = mask64(chunk, crate::find::backslashes16) & valid;
+        let mut backslashes = crate::find::mask64(chunk, crate::find::backslashes16) & valid;
         let mut escaped = u64::from(std::mem::take(split));
         backslashes &= !escaped;
         let mut starts = 0;
@@ -237,17 +237,6 @@ impl Runs {
     fn finish(&self) -> u64 {
         DIGIT_GROUP * self.open_digits.div_ceil(3)
     }
-}
-
-/// The 64-bit mask of a block from the 16-bit masks `lanes` gives of its quarters.
-fn mask64(chunk: &[u8; 64], lanes: fn(&[u8; 16]) -> u32) -> u64 {
-    let mut mask = 0;
-    for (k, part) in chunk.chunks_exact(16).enumerate() {
-        let mut quarter = [0u8; 16];
-        quarter.copy_from_slice(part);
-        mask |= u64::from(lanes(&quarter)) << (16 * k);
-    }
-    mask
 }
 
 fn ones(x: u64) -> u64 {

@@ -183,6 +183,8 @@ fn string_end(bytes: &[u8], mut pos: usize) -> Scan<(usize, bool)> {
                     }
                     _ => return Err(Malformed),
                 };
+                // Where there is one escape there are usually more (text with line breaks).
+                pos = crate::find::skip_escaped(bytes, pos);
             }
             // A control byte: JSON strings may not hold one unescaped.
             _ => return Err(Malformed),
@@ -280,6 +282,39 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&deep(127)).is_ok());
         assert!(scan(&deep(128)).is_err());
         assert!(serde_json::from_str::<serde_json::Value>(&deep(128)).is_err());
+    }
+
+    proptest::proptest! {
+        /// Strings a few blocks long, dense with escapes, with at most one bad part somewhere:
+        /// the scanner accepts exactly what serde_json accepts, and records the string's content.
+        #[test]
+        fn strings_are_read_like_serde_json(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[a-z ]{1,30}", r#"\\[nt"\\/bfr]"#, r"\\u00[0-9a-f]{2}", "é",
+                ],
+                0..60,
+            ),
+            bad in proptest::option::of(proptest::prop_oneof![
+                r"\\", r"\\u[0-9a-g]{1,4}", r"\\[xa0 ]", "[\x01\x1f]", "\"",
+            ]),
+            at in 0..60usize,
+        ) {
+            let mut parts = parts;
+            if let Some(bad) = bad {
+                parts.insert(at.min(parts.len()), bad);
+            }
+            let text = format!("[\"{}\", 1]", parts.concat());
+            let serde = serde_json::from_str::<(String, u8)>(&text);
+            let nodes = scan(&text);
+            proptest::prop_assert_eq!(nodes.is_ok(), serde.is_ok(), "{}", text);
+            if let (Ok(nodes), Ok((value, _))) = (nodes, serde) {
+                let string = nodes.get(1).unwrap();
+                let content = &text[string.start as usize..string.end as usize];
+                proptest::prop_assert_eq!(crate::unescape(content), value);
+                proptest::prop_assert_eq!(string.escaped, content.contains('\\'));
+            }
+        }
     }
 
     #[test]
