@@ -105,26 +105,29 @@ impl Reader<'_> {
     /// One message per line; blank lines are skipped.
     fn lines(&mut self, mut pos: usize) -> Result<()> {
         while pos < self.bytes().len() {
-            let label = format!("messages[{}]", self.out.messages.len());
-            let line_end = self
-                .text
-                .get(pos..)
-                .and_then(|rest| rest.find('\n'))
-                .map_or(self.bytes().len(), |k| pos + k);
-            let line = self.text.get(pos..line_end).unwrap_or("");
-            let Some(mut end) = self.message(pos)? else {
-                return Err(self.malformed(line, &label));
-            };
+            let i = self.out.messages.len();
+            let mut end = self.message(pos)?;
             // Nothing but spaces may follow a message on its line.
-            while matches!(self.bytes().get(end), Some(b' ' | b'\t' | b'\r')) {
-                end += 1;
+            if let Some(end) = end.as_mut() {
+                while matches!(self.bytes().get(*end), Some(b' ' | b'\t' | b'\r')) {
+                    *end += 1;
+                }
             }
-            if end < self.bytes().len() && self.bytes().get(end) != Some(&b'\n') {
-                return Err(self.malformed(line, &label));
+            match end {
+                Some(end) if matches!(self.bytes().get(end), None | Some(b'\n')) => {
+                    pos = tape::skip_space(self.bytes(), end);
+                }
+                // The line is found only now: looking for it first would read every byte twice.
+                _ => return Err(self.malformed(self.line(pos), &format!("messages[{i}]"))),
             }
-            pos = tape::skip_space(self.bytes(), end);
         }
         Ok(())
+    }
+
+    /// The line that starts at `pos`.
+    fn line(&self, pos: usize) -> &str {
+        let rest = self.text.get(pos..).unwrap_or("");
+        rest.split('\n').next().unwrap_or(rest)
     }
 
     /// Scans the message at `pos`, records its facts and span, and returns where it ends
