@@ -37,7 +37,7 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let mut found: Vec<Option<MessageFacts>> = (0..count)
         .map(|i| cached(&request.messages.get(i), map.as_ref()))
         .collect();
-    read_together(request, &mut found, map.as_ref());
+    read_together(request, &mut found, map.as_ref())?;
     facts.messages.reserve(count as usize);
     for (i, hit) in found.into_iter().enumerate() {
         let read = match hit {
@@ -51,19 +51,23 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
 
 /// Fills in (and caches) the facts of the messages `found` misses, when there are enough of them
 /// to be read together (`walk::read`); the rest are read one by one after.
-fn read_together(request: &JsRequest, found: &mut [Option<MessageFacts>], map: Option<&WeakMap>) {
+fn read_together(
+    request: &JsRequest,
+    found: &mut [Option<MessageFacts>],
+    map: Option<&WeakMap>,
+) -> Result<()> {
     let missed: Vec<u32> = (0..found.len() as u32)
         .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
         .collect();
     if missed.len() < walk::BULK {
-        return;
+        return Ok(());
     }
     let read = walk::read(
         &request.messages,
         &missed,
         request.format,
         &request.estimator,
-    );
+    )?;
     for (i, read) in missed.iter().zip(read) {
         let Some(read) = read else { continue };
         store(&request.messages.get(*i), map, &read);
@@ -71,6 +75,7 @@ fn read_together(request: &JsRequest, found: &mut [Option<MessageFacts>], map: O
             *slot = Some(read);
         }
     }
+    Ok(())
 }
 
 /// The cached facts of `value`, if any.

@@ -9,6 +9,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::estimator::AnyEstimator;
+use crate::error::{Error, Result};
 use crate::body::walked;
 use crate::facts::MessageFacts;
 use crate::formats::Format;
@@ -42,35 +43,45 @@ pub const BULK: usize = 32;
 
 /// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
 /// and the canonical format allow; `None` (or nothing) for those to be read one by one, which
-/// also gives any error its own index.
+/// also gives any error its own index. An error only when the walker is not registered.
 pub fn read(
     messages: &Array,
     indices: &[u32],
     format: Format,
     estimator: &AnyEstimator,
-) -> Vec<Option<MessageFacts>> {
-    match (estimator.as_heuristic(), format) {
+) -> Result<Vec<Option<MessageFacts>>> {
+    Ok(match (estimator.as_heuristic(), format) {
         (Some(heuristic), Format::Canonical) => {
-            facts(messages, indices, heuristic).unwrap_or_default()
+            facts(&walker()?, messages, indices, heuristic).unwrap_or_default()
         }
         _ => Vec::new(),
-    }
+    })
+}
+
+/// The walker, or an error when the glue is used without an entry file (every entry registers
+/// it): going on without it would be silently slow.
+fn walker() -> Result<Function> {
+    WALKER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
+        Error::InvalidConfig(
+            "the package's walker is not registered: import context-compaction through one of its entries".to_owned(),
+        )
+    })
 }
 
 /// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
-/// way; `None` as a whole when there is no walker or it failed.
+/// way; `None` as a whole when the walker failed.
 fn facts(
+    walker: &Function,
     messages: &Array,
     indices: &[u32],
     heuristic: Heuristic,
 ) -> Option<Vec<Option<MessageFacts>>> {
-    let walker = WALKER.with(|slot| slot.borrow().clone())?;
     let (mut bytes, mut ops) = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
     if bytes.len() < FIRST_BYTES || ops.len() < FIRST_OPS {
         bytes.resize(FIRST_BYTES, 0);
         ops.resize(FIRST_OPS, 0);
     }
-    let out = read_all(&walker, messages, indices, heuristic, &mut bytes, &mut ops);
+    let out = read_all(walker, messages, indices, heuristic, &mut bytes, &mut ops);
     // Only buffers of the usual size are kept (a huge message's are let go).
     if bytes.len() <= BYTES {
         BUFFERS.with(|slot| *slot.borrow_mut() = (bytes, ops));

@@ -15,6 +15,7 @@ const expected = await run(api);
 
 test("the scenario passes in Node", () => {
   assert.equal(expected.sameObjects, true);
+  assert.equal(typeof expected.longCut, "number", String(expected.longCut));
   assert.equal(expected.attempts, 2);
   assert.equal(expected.configCode, "invalid_config");
   assert.equal(expected.abortedCode, "aborted");

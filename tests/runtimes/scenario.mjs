@@ -42,8 +42,25 @@ export async function run(api) {
   const started = Date.now();
   const abortedCode = await pending.then(() => "resolved", (e) => e.code);
 
+  // A longer history planned cold goes through the walker, which the entry must have
+  // registered (without it, planning fails).
+  const long = [];
+  for (let round = 0; round < 16; round++) {
+    const copy = structuredClone(messages);
+    copy[1].content[0].id = copy[2].toolCallId = `t${round}`;
+    long.push(...copy);
+  }
+  let longCut;
+  try {
+    const cold = new Compactor({ keepRecentTokens: 500, cacheFacts: false, summarizer: { summarize: async () => "S" } });
+    longCut = cold.plan({ messages: long, inputTokenBudget: 0 }).firstKeptIndex;
+  } catch (e) {
+    longCut = String(e);
+  }
+
   return {
     firstKeptIndex: plan.firstKeptIndex,
+    longCut,
     summarized: plan.messagesToSummarize.length,
     sameObjects: plan.messagesToSummarize[0] === messages[0] && out.messages[0] === messages[plan.firstKeptIndex],
     summary: out.summary,
