@@ -73,7 +73,9 @@ pub fn score_escaped(raw: &[u8]) -> Option<u64> {
     let mut runs = Runs::default();
     // Whether the last block ended in a backslash (the next block starts with what it escapes).
     let mut split = false;
-    let total = each_block(raw, |chunk, valid| runs.escaped_block(chunk, valid, &mut split))?;
+    let total = each_block(raw, |chunk, valid| {
+        runs.escaped_block(chunk, valid, &mut split)
+    })?;
     (!split).then(|| total + runs.finish())
 }
 

@@ -9,8 +9,8 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::estimator::AnyEstimator;
-use crate::error::{Error, Result};
 use crate::body::walked;
+use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::formats::Format;
 use crate::token::{Estimator, Heuristic};
