@@ -37,14 +37,20 @@ pub fn score(bytes: &[u8]) -> u64 {
 /// `block` also gets the mask of the bytes that are the text's.
 fn each_block(bytes: &[u8], mut block: impl FnMut(&[u8; 64], u64) -> Option<u64>) -> Option<u64> {
     let mut total = 0;
-    for part in bytes.chunks(64) {
+    let mut blocks = bytes.chunks_exact(64);
+    // Whole blocks are read in place (a copy each would cost as much as the scoring).
+    for part in blocks.by_ref() {
+        let chunk: &[u8; 64] = part.try_into().ok()?;
+        total += block(chunk, u64::MAX)?;
+    }
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
         let mut chunk = [0; 64];
         chunk
-            .get_mut(..part.len())
+            .get_mut(..rest.len())
             .unwrap_or_default()
-            .copy_from_slice(part);
-        let valid = u64::MAX >> (64 - part.len());
-        total += block(&chunk, valid)?;
+            .copy_from_slice(rest);
+        total += block(&chunk, u64::MAX >> (64 - rest.len()))?;
     }
     Some(total)
 }
