@@ -43,7 +43,9 @@ test("the shipped heuristic equals its definition on the real session", () => {
 
 test("the shipped heuristic equals its definition on generated text", () => {
   const estimator = new HeuristicEstimator();
-  const pieces = ["a", "Z", "camelCase", "0", "12345", " ", "\t", "\n", ".", "{", "é", "日本", "😀", "\u0001", "\u007f"];
+  // Every class, and the bytes just outside each range the classifier tests.
+  const pieces = ["a", "Z", "camelCase", "0", "12345", " ", "\t", "\n", ".", "{", "é", "日本", "😀", "\u0001", "\u007f",
+    "@", "[", "`", "/", ":", "!", "~", "\u001f", "\u0080", "\u07ff", "\uffff"];
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   for (let round = 0; round < 2000; round++) {
