@@ -34,9 +34,13 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     )?;
     let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
-    let mut found: Vec<Option<MessageFacts>> = (0..count)
-        .map(|i| cached(&request.messages.get(i), map.as_ref()))
-        .collect();
+    // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.
+    let mut found: Vec<Option<MessageFacts>> = match &map {
+        Some(map) => (0..count)
+            .map(|i| cached(&request.messages.get(i), map))
+            .collect(),
+        None => (0..count).map(|_| None).collect(),
+    };
     read_together(request, &mut found, map.as_ref())?;
     facts.messages.reserve(count as usize);
     for (i, hit) in found.into_iter().enumerate() {
@@ -70,7 +74,9 @@ fn read_together(
     )?;
     for (i, read) in missed.iter().zip(read) {
         let Some(read) = read else { continue };
-        store(&request.messages.get(*i), map, &read);
+        if map.is_some() {
+            store(&request.messages.get(*i), map, &read);
+        }
         if let Some(slot) = found.get_mut(*i as usize) {
             *slot = Some(read);
         }
@@ -79,9 +85,11 @@ fn read_together(
 }
 
 /// The cached facts of `value`, if any.
-fn cached(value: &JsValue, map: Option<&WeakMap>) -> Option<MessageFacts> {
+fn cached(value: &JsValue, map: &WeakMap) -> Option<MessageFacts> {
     // Only objects can be WeakMap keys (anything else fails to parse anyway).
-    let map = map.filter(|_| value.is_object())?;
+    if !value.is_object() {
+        return None;
+    }
     decode(&map.get(value.unchecked_ref()))
 }
 
@@ -92,11 +100,12 @@ fn store(value: &JsValue, map: Option<&WeakMap>, facts: &MessageFacts) {
 }
 
 fn message_facts(request: &JsRequest, i: u32, map: Option<&WeakMap>) -> Result<MessageFacts> {
-    let value = request.messages.get(i);
     let host = convert::host(&request.messages, i as usize, request.format)?;
     let facts = MessageFacts::of_host(&host, &request.estimator)
         .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
-    store(&value, map, &facts);
+    if map.is_some() {
+        store(&request.messages.get(i), map, &facts);
+    }
     Ok(facts)
 }
 
