@@ -1,7 +1,8 @@
 // The walker of the cold objects path (src/body/walked.rs reads what it lays out): it reads
-// canonical messages as JSON.stringify would see them, copies each text-bearing string once into
-// wasm memory with encodeInto, and describes the message around it in u32 ops. Anything it is
-// not sure of becomes OTHER, and wasm reads that message the general way.
+// canonical or OpenAI Chat messages as JSON.stringify would see them, copies each text-bearing
+// string once into wasm memory with encodeInto, and describes the message around it in u32 ops
+// (an OpenAI message as the canonical one its format adapter makes of it). Anything it is not
+// sure of becomes OTHER, and wasm reads that message the general way.
 
 // Keep in step with `op` in src/body/walked.rs.
 const USER = 1;
@@ -21,6 +22,10 @@ const V_ARRAY = 14;
 const V_OBJECT = 15;
 const V_JSON = 16;
 const V_MISSING = 17;
+const V_JSON_TEXT = 18;
+
+// Formats the walker reads (the `format` argument; keep in step with src/wasm/walk.rs).
+const OPENAI_CHAT = 1;
 
 // Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
 const MAX_DEPTH = 64;
@@ -38,7 +43,8 @@ const FULL = 2;
  * memory) until one is full; returns how many messages it laid out. `ops[0]` gets how many
  * ops follow it.
  */
-export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap) {
+export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap, format) {
+  const message = format === OPENAI_CHAT ? openAIMessage : canonicalMessage;
   const buffer = memory.buffer;
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
@@ -56,7 +62,7 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
   return k - from;
 }
 
-function message(m, out) {
+function canonicalMessage(m, out) {
   if (!plain(m)) return UNSURE;
   const role = m.role;
   if (role === "user") return op(out, USER) ? content(m.content, out, false) : FULL;
@@ -176,6 +182,76 @@ function json(out, v) {
   }
   if (text === undefined) return op(out, V_NULL) ? DONE : FULL;
   return op(out, V_JSON) && string(out, text) ? DONE : FULL;
+}
+
+// OpenAI Chat Completions (src/formats/openai_chat.rs): user, assistant and tool messages; system
+// and developer ones (joined texts), legacy function calls and anything unexpected are OTHER.
+const USER_PARTS = { text: new Set(["text"]), attachments: new Set(["image_url", "input_audio", "file"]) };
+const ASSISTANT_PARTS = { text: new Set(["text", "refusal"]), attachments: new Set() };
+const TOOL_PARTS = { text: new Set(["text"]), attachments: new Set() };
+
+function openAIMessage(m, out) {
+  if (!plain(m)) return UNSURE;
+  const role = m.role;
+  if (role === "user") return op(out, USER) ? openAIContent(m.content, out, USER_PARTS) : FULL;
+  if (role === "assistant") return openAIAssistant(m, out);
+  if (role === "tool") {
+    const id = m.tool_call_id;
+    if (typeof id !== "string") return UNSURE;
+    if (!op(out, TOOL_RESULT) || !op(out, RESULT_ID) || !string(out, id)) return FULL;
+    return openAIContent(m.content, out, TOOL_PARTS);
+  }
+  return UNSURE;
+}
+
+// Its content parts, then a refusal, then each tool call.
+function openAIAssistant(m, out) {
+  const { refusal, tool_calls: calls, function_call: legacy } = m;
+  if (legacy !== undefined && legacy !== null) return UNSURE;
+  if (!optionalString(refusal)) return UNSURE;
+  if (calls !== undefined && calls !== null && (!Array.isArray(calls) || calls.toJSON !== undefined)) return UNSURE;
+  if (!op(out, ASSISTANT)) return FULL;
+  let read = openAIContent(m.content, out, ASSISTANT_PARTS);
+  if (read === DONE && typeof refusal === "string") read = text(out, refusal);
+  for (let i = 0; read === DONE && calls && i < calls.length; i++) read = openAICall(calls[i], out);
+  return read;
+}
+
+// The arguments are JSON text: wasm scores the value it holds (or the text as a string when it
+// is not JSON), as the format adapter parses it.
+function openAICall(call, out) {
+  if (!plain(call)) return UNSURE;
+  const { id, function: fn } = call;
+  if (typeof id !== "string" || !plain(fn)) return UNSURE;
+  const { name, arguments: args } = fn;
+  if (typeof name !== "string" || !optionalString(args)) return UNSURE;
+  if (!op(out, CALL) || !string(out, id) || !string(out, name)) return FULL;
+  return op(out, V_JSON_TEXT) && string(out, args ?? "") ? DONE : FULL;
+}
+
+// A string, or an array of parts: text parts (their `text`, else their `refusal`) and
+// attachments (counted as images).
+function openAIContent(value, out, parts) {
+  if (value === undefined || value === null) return DONE;
+  if (typeof value === "string") return text(out, value);
+  if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
+  for (let i = 0; i < value.length; i++) {
+    const part = value[i];
+    if (!plain(part)) return UNSURE;
+    if (parts.attachments.has(part.type)) {
+      if (!op(out, IMAGE)) return FULL;
+      continue;
+    }
+    const { text: words, refusal } = part;
+    if (!parts.text.has(part.type) || !optionalString(words) || !optionalString(refusal)) return UNSURE;
+    if (text(out, words ?? refusal ?? "") !== DONE) return FULL;
+  }
+  return DONE;
+}
+
+// What the format adapter reads as an optional string (JSON has no undefined: it is missing).
+function optionalString(value) {
+  return value === undefined || value === null || typeof value === "string";
 }
 
 function required(out, value) {

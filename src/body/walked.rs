@@ -1,7 +1,7 @@
-//! Facts of canonical messages that the package's JavaScript walker (`pkg-template/walk.js`)
-//! has laid out for the cold objects path: it copies each text-bearing string once into wasm
-//! memory and describes the message around it in a few `u32` ops, so no JSON is built or parsed
-//! on the way. The walker only lays out what it is sure of; anything else it marks
+//! Facts of messages that the package's JavaScript walker (`pkg-template/walk.js`) has laid out
+//! for the cold objects path (canonical ones, or OpenAI Chat ones as the canonical messages they
+//! stand for): it copies each text-bearing string once into wasm memory and describes the
+//! message around it in a few `u32` ops, so no JSON is built or parsed on the way. The walker only lays out what it is sure of; anything else it marks
 //! [`op::OTHER`], and that message is read the general way (for the same facts or error).
 
 use super::count::{PAIR, PUNCTUATION, json_score, number_score, quoted_score};
@@ -47,6 +47,9 @@ pub mod op {
     pub const V_JSON: u32 = 16;
     /// Tool-call arguments that are not there.
     pub const V_MISSING: u32 = 17;
+    /// Tool-call arguments given as JSON text (`len` bytes), as OpenAI sends them: the value it
+    /// holds, or the text as a string when it is not JSON.
+    pub const V_JSON_TEXT: u32 = 18;
 }
 
 /// The facts of the `count` messages laid out in `ops` and `bytes`, each `None` when it is to
@@ -222,6 +225,11 @@ impl<'a> Layout<'a> {
                 let text = self.str(len)?;
                 self.known(json_score(text))
             }
+            op::V_JSON_TEXT => {
+                let len = self.next()?;
+                let text = self.str(len)?;
+                json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
+            }
             _ => return None,
         })
     }
@@ -343,6 +351,31 @@ mod tests {
             read[1],
             Some(general(r#"{"role":"user","content":"next"}"#))
         );
+    }
+
+    #[test]
+    fn arguments_as_json_text_count_as_the_value_or_else_the_text() {
+        let call = |arguments: &str| {
+            let laid = Laid::default()
+                .op(op::ASSISTANT)
+                .op(op::CALL)
+                .string("c")
+                .string("f")
+                .op(op::V_JSON_TEXT)
+                .string(arguments);
+            facts(&laid.ops, &laid.bytes, 1, Heuristic::new()).unwrap()[0].clone()
+        };
+        let canonical = |arguments: &str| {
+            general(&format!(
+                r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c","name":"f","arguments":{arguments}}}]}}"#
+            ))
+        };
+        assert_eq!(
+            call(" {\"n\": 1.50, \"s\": \"\\u00e9\"}\n"),
+            Some(canonical(r#"{"n":1.5,"s":"é"}"#))
+        );
+        assert_eq!(call("{broken"), Some(canonical(r#""{broken""#)));
+        assert_eq!(call(""), Some(canonical(r#""""#)));
     }
 
     #[test]

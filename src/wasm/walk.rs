@@ -1,7 +1,8 @@
-//! The cold objects path for canonical messages with the default heuristic: the package's
-//! JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each text-bearing
-//! string once into buffers here, and [`crate::body::walked`] reads the facts from them. This
-//! avoids building and parsing JSON per message (or for the whole history) on the way in.
+//! The cold objects path for canonical and OpenAI Chat messages with the default heuristic:
+//! the package's JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each
+//! text-bearing string once into buffers here, and [`crate::body::walked`] reads the facts from
+//! them. This avoids building and parsing JSON per message (or for the whole history) on the way
+//! in.
 
 use std::cell::RefCell;
 
@@ -50,12 +51,28 @@ pub fn read(
     format: Format,
     estimator: &AnyEstimator,
 ) -> Result<Vec<Option<MessageFacts>>> {
-    Ok(match (estimator.as_heuristic(), format) {
-        (Some(heuristic), Format::Canonical) => {
-            facts(&walker()?, messages, indices, heuristic).unwrap_or_default()
+    // The formats the walker reads (`format` in pkg-template/walk.js).
+    let code = match format {
+        Format::Canonical => 0,
+        Format::OpenAIChat => 1,
+        _ => return Ok(Vec::new()),
+    };
+    Ok(match estimator.as_heuristic() {
+        Some(heuristic) => {
+            let walk = Walk {
+                walker: walker()?,
+                format: code,
+            };
+            facts(&walk, messages, indices, heuristic).unwrap_or_default()
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     })
+}
+
+/// The walker and the format it reads messages in.
+struct Walk {
+    walker: Function,
+    format: u32,
 }
 
 /// The walker, or an error when the glue is used without an entry file (every entry registers
@@ -71,7 +88,7 @@ fn walker() -> Result<Function> {
 /// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
 /// way; `None` as a whole when the walker failed.
 fn facts(
-    walker: &Function,
+    walk: &Walk,
     messages: &Array,
     indices: &[u32],
     heuristic: Heuristic,
@@ -81,7 +98,7 @@ fn facts(
         bytes.resize(FIRST_BYTES, 0);
         ops.resize(FIRST_OPS, 0);
     }
-    let out = read_all(walker, messages, indices, heuristic, &mut bytes, &mut ops);
+    let out = read_all(walk, messages, indices, heuristic, &mut bytes, &mut ops);
     // Only buffers of the usual size are kept (a huge message's are let go).
     if bytes.len() <= BYTES {
         BUFFERS.with(|slot| *slot.borrow_mut() = (bytes, ops));
@@ -91,7 +108,7 @@ fn facts(
 
 /// Walks all of `indices` with the given buffers, growing them as needed.
 fn read_all(
-    walker: &Function,
+    walk: &Walk,
     messages: &Array,
     indices: &[u32],
     heuristic: Heuristic,
@@ -100,7 +117,7 @@ fn read_all(
 ) -> Option<Vec<Option<MessageFacts>>> {
     let mut out = Vec::with_capacity(indices.len());
     while out.len() < indices.len() {
-        let count = walk(walker, messages, indices, out.len(), bytes, ops)?;
+        let count = walk_from(walk, messages, indices, out.len(), bytes, ops)?;
         if count > 0 {
             // `ops[0]` holds how many ops follow it.
             let used = *ops.first()? as usize;
@@ -121,8 +138,8 @@ fn read_all(
 }
 
 /// One call of the walker from message `from` on: how many messages it laid out.
-fn walk(
-    walker: &Function,
+fn walk_from(
+    walk: &Walk,
     messages: &Array,
     indices: &[u32],
     from: usize,
@@ -141,10 +158,11 @@ fn walk(
         JsValue::from(bytes.len() as u32),
         address(ops.as_mut_ptr()),
         JsValue::from(ops.len() as u32),
+        JsValue::from(walk.format),
     ]
     .iter()
     .collect();
-    let count = walker.apply(&JsValue::NULL, &args).ok()?.as_f64()?;
+    let count = walk.walker.apply(&JsValue::NULL, &args).ok()?.as_f64()?;
     Some(count as usize)
 }
 

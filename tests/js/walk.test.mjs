@@ -1,4 +1,4 @@
-// The cold objects path: 32 or more uncached canonical messages are walked in JavaScript and their
+// The cold objects path: 32 or more uncached canonical (or OpenAI Chat) messages are walked in JavaScript and their
 // strings copied once into wasm (pkg-template/walk.js, src/body/walked.rs). Whatever a message
 // holds, its estimate is the one the message-by-message path (JSON.stringify, then serde_json)
 // gives it, and errors still name the message.
@@ -9,9 +9,9 @@ import { CompactionError, Compactor, estimate } from "context-compaction";
 import { generator } from "./helpers.mjs";
 
 /** Per-message estimates read together (the walker) and one message at a time (general path). */
-function bothWays(make) {
-  const together = estimate({ messages: make() }).messages;
-  const alone = make().map((m) => estimate({ messages: [m] }).messages[0]);
+function bothWays(make, format = "canonical") {
+  const together = estimate({ messages: make(), format }).messages;
+  const alone = make().map((m) => estimate({ messages: [m], format }).messages[0]);
   return { together, alone };
 }
 
@@ -130,4 +130,83 @@ test("a conversation created with a long history reads it together, with the sam
   const { messagesToSummarize: m2, turnPrefixMessages: t2, ...want } = oneByOne.plan(options);
   assert.deepEqual(plan, want);
   assert.equal(messagesToSummarize.length, m2.length);
+});
+
+// OpenAI Chat messages are walked as the canonical messages the format adapter makes of them.
+const openAI = (messages) => bothWays(() => messages(), "openai-chat");
+
+function openAIEdgeCases() {
+  return forty([
+    { role: "user", content: "plain words, café, 😀, a lone \ud800 surrogate\n\ttabs" },
+    { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:," } }, { type: "input_audio" }, { type: "file" }, { type: "text", text: null }] },
+    { role: "user", content: null, name: "someone" },
+    {
+      role: "assistant",
+      content: [{ type: "text", text: "calling" }, { type: "refusal", refusal: "no" }, { type: "text", text: "", refusal: "ignored" }],
+      refusal: "I can't",
+      tool_calls: [
+        { id: "c1", type: "function", function: { name: "edit", arguments: '{"path":"a.rs","n":1.50,"e":1e2,"s":"caf\\u00e9 \\/"}' } },
+        { id: "c2", type: "function", function: { name: "spaced", arguments: '  { "a" : [1, 2] }\n' } },
+        { id: "c3", type: "function", function: { name: "notJson", arguments: "{broken" } },
+        { id: "c4", type: "function", function: { name: "empty", arguments: "" } },
+        { id: "c5", type: "function", function: { name: "missing" } },
+        { id: "c6", type: "function", function: { name: "nullArgs", arguments: null } },
+        { id: "c7", type: "function", function: { name: "repeated", arguments: '{"k":1,"k":2}' } },
+        { id: "c8", type: "function", function: { name: "deep", arguments: "[".repeat(200) + "]".repeat(200) } },
+      ],
+    },
+    { role: "assistant", content: null, tool_calls: null, refusal: null },
+    { role: "tool", tool_call_id: "c1", content: "done" },
+    { role: "tool", tool_call_id: "c2", content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] },
+    // Read the general way: system texts are joined, legacy function calls and results.
+    { role: "system", content: [{ type: "text", text: "be" }, { type: "text", text: "brief" }] },
+    { role: "developer", content: "rules" },
+    { role: "assistant", content: null, function_call: { name: "legacy", arguments: "{}" } },
+    { role: "function", name: "legacy", content: "legacy result" },
+    { role: "user", content: "short", toJSON: () => ({ role: "user", content: "what JSON.stringify writes instead" }) },
+  ]);
+}
+
+test("OpenAI Chat edge cases estimate the same read together as one at a time", () => {
+  const { together, alone } = openAI(openAIEdgeCases);
+  assert.deepEqual(together, alone);
+});
+
+test("the real session as OpenAI Chat messages estimates the same read together", () => {
+  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
+  const session = () =>
+    readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.type === "message")
+      .map(({ message: m }) => {
+        if (m.role === "user") return { role: "user", content: m.content };
+        if (m.role === "toolResult") return { role: "tool", tool_call_id: m.toolCallId, content: text(m.content) };
+        const calls = (m.content ?? []).filter((b) => b.type === "toolCall");
+        return {
+          role: "assistant",
+          content: text(m.content) || null,
+          tool_calls: calls.map((b) => ({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.arguments) } })),
+        };
+      });
+  const { together, alone } = openAI(session);
+  assert.equal(together.length, 914);
+  assert.deepEqual(together, alone);
+});
+
+test("a bad OpenAI Chat message read together still fails with its own index", () => {
+  const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
+  const cases = [
+    [{ role: "tool", content: "no id" }, /messages\[35\]\.tool_call_id/],
+    [{ role: "assistant", tool_calls: [{ id: "c", function: { name: "f", arguments: { a: 1 } } }] }, /messages\[35\]\.tool_calls\[0\]\.function\.arguments/],
+    [{ role: "assistant", tool_calls: [{ id: "c" }] }, /messages\[35\]\.tool_calls\[0\]\.function/],
+    [{ role: "user", content: [{ type: "video" }] }, /messages\[35\]\.content\[0\]\.type/],
+    [{ role: "robot" }, /messages\[35\]\.role/],
+  ];
+  for (const [bad, want] of cases) {
+    const messages = forty([{ role: "user", content: "hello" }]);
+    messages[35] = bad;
+    assert.throws(() => cold.plan({ messages, format: "openai-chat", inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
+  }
 });
