@@ -25,6 +25,22 @@ export function history(n) {
   return out;
 }
 
+/** The same history as OpenAI Chat Completions messages (texts joined, arguments as JSON text). */
+export function openAIChat(messages) {
+  const text = (content) =>
+    typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return messages.map((m) => {
+    if (m.role === "user") return { role: "user", content: text(m.content) };
+    if (m.role === "toolResult") return { role: "tool", tool_call_id: m.toolCallId, content: text(m.content) };
+    const calls = (m.content ?? []).filter((b) => b.type === "toolCall");
+    const message = { role: "assistant", content: text(m.content) || null };
+    if (calls.length) {
+      message.tool_calls = calls.map((b) => ({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.arguments ?? {}) } }));
+    }
+    return message;
+  });
+}
+
 /** Every text-bearing string of the messages (what any estimator must look at). */
 export function strings(messages) {
   const out = [];
