@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { baselineA, baselineB, baselineC, history, median, openAIChat, strings } from "./workloads.mjs";
+import { aiSdk, anthropic, baselineA, baselineB, baselineC, history, median, openAIChat, strings } from "./workloads.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const smoke = process.argv.includes("--smoke");
@@ -57,9 +57,12 @@ for (const n of sizes) {
   // Cold from objects: nothing cached.
   const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
   const coldObjects = median(() => cold.plan({ messages, inputTokenBudget: 0 }), runs);
-  // The same history as OpenAI Chat messages (no target; the format most hosts have).
-  const chat = openAIChat(messages);
-  const coldChat = median(() => cold.plan({ messages: chat, format: "openai-chat", inputTokenBudget: 0 }), runs);
+  // The same history in the other formats the walker reads (no target; what most hosts have).
+  const formats = {};
+  for (const [format, convert] of [["openai-chat", openAIChat], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
+    const host = convert(messages);
+    formats[format] = median(() => cold.plan({ messages: host, format, inputTokenBudget: 0 }), runs);
+  }
 
   // Cold from bytes: the body as a Worker holds it (a JSON array, and JSON lines).
   const coldBytes = median(() => cold.planBytes(bytes, { inputTokenBudget: 0 }), runs);
@@ -78,7 +81,7 @@ for (const n of sizes) {
   }, runs);
 
   perMessage[n] = { steady: steady / n, coldObjects: coldObjects / n, coldBytes: coldBytes / n, prepare: prepare / serialized };
-  rows.push({ n, a, b, c, steady, steadyCache, coldObjects, coldChat, coldBytes, coldLines, prepare, serialized, body: bytes.length });
+  rows.push({ n, a, b, c, steady, steadyCache, coldObjects, formats, coldBytes, coldLines, prepare, serialized, body: bytes.length });
   if (n === 10_000 || smoke) {
     const at = smoke ? "1k (smoke)" : "10k";
     target(`steady state ${at}: Conversation append + plan / A`, steady / a, 0.5);
@@ -88,10 +91,17 @@ for (const n of sizes) {
 }
 
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
-console.log("| messages | body bytes | A: sum lengths | B: JSON.parse | C: encodeInto | steady (handle) | steady (plan + cache) | cold plan (objects) | cold plan (OpenAI Chat objects) | cold planBytes (array) | cold planBytes (lines) | apply prep | records bytes |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| messages | body bytes | A: sum lengths | B: JSON.parse | C: encodeInto | steady (handle) | steady (plan + cache) | cold plan (objects) | cold planBytes (array) | cold planBytes (lines) | apply prep | records bytes |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
-  console.log(`| ${r.n} | ${r.body} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.coldChat)} | ${fmt(r.coldBytes)} | ${fmt(r.coldLines)} | ${fmt(r.prepare)} | ${r.serialized} |`);
+  console.log(`| ${r.n} | ${r.body} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.coldBytes)} | ${fmt(r.coldLines)} | ${fmt(r.prepare)} | ${r.serialized} |`);
+}
+console.log("\ncold plan of the same history in other formats (objects; ratio to canonical):\n");
+console.log("| messages | canonical | openai-chat | anthropic | ai-sdk |");
+console.log("|---:|---:|---:|---:|---:|");
+for (const r of rows) {
+  const cells = Object.values(r.formats).map((ms) => `${fmt(ms)} (${(ms / r.coldObjects).toFixed(2)}×)`);
+  console.log(`| ${r.n} | ${fmt(r.coldObjects)} | ${cells.join(" | ")} |`);
 }
 console.log("\nper-message cost (µs; apply prep per KB serialized):");
 for (const [n, cost] of Object.entries(perMessage)) {

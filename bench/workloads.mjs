@@ -41,6 +41,54 @@ export function openAIChat(messages) {
   });
 }
 
+/** The same history as Anthropic Messages (consecutive tool results in one user message). */
+export function anthropic(messages) {
+  const blocks = (content) =>
+    typeof content === "string"
+      ? content
+      : (content ?? []).map((b) => (b.type === "text" ? { type: "text", text: b.text } : { type: "image", source: { type: "base64", media_type: b.mimeType, data: b.data } }));
+  const out = [];
+  for (const m of messages) {
+    if (m.role === "toolResult") {
+      const block = { type: "tool_result", tool_use_id: m.toolCallId, is_error: m.isError, content: blocks(m.content) };
+      const last = out[out.length - 1];
+      if (last?.results) last.content.push(block);
+      else out.push({ role: "user", content: [block], results: true });
+    } else if (m.role === "user") {
+      out.push({ role: "user", content: blocks(m.content) });
+    } else {
+      const content = (m.content ?? []).map((b) =>
+        b.type === "toolCall" ? { type: "tool_use", id: b.id, name: b.name, input: b.arguments ?? {} } : b.type === "thinking" ? { type: "thinking", thinking: b.thinking, signature: "" } : { type: "text", text: b.text },
+      );
+      out.push({ role: "assistant", content });
+    }
+  }
+  for (const m of out) delete m.results;
+  return out;
+}
+
+/** The same history as AI SDK ModelMessages (consecutive tool results in one tool message). */
+export function aiSdk(messages) {
+  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
+  const out = [];
+  for (const m of messages) {
+    if (m.role === "toolResult") {
+      const part = { type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName, output: { type: m.isError ? "error-text" : "text", value: text(m.content) } };
+      const last = out[out.length - 1];
+      if (last?.role === "tool") last.content.push(part);
+      else out.push({ role: "tool", content: [part] });
+    } else if (m.role === "user") {
+      out.push({ role: "user", content: text(m.content) });
+    } else {
+      const content = (m.content ?? []).map((b) =>
+        b.type === "toolCall" ? { type: "tool-call", toolCallId: b.id, toolName: b.name, input: b.arguments ?? {} } : b.type === "thinking" ? { type: "reasoning", text: b.thinking } : { type: "text", text: b.text },
+      );
+      out.push({ role: "assistant", content });
+    }
+  }
+  return out;
+}
+
 /** Every text-bearing string of the messages (what any estimator must look at). */
 export function strings(messages) {
   const out = [];

@@ -1,8 +1,8 @@
 // The walker of the cold objects path (src/body/walked.rs reads what it lays out): it reads
-// canonical or OpenAI Chat messages as JSON.stringify would see them, copies each text-bearing
-// string once into wasm memory with encodeInto, and describes the message around it in u32 ops
-// (an OpenAI message as the canonical one its format adapter makes of it). Anything it is not
-// sure of becomes OTHER, and wasm reads that message the general way.
+// canonical, OpenAI Chat, Anthropic or AI SDK messages as JSON.stringify would see them, copies
+// each text-bearing string once into wasm memory with encodeInto, and describes the message
+// around it in u32 ops (another format's message as the canonical units its format adapter makes
+// of it). Anything it is not sure of becomes OTHER, and wasm reads that message the general way.
 
 // Keep in step with `op` in src/body/walked.rs.
 const USER = 1;
@@ -23,9 +23,9 @@ const V_OBJECT = 15;
 const V_JSON = 16;
 const V_MISSING = 17;
 const V_JSON_TEXT = 18;
+const UNIT = 19;
+const TEXT_VALUE = 20;
 
-// Formats the walker reads (the `format` argument; keep in step with src/wasm/walk.rs).
-const OPENAI_CHAT = 1;
 
 // Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
 const MAX_DEPTH = 64;
@@ -44,7 +44,8 @@ const FULL = 2;
  * ops follow it.
  */
 export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap, format) {
-  const message = format === OPENAI_CHAT ? openAIMessage : canonicalMessage;
+  // Indexed by the `format` argument (keep in step with src/wasm/walk.rs).
+  const message = [canonicalMessage, openAIMessage, anthropicMessage, aiSdkMessage][format];
   const buffer = memory.buffer;
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
@@ -107,18 +108,21 @@ function contentBlock(block, out, assistant) {
   if (type === "text") return required(out, block.text);
   if (!assistant) return type === "image" ? (op(out, IMAGE) ? DONE : FULL) : UNSURE;
   if (type === "thinking") return required(out, block.thinking);
-  if (type === "toolCall") return call(out, block);
+  if (type === "toolCall") return call(out, block.id, block.name, block.arguments);
   return UNSURE;
 }
 
-function call(out, block) {
-  const { id, name } = block;
+function call(out, id, name, args) {
   if (typeof id !== "string" || typeof name !== "string") return UNSURE;
   if (!op(out, CALL) || !string(out, id) || !string(out, name)) return FULL;
-  const args = block.arguments;
   // JSON.stringify leaves such a property out: the arguments are missing.
   if (args === undefined || typeof args === "function" || typeof args === "symbol") return op(out, V_MISSING) ? DONE : FULL;
   return value(out, args, 0);
+}
+
+// Whether JSON.stringify writes the property (and the adapters see it as there).
+function present(value) {
+  return value !== undefined && value !== null && typeof value !== "function" && typeof value !== "symbol";
 }
 
 // A JSON value laid out as JSON.stringify would write it (src/body/walked.rs scores it as
@@ -193,13 +197,13 @@ const TOOL_PARTS = { text: new Set(["text"]), attachments: new Set() };
 function openAIMessage(m, out) {
   if (!plain(m)) return UNSURE;
   const role = m.role;
-  if (role === "user") return op(out, USER) ? openAIContent(m.content, out, USER_PARTS) : FULL;
+  if (role === "user") return op(out, USER) ? parts(m.content, out, USER_PARTS) : FULL;
   if (role === "assistant") return openAIAssistant(m, out);
   if (role === "tool") {
     const id = m.tool_call_id;
     if (typeof id !== "string") return UNSURE;
     if (!op(out, TOOL_RESULT) || !op(out, RESULT_ID) || !string(out, id)) return FULL;
-    return openAIContent(m.content, out, TOOL_PARTS);
+    return parts(m.content, out, TOOL_PARTS);
   }
   return UNSURE;
 }
@@ -211,7 +215,7 @@ function openAIAssistant(m, out) {
   if (!optionalString(refusal)) return UNSURE;
   if (calls !== undefined && calls !== null && (!Array.isArray(calls) || calls.toJSON !== undefined)) return UNSURE;
   if (!op(out, ASSISTANT)) return FULL;
-  let read = openAIContent(m.content, out, ASSISTANT_PARTS);
+  let read = parts(m.content, out, ASSISTANT_PARTS);
   if (read === DONE && typeof refusal === "string") read = text(out, refusal);
   for (let i = 0; read === DONE && calls && i < calls.length; i++) read = openAICall(calls[i], out);
   return read;
@@ -229,21 +233,184 @@ function openAICall(call, out) {
   return op(out, V_JSON_TEXT) && string(out, args ?? "") ? DONE : FULL;
 }
 
+// Anthropic Messages (src/formats/anthropic.rs). One host message may hold several units, each
+// framed: a user message's runs of text and attachments and each of its tool results, an
+// assistant message and the results of server tools in it.
+const ANTHROPIC_ATTACHMENTS = new Set(["image", "document", "search_result"]);
+const ANTHROPIC_RESULT_PARTS = { text: new Set(["text"]), attachments: ANTHROPIC_ATTACHMENTS };
+
+function anthropicMessage(m, out) {
+  if (!plain(m)) return UNSURE;
+  if (m.role === "user") return anthropicUser(m.content, out);
+  if (m.role === "assistant") return anthropicAssistant(m.content, out);
+  return UNSURE;
+}
+
+// A user message of only tool results does not start a turn; one without blocks (no units) is
+// left to the general reader.
+function anthropicUser(blocks, out) {
+  if (typeof blocks === "string") return op(out, USER) ? text(out, blocks) : FULL;
+  if (!Array.isArray(blocks) || blocks.toJSON !== undefined || blocks.length === 0) return UNSURE;
+  const onlyResults = blocks.every((b) => plain(b) && b.type === "tool_result");
+  if (!op(out, onlyResults ? TOOL_RESULT : USER)) return FULL;
+  let inUserUnit = false;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i];
+    if (!plain(block)) return UNSURE;
+    const result = block.type === "tool_result";
+    // The first unit is framed by the message's own op.
+    if ((result || !inUserUnit) && i > 0 && !op(out, UNIT)) return FULL;
+    inUserUnit = !result;
+    const read = result ? anthropicResult(block, out) : userBlock(block, out);
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+function userBlock(block, out) {
+  if (block.type === "text") return required(out, block.text);
+  return ANTHROPIC_ATTACHMENTS.has(block.type) ? image(out) : UNSURE;
+}
+
+function anthropicResult(block, out) {
+  const { tool_use_id: id, is_error: isError } = block;
+  if (typeof id !== "string" || !optionalBoolean(isError)) return UNSURE;
+  if (!op(out, RESULT_ID) || !string(out, id)) return FULL;
+  return parts(block.content, out, ANTHROPIC_RESULT_PARTS);
+}
+
+function anthropicAssistant(blocks, out) {
+  return op(out, ASSISTANT) ? eachBlock(blocks, out, anthropicBlock) : FULL;
+}
+
+function anthropicBlock(block, out) {
+  const type = block.type;
+  if (typeof type !== "string") return UNSURE;
+  if (type === "text") return required(out, block.text);
+  if (type === "thinking") return required(out, block.thinking);
+  if (type === "redacted_thinking") return optionalText(out, block.data);
+  if (type === "tool_use" || type.endsWith("_tool_use")) return call(out, block.id, block.name, block.input);
+  if (type.endsWith("_tool_result")) {
+    const id = block.tool_use_id;
+    if (typeof id !== "string") return UNSURE;
+    if (!op(out, UNIT) || !op(out, RESULT_ID) || !string(out, id)) return FULL;
+    return jsonText(out, block.content);
+  }
+  return UNSURE;
+}
+
+// Vercel AI SDK ModelMessages (src/formats/ai_sdk.rs); system messages are read the general way.
+const AI_SDK_USER_PARTS = { text: new Set(["text"]), attachments: new Set(["image", "file"]) };
+const AI_SDK_MEDIA = new Set(["media", "image-data", "image-url", "file-data", "file-url"]);
+
+function aiSdkMessage(m, out) {
+  if (!plain(m)) return UNSURE;
+  const role = m.role;
+  if (role === "user") return op(out, USER) ? parts(m.content, out, AI_SDK_USER_PARTS) : FULL;
+  if (role === "assistant") return op(out, ASSISTANT) ? eachBlock(m.content, out, aiSdkPart) : FULL;
+  if (role === "tool") return aiSdkTool(m.content, out);
+  return UNSURE;
+}
+
+function aiSdkPart(part, out) {
+  const type = part.type;
+  if (type === "text" || type === "reasoning") return required(out, part.text);
+  // `input` since AI SDK 5, `args` before.
+  if (type === "tool-call") return call(out, part.toolCallId, part.toolName, present(part.input) ? part.input : part.args);
+  if (type === "tool-result") return op(out, UNIT) ? aiSdkResult(part, out) : FULL;
+  if (type === "file") return optionalText(out, part.mediaType);
+  return UNSURE;
+}
+
+// Tool results, one unit each; a tool message without any (no units) is left to the general
+// reader.
+function aiSdkTool(content, out) {
+  if (!Array.isArray(content) || content.toJSON !== undefined || content.length === 0) return UNSURE;
+  if (!op(out, TOOL_RESULT)) return FULL;
+  for (let i = 0; i < content.length; i++) {
+    const part = content[i];
+    if (!plain(part) || part.type !== "tool-result") return UNSURE;
+    if (i > 0 && !op(out, UNIT)) return FULL;
+    const read = aiSdkResult(part, out);
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+function aiSdkResult(part, out) {
+  const { toolCallId: id, toolName: name, output } = part;
+  if (typeof id !== "string" || !optionalString(name)) return UNSURE;
+  if (!op(out, RESULT_ID) || !string(out, id)) return FULL;
+  // AI SDK 4: `result` and `isError`.
+  if (!present(output)) return optionalBoolean(part.isError) ? jsonText(out, part.result) : UNSURE;
+  if (!plain(output)) return UNSURE;
+  const { type, value: v } = output;
+  if (type === "text" || type === "error-text") return jsonText(out, v);
+  if (type === "json" || type === "error-json") return compactJson(out, v);
+  if (type !== "content") return UNSURE;
+  if (v === undefined || v === null) return DONE;
+  if (!Array.isArray(v) || v.toJSON !== undefined) return UNSURE;
+  for (let i = 0; i < v.length; i++) {
+    const item = v[i];
+    if (!plain(item)) return UNSURE;
+    const read = item.type === "text" ? required(out, item.text) : AI_SDK_MEDIA.has(item.type) ? image(out) : UNSURE;
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+// A string content, or blocks each read by `block` (after the plain-object check).
+function eachBlock(blocks, out, block) {
+  if (blocks === undefined || blocks === null) return DONE;
+  if (typeof blocks === "string") return text(out, blocks);
+  if (!Array.isArray(blocks) || blocks.toJSON !== undefined) return UNSURE;
+  for (let i = 0; i < blocks.length; i++) {
+    const read = plain(blocks[i]) ? block(blocks[i], out) : UNSURE;
+    if (read !== DONE) return read;
+  }
+  return DONE;
+}
+
+// A value as a text: a string as it is, anything else as its compact JSON.
+function jsonText(out, v) {
+  if (typeof v === "string") return text(out, v);
+  // A toJSON might write a string, which would then be the text itself.
+  if (typeof v === "object" && v !== null && !Array.isArray(v) && !plain(v)) return UNSURE;
+  if (Array.isArray(v) && v.toJSON !== undefined) return UNSURE;
+  return compactJson(out, v);
+}
+
+function compactJson(out, v) {
+  return op(out, TEXT_VALUE) ? value(out, v, 0) : FULL;
+}
+
+function optionalText(out, value) {
+  return optionalString(value) ? text(out, value ?? "") : UNSURE;
+}
+
+function optionalBoolean(value) {
+  return value === undefined || value === null || typeof value === "boolean";
+}
+
+function image(out) {
+  return op(out, IMAGE) ? DONE : FULL;
+}
+
 // A string, or an array of parts: text parts (their `text`, else their `refusal`) and
-// attachments (counted as images).
-function openAIContent(value, out, parts) {
+// attachments (counted as images), as the adapters' `Reader::content` reads them.
+function parts(value, out, kinds) {
   if (value === undefined || value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
     const part = value[i];
     if (!plain(part)) return UNSURE;
-    if (parts.attachments.has(part.type)) {
+    if (kinds.attachments.has(part.type)) {
       if (!op(out, IMAGE)) return FULL;
       continue;
     }
     const { text: words, refusal } = part;
-    if (!parts.text.has(part.type) || !optionalString(words) || !optionalString(refusal)) return UNSURE;
+    if (!kinds.text.has(part.type) || !optionalString(words) || !optionalString(refusal)) return UNSURE;
     if (text(out, words ?? refusal ?? "") !== DONE) return FULL;
   }
   return DONE;

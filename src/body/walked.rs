@@ -1,8 +1,9 @@
 //! Facts of messages that the package's JavaScript walker (`pkg-template/walk.js`) has laid out
-//! for the cold objects path (canonical ones, or OpenAI Chat ones as the canonical messages they
-//! stand for): it copies each text-bearing string once into wasm memory and describes the
-//! message around it in a few `u32` ops, so no JSON is built or parsed on the way. The walker only lays out what it is sure of; anything else it marks
-//! [`op::OTHER`], and that message is read the general way (for the same facts or error).
+//! for the cold objects path (canonical ones, or those of another format as the canonical units
+//! its adapter makes of them): it copies each text-bearing string once into wasm memory and
+//! describes the message around it in a few `u32` ops, so no JSON is built or parsed on the way.
+//! The walker only lays out what it is sure of; anything else it marks [`op::OTHER`], and that
+//! message is read the general way (for the same facts or error).
 
 use super::count::{PAIR, PUNCTUATION, json_score, number_score, quoted_score};
 use crate::facts::{MessageFacts, Role};
@@ -50,6 +51,12 @@ pub mod op {
     /// Tool-call arguments given as JSON text (`len` bytes), as OpenAI sends them: the value it
     /// holds, or the text as a string when it is not JSON.
     pub const V_JSON_TEXT: u32 = 18;
+    /// Another unit of the same host message (an Anthropic user message's tool results, an
+    /// AI SDK tool message's results): one more message framing.
+    pub const UNIT: u32 = 19;
+    /// A text written from a value as compact JSON (a tool output that is not a string): the
+    /// value follows.
+    pub const TEXT_VALUE: u32 = 20;
 }
 
 /// The facts of the `count` messages laid out in `ops` and `bytes`, each `None` when it is to
@@ -151,6 +158,14 @@ impl<'a> Layout<'a> {
                     self.op += 1;
                     facts.tokens += heuristic.image_tokens;
                 }
+                op::UNIT => {
+                    self.op += 1;
+                    facts.tokens += heuristic.framing_tokens();
+                }
+                op::TEXT_VALUE => {
+                    self.op += 1;
+                    facts.tokens += rounded(self.value(0)?);
+                }
                 op::RESULT_ID => {
                     self.op += 1;
                     let len = self.next()?;
@@ -244,6 +259,7 @@ impl<'a> Layout<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Format;
     use crate::message::Message;
     use crate::parse;
 
@@ -327,6 +343,48 @@ mod tests {
         assert_eq!(read[1], Some(general(&assistant)));
         assert_eq!(read[2], Some(general(result)));
         assert_eq!(read[3], None);
+    }
+
+    fn host(format: Format, json: &str) -> MessageFacts {
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        let host = format.read(&value, "m").unwrap();
+        MessageFacts::of_host(&host, &Heuristic::new()).unwrap()
+    }
+
+    #[test]
+    fn units_and_texts_written_from_values_count_as_the_adapter_reads_them() {
+        let laid = Laid::default()
+            .op(op::USER)
+            .op(op::TEXT)
+            .string("see")
+            .op(op::UNIT)
+            .op(op::RESULT_ID)
+            .string("t1")
+            .op(op::TEXT)
+            .string("done")
+            .op(op::UNIT)
+            .op(op::IMAGE)
+            .op(op::ASSISTANT)
+            .op(op::TEXT)
+            .string("searching")
+            .op(op::UNIT)
+            .op(op::RESULT_ID)
+            .string("s1")
+            .op(op::TEXT_VALUE)
+            .op(op::V_ARRAY)
+            .op(1)
+            .op(op::V_OBJECT)
+            .op(1)
+            .string("url")
+            .op(op::V_STRING)
+            .string("https://example.com/a?b=1");
+        let read = facts(&laid.ops, &laid.bytes, 2, Heuristic::new()).unwrap();
+        // Three units: the text, the tool result, the image after it.
+        let user = r#"{"role":"user","content":[{"type":"text","text":"see"},{"type":"tool_result","tool_use_id":"t1","content":"done"},{"type":"image","source":{}}]}"#;
+        // A server tool's result in the assistant message: its content as compact JSON.
+        let assistant = r#"{"role":"assistant","content":[{"type":"text","text":"searching"},{"type":"web_search_tool_result","tool_use_id":"s1","content":[{"url":"https://example.com/a?b=1"}]}]}"#;
+        assert_eq!(read[0], Some(host(Format::Anthropic, user)));
+        assert_eq!(read[1], Some(host(Format::Anthropic, assistant)));
     }
 
     #[test]

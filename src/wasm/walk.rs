@@ -1,8 +1,8 @@
-//! The cold objects path for canonical and OpenAI Chat messages with the default heuristic:
-//! the package's JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each
-//! text-bearing string once into buffers here, and [`crate::body::walked`] reads the facts from
-//! them. This avoids building and parsing JSON per message (or for the whole history) on the way
-//! in.
+//! The cold objects path for canonical, OpenAI Chat, Anthropic and AI SDK messages with the
+//! default heuristic: the package's JavaScript walker (`pkg-template/walk.js`, registered at
+//! setup) copies each text-bearing string once into buffers here, and [`crate::body::walked`]
+//! reads the facts from them. This avoids building and parsing JSON per message (or for the
+//! whole history) on the way in.
 
 use std::cell::RefCell;
 
@@ -43,7 +43,7 @@ const MAX_BYTES: usize = 1 << 30;
 pub const BULK: usize = 32;
 
 /// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
-/// and the canonical format allow; `None` (or nothing) for those to be read one by one, which
+/// and the format allow; `None` (or nothing) for those to be read one by one, which
 /// also gives any error its own index. An error only when the walker is not registered.
 pub fn read(
     messages: &Array,
@@ -55,7 +55,9 @@ pub fn read(
     let code = match format {
         Format::Canonical => 0,
         Format::OpenAIChat => 1,
-        _ => return Ok(Vec::new()),
+        Format::Anthropic => 2,
+        Format::AiSdk => 3,
+        Format::OpenAIResponses => return Ok(Vec::new()),
     };
     Ok(match estimator.as_heuristic() {
         Some(heuristic) => {

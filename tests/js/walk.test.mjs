@@ -1,5 +1,6 @@
-// The cold objects path: 32 or more uncached canonical (or OpenAI Chat) messages are walked in JavaScript and their
-// strings copied once into wasm (pkg-template/walk.js, src/body/walked.rs). Whatever a message
+// The cold objects path: 32 or more uncached messages (canonical, OpenAI Chat, Anthropic or AI SDK
+// ones) are walked in JavaScript and their strings copied once into wasm (pkg-template/walk.js,
+// src/body/walked.rs). Whatever a message
 // holds, its estimate is the one the message-by-message path (JSON.stringify, then serde_json)
 // gives it, and errors still name the message.
 import { test } from "node:test";
@@ -209,4 +210,206 @@ test("a bad OpenAI Chat message read together still fails with its own index", (
     messages[35] = bad;
     assert.throws(() => cold.plan({ messages, format: "openai-chat", inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
   }
+});
+
+// Anthropic and AI SDK messages are walked as the canonical units their adapters make of them: a
+// host message may hold several (each framed), and its role and turn follow from them, so plans
+// are compared too.
+function samePlans(make, format) {
+  for (const keepRecentTokens of [50, 300, 1_000, 5_000]) {
+    const compactor = new Compactor({ keepRecentTokens, summarizer: generator(async () => "S"), cacheFacts: false });
+    const walked = compactor.plan({ messages: make(), format, inputTokenBudget: 0 });
+    const conversation = compactor.conversation({ format });
+    for (const message of make()) conversation.append(message);
+    const general = conversation.plan({ inputTokenBudget: 0 });
+    const shape = (p) => p && { ...p, messagesToSummarize: p.messagesToSummarize.length, turnPrefixMessages: p.turnPrefixMessages.length };
+    assert.deepEqual(shape(walked), shape(general), `keepRecentTokens ${keepRecentTokens}`);
+  }
+}
+
+function failsWithItsIndex(format, cases) {
+  const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
+  for (const [bad, want] of cases) {
+    const messages = forty([{ role: "user", content: "hello" }]);
+    messages[35] = bad;
+    assert.throws(() => cold.plan({ messages, format, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
+  }
+}
+
+/** The session's messages, each turned into host messages by `convert(message, previous)`. */
+function sessionAs(convert) {
+  return readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.type === "message")
+    .reduce((out, { message }) => convert(message, out), []);
+}
+
+const texts = (content) => (typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? { type: "text", text: b.text } : { type: "image", source: { type: "base64", media_type: b.mimeType, data: b.data } })));
+
+function anthropicEdgeCases() {
+  return forty([
+    { role: "user", content: "plain words, café, 😀, a lone \ud800 surrogate\n\ttabs" },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "before" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+        { type: "tool_result", tool_use_id: "t1", content: "plain result" },
+        { type: "tool_result", tool_use_id: "t2", is_error: true, content: [{ type: "text", text: "failed" }, { type: "image", source: {} }, { type: "document", source: {} }] },
+        { type: "document", source: {} },
+        { type: "search_result", source: "s", title: "t", content: [] },
+        { type: "text", text: "after", cache_control: { type: "ephemeral" } },
+      ],
+    },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t3" }, { type: "tool_result", tool_use_id: "t4", content: null, is_error: null }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "hmm\n\nyes", signature: "sig" },
+        { type: "redacted_thinking", data: "opaque bytes" },
+        { type: "redacted_thinking" },
+        { type: "text", text: "calling" },
+        { type: "tool_use", id: "t1", name: "edit", input: { path: "a.rs", n: 1.5, when: new Date(0), list: [1, null, "x"] } },
+        { type: "tool_use", id: "t2", name: "noInput" },
+        { type: "tool_use", id: "t3", name: "nullInput", input: null },
+        { type: "server_tool_use", id: "s1", name: "web_search", input: { query: "oslo weather" } },
+        { type: "web_search_tool_result", tool_use_id: "s1", content: [{ type: "web_search_result", url: "https://example.com", title: "Oslo", encrypted_content: "abc" }] },
+        { type: "web_search_tool_result", tool_use_id: "s2", content: { type: "web_search_tool_result_error", error_code: "unavailable" } },
+        { type: "code_execution_tool_result", tool_use_id: "s3", content: "a string result" },
+        { type: "mcp_tool_result", tool_use_id: "s4" },
+        { type: "mcp_tool_result", tool_use_id: "s5", content: new Date(0) },
+      ],
+    },
+    { role: "assistant", content: "a string answer" },
+    { role: "assistant", content: null },
+    // Read the general way: no blocks (no units), a toJSON.
+    { role: "user", content: [] },
+    { role: "user" },
+    { role: "user", content: "short", toJSON: () => ({ role: "user", content: "what JSON.stringify writes instead" }) },
+  ]);
+}
+
+test("Anthropic edge cases estimate and plan the same read together as one at a time", () => {
+  const { together, alone } = bothWays(anthropicEdgeCases, "anthropic");
+  assert.deepEqual(together, alone);
+  samePlans(anthropicEdgeCases, "anthropic");
+});
+
+test("the real session as Anthropic messages estimates and plans the same read together", () => {
+  const session = () =>
+    sessionAs((m, out) => {
+      const last = out[out.length - 1];
+      if (m.role === "toolResult") {
+        const block = { type: "tool_result", tool_use_id: m.toolCallId, is_error: m.isError, content: texts(m.content) };
+        // Consecutive results go in one user message, as Anthropic wants them.
+        if (last?.role === "user" && Array.isArray(last.content) && last.content.every((b) => b.type === "tool_result")) last.content.push(block);
+        else out.push({ role: "user", content: [block] });
+        return out;
+      }
+      if (m.role === "user") return [...out, { role: "user", content: texts(m.content) }];
+      const blocks = (m.content ?? []).map((b) =>
+        b.type === "toolCall" ? { type: "tool_use", id: b.id, name: b.name, input: b.arguments } : b.type === "thinking" ? { type: "thinking", thinking: b.thinking, signature: "" } : { type: "text", text: b.text },
+      );
+      return [...out, { role: "assistant", content: blocks }];
+    });
+  const { together, alone } = bothWays(session, "anthropic");
+  assert.ok(together.length > 500);
+  assert.deepEqual(together, alone);
+  samePlans(session, "anthropic");
+});
+
+test("a bad Anthropic message read together still fails with its own index", () => {
+  failsWithItsIndex("anthropic", [
+    [{ role: "user", content: [{ type: "tool_result", content: "no id" }] }, /messages\[35\]\.content\[0\]\.tool_use_id/],
+    [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", is_error: "yes" }] }, /messages\[35\]\.content\[0\]\.is_error/],
+    [{ role: "user", content: [{ type: "text", text: "ok" }, { type: "video" }] }, /messages\[35\]\.content\[1\]\.type/],
+    [{ role: "assistant", content: [{ type: "text", text: 5 }] }, /messages\[35\]\.content\[0\]\.text/],
+    [{ role: "assistant", content: [{ type: "tool_use", id: "t" }] }, /messages\[35\]\.content\[0\]\.name/],
+    [{ role: "system", content: "no system role here" }, /messages\[35\]\.role/],
+  ]);
+});
+
+function aiSdkEdgeCases() {
+  return forty([
+    { role: "system", content: "be brief" },
+    { role: "user", content: "plain words, café, 😀, a lone \udc00 surrogate" },
+    { role: "user", content: [{ type: "text", text: "look" }, { type: "image", image: "data:," }, { type: "file", data: "x", mediaType: "application/pdf" }] },
+    { role: "user" },
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "thinking it over" },
+        { type: "text", text: "calling" },
+        { type: "tool-call", toolCallId: "c1", toolName: "edit", input: { path: "a.rs", n: [1.5, 1e21] } },
+        { type: "tool-call", toolCallId: "c2", toolName: "old", args: { v: 4 } },
+        { type: "tool-call", toolCallId: "c3", toolName: "both", input: null, args: "fallback" },
+        { type: "tool-call", toolCallId: "c4", toolName: "none" },
+        { type: "tool-call", toolCallId: "c5", toolName: "search", providerExecuted: true, input: {} },
+        { type: "tool-result", toolCallId: "c5", toolName: "search", output: { type: "json", value: { hits: ["a", "b"] } } },
+        { type: "file", mediaType: "image/png", data: "AAAA" },
+        { type: "file", data: "AAAA" },
+      ],
+    },
+    { role: "assistant", content: "a string answer" },
+    {
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "c1", toolName: "edit", output: { type: "text", value: "edited" } },
+        { type: "tool-result", toolCallId: "c2", output: { type: "json", value: "a JSON string" } },
+        { type: "tool-result", toolCallId: "c3", output: { type: "error-text", value: { not: "a string" } } },
+        { type: "tool-result", toolCallId: "c4", output: { type: "error-json", value: [1, null, true] } },
+        { type: "tool-result", toolCallId: "c5", output: { type: "content", value: [{ type: "text", text: "see" }, { type: "media", data: "x", mediaType: "image/png" }, { type: "image-url", url: "u" }] } },
+        { type: "tool-result", toolCallId: "c6", output: { type: "content" } },
+        { type: "tool-result", toolCallId: "c7", output: { type: "text", value: new Date(0) } },
+        { type: "tool-result", toolCallId: "c8", result: { v4: "result" }, isError: true },
+        { type: "tool-result", toolCallId: "c9" },
+      ],
+    },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c10", output: { type: "text", value: "one" } }] },
+    // Read the general way: no results (no units).
+    { role: "tool", content: [] },
+  ]);
+}
+
+test("AI SDK edge cases estimate and plan the same read together as one at a time", () => {
+  const { together, alone } = bothWays(aiSdkEdgeCases, "ai-sdk");
+  assert.deepEqual(together, alone);
+  samePlans(aiSdkEdgeCases, "ai-sdk");
+});
+
+test("the real session as AI SDK messages estimates and plans the same read together", () => {
+  const parts = (content) => (typeof content === "string" ? content : texts(content).map((b) => (b.type === "text" ? b : { type: "image", image: b.source.data, mediaType: b.source.media_type })));
+  const session = () =>
+    sessionAs((m, out) => {
+      const last = out[out.length - 1];
+      if (m.role === "toolResult") {
+        const value = (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+        const part = { type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName, output: { type: m.isError ? "error-text" : "text", value } };
+        if (last?.role === "tool") last.content.push(part);
+        else out.push({ role: "tool", content: [part] });
+        return out;
+      }
+      if (m.role === "user") return [...out, { role: "user", content: parts(m.content) }];
+      const content = (m.content ?? []).map((b) =>
+        b.type === "toolCall" ? { type: "tool-call", toolCallId: b.id, toolName: b.name, input: b.arguments } : b.type === "thinking" ? { type: "reasoning", text: b.thinking } : { type: "text", text: b.text },
+      );
+      return [...out, { role: "assistant", content }];
+    });
+  const { together, alone } = bothWays(session, "ai-sdk");
+  assert.ok(together.length > 500);
+  assert.deepEqual(together, alone);
+  samePlans(session, "ai-sdk");
+});
+
+test("a bad AI SDK message read together still fails with its own index", () => {
+  failsWithItsIndex("ai-sdk", [
+    [{ role: "tool", content: [{ type: "tool-result", output: { type: "text", value: "no id" } }] }, /messages\[35\]\.content\[0\]\.toolCallId/],
+    [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", output: { type: "video" } }] }, /messages\[35\]\.content\[0\]\.output\.type/],
+    [{ role: "tool", content: [{ type: "tool-call" }] }, /messages\[35\]\.content\[0\]\.type/],
+    [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c" }] }, /messages\[35\]\.content\[0\]\.toolName/],
+    [{ role: "user", content: [{ type: "text", text: ["not", "a string"] }] }, /messages\[35\]\.content\[0\]\.text/],
+    [{ role: "robot" }, /messages\[35\]\.role/],
+  ]);
 });
