@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { aiSdk, anthropic, baselineA, baselineB, baselineC, history, median, openAIChat, strings } from "./workloads.mjs";
+import { aiSdk, anthropic, baselineA, baselineB, baselineC, history, median, openAIChat, openAIResponses, strings } from "./workloads.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const smoke = process.argv.includes("--smoke");
@@ -57,9 +57,9 @@ for (const n of sizes) {
   // Cold from objects: nothing cached.
   const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
   const coldObjects = median(() => cold.plan({ messages, inputTokenBudget: 0 }), runs);
-  // The same history in the other formats the walker reads (no target; what most hosts have).
+  // The same history in the other formats (no target; what most hosts have).
   const formats = {};
-  for (const [format, convert] of [["openai-chat", openAIChat], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
+  for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
     const host = convert(messages);
     formats[format] = median(() => cold.plan({ messages: host, format, inputTokenBudget: 0 }), runs);
   }
@@ -97,8 +97,8 @@ for (const r of rows) {
   console.log(`| ${r.n} | ${r.body} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.coldBytes)} | ${fmt(r.coldLines)} | ${fmt(r.prepare)} | ${r.serialized} |`);
 }
 console.log("\ncold plan of the same history in other formats (objects; ratio to canonical):\n");
-console.log("| messages | canonical | openai-chat | anthropic | ai-sdk |");
-console.log("|---:|---:|---:|---:|---:|");
+console.log("| messages | canonical | openai-chat | openai-responses | anthropic | ai-sdk |");
+console.log("|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
   const cells = Object.values(r.formats).map((ms) => `${fmt(ms)} (${(ms / r.coldObjects).toFixed(2)}×)`);
   console.log(`| ${r.n} | ${fmt(r.coldObjects)} | ${cells.join(" | ")} |`);

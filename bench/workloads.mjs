@@ -89,6 +89,24 @@ export function aiSdk(messages) {
   return out;
 }
 
+/** The same history as OpenAI Responses input items (one item per text, reasoning or call). */
+export function openAIResponses(messages) {
+  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
+  const out = [];
+  for (const m of messages) {
+    if (m.role === "user") out.push({ type: "message", role: "user", content: [{ type: "input_text", text: text(m.content) }] });
+    else if (m.role === "toolResult") out.push({ type: "function_call_output", call_id: m.toolCallId, output: text(m.content) });
+    else {
+      for (const b of m.content ?? []) {
+        if (b.type === "thinking") out.push({ type: "reasoning", summary: [{ type: "summary_text", text: b.thinking }] });
+        if (b.type === "text") out.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: b.text, annotations: [] }] });
+        if (b.type === "toolCall") out.push({ type: "function_call", call_id: b.id, name: b.name, arguments: JSON.stringify(b.arguments ?? {}) });
+      }
+    }
+  }
+  return out;
+}
+
 /** Every text-bearing string of the messages (what any estimator must look at). */
 export function strings(messages) {
   const out = [];

@@ -1,8 +1,9 @@
 // The walker of the cold objects path (src/body/walked.rs reads what it lays out): it reads
-// canonical, OpenAI Chat, Anthropic or AI SDK messages as JSON.stringify would see them, copies
-// each text-bearing string once into wasm memory with encodeInto, and describes the message
-// around it in u32 ops (another format's message as the canonical units its format adapter makes
-// of it). Anything it is not sure of becomes OTHER, and wasm reads that message the general way.
+// messages of any format (canonical, OpenAI Chat or Responses, Anthropic, AI SDK) as
+// JSON.stringify would see them, copies each text-bearing string once into wasm memory with
+// encodeInto, and describes the message around it in u32 ops (another format's message as the
+// canonical units its format adapter makes of it). Anything it is not sure of becomes OTHER,
+// and wasm reads that message the general way.
 
 // Keep in step with `op` in src/body/walked.rs.
 const USER = 1;
@@ -45,7 +46,7 @@ const FULL = 2;
  */
 export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap, format) {
   // Indexed by the `format` argument (keep in step with src/wasm/walk.rs).
-  const message = [canonicalMessage, openAIMessage, anthropicMessage, aiSdkMessage][format];
+  const message = [canonicalMessage, openAIMessage, anthropicMessage, aiSdkMessage, responsesItem][format];
   const buffer = memory.buffer;
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
@@ -221,14 +222,15 @@ function openAIAssistant(m, out) {
   return read;
 }
 
+function openAICall(call, out) {
+  if (!plain(call) || !plain(call.function)) return UNSURE;
+  return textCall(out, call.id, call.function.name, call.function.arguments);
+}
+
 // The arguments are JSON text: wasm scores the value it holds (or the text as a string when it
 // is not JSON), as the format adapter parses it.
-function openAICall(call, out) {
-  if (!plain(call)) return UNSURE;
-  const { id, function: fn } = call;
-  if (typeof id !== "string" || !plain(fn)) return UNSURE;
-  const { name, arguments: args } = fn;
-  if (typeof name !== "string" || !optionalString(args)) return UNSURE;
+function textCall(out, id, name, args) {
+  if (typeof id !== "string" || typeof name !== "string" || !optionalString(args)) return UNSURE;
   if (!op(out, CALL) || !string(out, id) || !string(out, name)) return FULL;
   return op(out, V_JSON_TEXT) && string(out, args ?? "") ? DONE : FULL;
 }
@@ -359,6 +361,67 @@ function aiSdkResult(part, out) {
   return DONE;
 }
 
+// OpenAI Responses input items (src/formats/openai_responses.rs): messages (system and developer
+// ones are read the general way), function calls and other `*_call` items, their outputs,
+// reasoning, and any other item as its own compact JSON.
+const RESPONSES_TEXTS = new Set(["input_text", "output_text", "refusal"]);
+const RESPONSES_ATTACHMENTS = new Set(["input_image", "input_file", "input_audio"]);
+const RESPONSES_PARTS = { text: RESPONSES_TEXTS, attachments: RESPONSES_ATTACHMENTS };
+const RESPONSES_ASSISTANT_PARTS = { text: RESPONSES_TEXTS, attachments: RESPONSES_ATTACHMENTS, images: false };
+
+function responsesItem(m, out) {
+  if (!plain(m)) return UNSURE;
+  let type = m.type;
+  // An "easy" input message: `{ role, content }` without a type.
+  if ((type === undefined || type === null) && m.role !== undefined && m.role !== null) type = "message";
+  if (typeof type !== "string") return UNSURE;
+  if (type === "message") return responsesMessage(m, out);
+  if (type === "function_call") return op(out, ASSISTANT) ? textCall(out, m.call_id, m.name, m.arguments) : FULL;
+  if (type === "reasoning") return op(out, ASSISTANT) ? reasoning(m, out) : FULL;
+  if (m.call_id !== undefined && m.call_id !== null) {
+    if (type.endsWith("_output")) return responsesOutput(m, out);
+    if (type.endsWith("_call")) {
+      const name = m.name ?? type.slice(0, -"_call".length);
+      const args = [m.input, m.action, m.arguments].find(present);
+      return op(out, ASSISTANT) ? call(out, m.call_id, name, args) : FULL;
+    }
+  }
+  // Any other item counts as its own compact JSON.
+  return op(out, ASSISTANT) ? compactJson(out, m) : FULL;
+}
+
+// Attachments in an assistant message do not count (the adapter leaves them out).
+function responsesMessage(m, out) {
+  if (m.role === "user") return op(out, USER) ? parts(m.content, out, RESPONSES_PARTS) : FULL;
+  if (m.role === "assistant") return op(out, ASSISTANT) ? parts(m.content, out, RESPONSES_ASSISTANT_PARTS) : FULL;
+  return UNSURE;
+}
+
+// The summary's texts joined into one thinking text, then the encrypted content.
+function reasoning(m, out) {
+  const { summary, encrypted_content: encrypted } = m;
+  if (!optionalString(encrypted)) return UNSURE;
+  if (summary !== undefined && summary !== null) {
+    if (!Array.isArray(summary) || summary.toJSON !== undefined) return UNSURE;
+    const texts = [];
+    for (const item of summary) {
+      if (!plain(item) || typeof item.text !== "string") return UNSURE;
+      texts.push(item.text);
+    }
+    if (texts.length > 0 && text(out, texts.join("\n")) !== DONE) return FULL;
+  }
+  return typeof encrypted === "string" ? text(out, encrypted) : DONE;
+}
+
+function responsesOutput(m, out) {
+  const id = m.call_id;
+  if (typeof id !== "string") return UNSURE;
+  if (!op(out, TOOL_RESULT) || !op(out, RESULT_ID) || !string(out, id)) return FULL;
+  const output = m.output;
+  if (!present(output)) return DONE;
+  return Array.isArray(output) ? parts(output, out, RESPONSES_PARTS) : jsonText(out, output);
+}
+
 // A string content, or blocks each read by `block` (after the plain-object check).
 function eachBlock(blocks, out, block) {
   if (blocks === undefined || blocks === null) return DONE;
@@ -406,7 +469,8 @@ function parts(value, out, kinds) {
     const part = value[i];
     if (!plain(part)) return UNSURE;
     if (kinds.attachments.has(part.type)) {
-      if (!op(out, IMAGE)) return FULL;
+      // Some messages leave their attachments out (`images: false`).
+      if (kinds.images !== false && !op(out, IMAGE)) return FULL;
       continue;
     }
     const { text: words, refusal } = part;

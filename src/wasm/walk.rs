@@ -1,8 +1,8 @@
-//! The cold objects path for canonical, OpenAI Chat, Anthropic and AI SDK messages with the
-//! default heuristic: the package's JavaScript walker (`pkg-template/walk.js`, registered at
-//! setup) copies each text-bearing string once into buffers here, and [`crate::body::walked`]
-//! reads the facts from them. This avoids building and parsing JSON per message (or for the
-//! whole history) on the way in.
+//! The cold objects path for messages of every format with the default heuristic: the
+//! package's JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each
+//! text-bearing string once into buffers here, and [`crate::body::walked`] reads the facts from
+//! them. This avoids building and parsing JSON per message (or for the whole history) on the
+//! way in.
 
 use std::cell::RefCell;
 
@@ -57,7 +57,7 @@ pub fn read(
         Format::OpenAIChat => 1,
         Format::Anthropic => 2,
         Format::AiSdk => 3,
-        Format::OpenAIResponses => return Ok(Vec::new()),
+        Format::OpenAIResponses => 4,
     };
     Ok(match estimator.as_heuristic() {
         Some(heuristic) => {

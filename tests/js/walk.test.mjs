@@ -413,3 +413,68 @@ test("a bad AI SDK message read together still fails with its own index", () => 
     [{ role: "robot" }, /messages\[35\]\.role/],
   ]);
 });
+
+function responsesEdgeCases() {
+  return forty([
+    { role: "user", content: "an easy message, café, 😀, a lone \ud800 surrogate" },
+    { type: "message", role: "user", content: [{ type: "input_text", text: "look" }, { type: "input_image", image_url: "data:," }, { type: "input_file", file_id: "f" }, { type: "input_audio" }] },
+    { type: "message", role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text: "seen", annotations: [] }, { type: "refusal", refusal: "but no" }, { type: "input_image" }] },
+    { type: "message", role: "user" },
+    { type: "function_call", id: "fc_1", call_id: "r1", name: "read", arguments: '{"path":"a.rs","n":1.50}' },
+    { type: "function_call", call_id: "r2", name: "noArgs" },
+    { type: "function_call", call_id: "r3", name: "notJson", arguments: "{broken" },
+    { type: "function_call_output", call_id: "r1", output: "fn main() {}" },
+    { type: "function_call_output", call_id: "r2", output: [{ type: "input_text", text: "part" }, { type: "input_image", image_url: "u" }] },
+    { type: "function_call_output", call_id: "r3", output: { structured: [1, true, null] } },
+    { type: "function_call_output", call_id: "r4" },
+    { type: "function_call_output", call_id: "r5", output: new Date(0) },
+    { type: "computer_call", call_id: "k1", action: { type: "click", x: 1, y: 2 } },
+    { type: "computer_call_output", call_id: "k1", output: { type: "input_image", image_url: "data:," } },
+    { type: "custom_tool_call", call_id: "k2", name: "grammar", input: "free text input" },
+    { type: "local_shell_call", call_id: "k3" },
+    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "first" }, { type: "summary_text", text: "second" }], encrypted_content: "gAAAA" },
+    { type: "reasoning", summary: [] },
+    { type: "item_reference", id: "msg_0" },
+    { type: "web_search_call", id: "ws_1", status: "completed" },
+    // Read the general way: system and developer messages.
+    { type: "message", role: "system", content: [{ type: "input_text", text: "be" }, { type: "input_text", text: "brief" }] },
+    { role: "developer", content: "rules" },
+  ]);
+}
+
+test("OpenAI Responses edge cases estimate and plan the same read together as one at a time", () => {
+  const { together, alone } = bothWays(responsesEdgeCases, "openai-responses");
+  assert.deepEqual(together, alone);
+  samePlans(responsesEdgeCases, "openai-responses");
+});
+
+test("the real session as OpenAI Responses items estimates and plans the same read together", () => {
+  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
+  const session = () =>
+    sessionAs((m, out) => {
+      if (m.role === "user") return [...out, { type: "message", role: "user", content: [{ type: "input_text", text: text(m.content) }] }];
+      if (m.role === "toolResult") return [...out, { type: "function_call_output", call_id: m.toolCallId, output: text(m.content) }];
+      for (const b of m.content ?? []) {
+        if (b.type === "thinking") out.push({ type: "reasoning", summary: [{ type: "summary_text", text: b.thinking }] });
+        if (b.type === "text") out.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: b.text, annotations: [] }] });
+        if (b.type === "toolCall") out.push({ type: "function_call", call_id: b.id, name: b.name, arguments: JSON.stringify(b.arguments ?? {}) });
+      }
+      return out;
+    });
+  const { together, alone } = bothWays(session, "openai-responses");
+  assert.ok(together.length > 900);
+  assert.deepEqual(together, alone);
+  samePlans(session, "openai-responses");
+});
+
+test("a bad OpenAI Responses item read together still fails with its own index", () => {
+  failsWithItsIndex("openai-responses", [
+    [{ type: "function_call", call_id: "c" }, /messages\[35\]\.name/],
+    [{ type: "function_call", name: "f", call_id: "c", arguments: { a: 1 } }, /messages\[35\]\.arguments/],
+    [{ type: "function_call_output", call_id: 5, output: "x" }, /messages\[35\]\.call_id/],
+    [{ type: "reasoning", summary: [{ type: "summary_text" }] }, /messages\[35\]\.summary\[0\]\.text/],
+    [{ type: "message", role: "user", content: [{ type: "video" }] }, /messages\[35\]\.content\[0\]\.type/],
+    [{ type: "message", role: "robot", content: "x" }, /messages\[35\]\.role/],
+    [{ content: "no type, no role" }, /messages\[35\]\.type/],
+  ]);
+});
