@@ -27,7 +27,6 @@ const V_JSON_TEXT = 18;
 const UNIT = 19;
 const TEXT_VALUE = 20;
 
-
 // Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
 const MAX_DEPTH = 64;
 
