@@ -143,6 +143,65 @@ fn canonical_edge_cases_match_the_general_reader() {
 }
 
 #[test]
+fn openai_chat_edge_cases_match_the_general_reader() {
+    let cases = [
+        json!({"role": "user", "content": "plain, 日本語 and 😀"}),
+        json!({"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:,"}}, {"type": "input_audio"}, {"type": "file"}, {"type": "text", "text": null}, {"type": "text", "refusal": "r"}]}),
+        json!({"role": "user", "content": null, "name": "someone"}),
+        json!({"role": "user"}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "calling"}, {"type": "refusal", "refusal": "no"}, {"type": "text", "text": "", "refusal": "ignored"}], "refusal": "I can't",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "edit", "arguments": "{\"path\":\"a.rs\",\"n\":1.50,\"e\":1e2,\"s\":\"caf\\u00e9 \\/\"}"}},
+            {"id": "c2", "type": "function", "function": {"name": "spaced", "arguments": "  { \"a\" : [1, 2] }\n"}},
+            {"id": "c3", "type": "function", "function": {"name": "notJson", "arguments": "{broken"}},
+            {"id": "c4", "type": "function", "function": {"name": "empty", "arguments": ""}},
+            {"id": "c5", "type": "function", "function": {"name": "missing"}},
+            {"id": "c6", "type": "function", "function": {"name": "nullArgs", "arguments": null}},
+            {"id": "c7", "type": "function", "function": {"name": "repeated", "arguments": "{\"k\":1,\"k\":2}"}},
+        ]}),
+        json!({"role": "assistant", "content": null, "tool_calls": null, "refusal": null}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "done"}),
+        json!({"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]}),
+        // Read the general way: system texts are joined, legacy function calls and results.
+        json!({"role": "system", "content": [{"type": "text", "text": "be"}, {"type": "text", "text": "brief"}]}),
+        json!({"role": "developer", "content": "rules"}),
+        json!({"role": "assistant", "content": null, "function_call": {"name": "legacy", "arguments": "{}"}}),
+        json!({"role": "function", "name": "legacy", "content": "legacy result"}),
+    ];
+    let text = serde_json::to_string(&cases).unwrap();
+    let want = expected(Format::OpenAIChat, &cases, &Heuristic::new()).unwrap();
+    assert_eq!(of(&text, Format::OpenAIChat).unwrap().messages, want);
+    // Escapes in the body itself: in ids, texts and in the arguments' JSON text.
+    let text = r#"[{"role":"assistant","content":"caf\u00e9\n","tool_calls":[{"id":"\u0063\"1","function":{"name":"r\/w","arguments":"{\"s\":\"\\u00e9\\n\",\"x\":[1.50]}"}}]},
+        {"role":"tool","tool_call_id":"\u0063\"1","content":[{"type":"text","text":"tab\there"}]}]"#;
+    let messages: Vec<Value> = serde_json::from_str(text).unwrap();
+    let want = expected(Format::OpenAIChat, &messages, &Heuristic::new()).unwrap();
+    assert_eq!(of(text, Format::OpenAIChat).unwrap().messages, want);
+}
+
+#[test]
+fn bad_openai_chat_messages_give_the_errors_of_the_general_reader() {
+    let cases = [
+        json!([{"role": "tool", "content": "no id"}]),
+        json!([{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {"a": 1}}}]}]),
+        json!([{"role": "assistant", "tool_calls": [{"id": "c"}]}]),
+        json!([{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}]}]),
+        json!([{"role": "assistant", "tool_calls": {"id": "c"}}]),
+        json!([{"role": "assistant", "refusal": 5}]),
+        json!([{"role": "user", "content": [{"type": "video"}]}]),
+        json!([{"role": "user", "content": [{"type": "text", "text": 5}]}]),
+        json!([{"role": "user", "content": [7]}]),
+        json!([{"role": "robot"}]),
+    ];
+    for case in cases {
+        let messages = case.as_array().unwrap();
+        let want = expected(Format::OpenAIChat, messages, &Heuristic::new()).unwrap_err();
+        let got = of(&case.to_string(), Format::OpenAIChat).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string(), "{case}");
+    }
+}
+
+#[test]
 fn bad_messages_give_the_errors_of_the_general_reader() {
     let cases = [
         json!([{"role": "robot"}]),

@@ -54,6 +54,27 @@ test("the real session plans the same from bytes as from objects", () => {
   assert.deepEqual(shared(big.planBytes(encode(JSON.stringify(messages)), options)), shared(big.plan({ ...options, messages })));
 });
 
+test("the real session in every format plans the same from bytes as from objects", async () => {
+  const workloads = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+  const messages = readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.type === "message")
+    .map((entry) => entry.message);
+  const formats = { "openai-chat": workloads.openAIChat, "openai-responses": workloads.openAIResponses, anthropic: workloads.anthropic, "ai-sdk": workloads.aiSdk };
+  for (const [format, convert] of Object.entries(formats)) {
+    const host = convert(messages);
+    for (const keepRecentTokens of [300, 5_000, 20_000]) {
+      const options = { format, inputTokenBudget: 0 };
+      const big = new Compactor({ keepRecentTokens, summarizer: generator(async () => "S"), cacheFacts: false });
+      const fromBytes = big.planBytes(encode(JSON.stringify(host)), options);
+      const fromObjects = big.plan({ ...options, messages: host });
+      assert.deepEqual(shared(fromBytes), shared(fromObjects), `${format}, keepRecentTokens ${keepRecentTokens}`);
+    }
+  }
+});
+
 test("a bytes plan can be applied once the messages are parsed", async () => {
   const messages = conversation(6);
   const plan = compactor.planBytes(encode(JSON.stringify(messages)), { inputTokenBudget: 0 });

@@ -1,0 +1,151 @@
+//! Facts of OpenAI Chat Completions messages read straight from a scanned body, mirroring
+//! `formats::openai_chat` and `MessageFacts::of_host`: user, assistant and tool messages.
+//! System and developer messages (their texts joined), legacy function calls and results, and
+//! anything the adapter would reject or read differently give `None`, and the caller reads that
+//! message the general way (for the same facts or the same error).
+
+use super::count::{Counter, json_score, quoted_score};
+use crate::facts::{MessageFacts, Role};
+use crate::token::{Estimator, rounded};
+use context_compaction_scan::{Kind, Val};
+
+const ATTACHMENTS: [&str; 3] = ["image_url", "input_audio", "file"];
+
+/// The facts of one OpenAI Chat message, or `None` to read it the general way.
+pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
+    let [role, content, refusal, calls, legacy, result_id] = message.fields([
+        "role",
+        "content",
+        "refusal",
+        "tool_calls",
+        "function_call",
+        "tool_call_id",
+    ]);
+    let role = role?;
+    let mut facts = MessageFacts {
+        tokens: counter.heuristic.framing_tokens(),
+        role: Role::User,
+        starts_turn: false,
+        tool_call_ids: Vec::new(),
+        tool_result_ids: Vec::new(),
+    };
+    if role.is("user") {
+        facts.starts_turn = true;
+        facts.tokens += parts(content, &["text"], &ATTACHMENTS, counter)?;
+    } else if role.is("assistant") {
+        facts.role = Role::Assistant;
+        if legacy.is_some_and(|v| !v.is_null()) {
+            return None;
+        }
+        facts.tokens += parts(content, &["text", "refusal"], &[], counter)?;
+        facts.tokens += optional_string(refusal)?.map_or(0, |text| counter.text(text));
+        facts.tokens += tool_calls(calls, counter, &mut facts.tool_call_ids)?;
+    } else if role.is("tool") {
+        facts.role = Role::ToolResult;
+        let id = result_id.filter(|v| !v.is_null())?.str()?;
+        facts.tool_result_ids.push(id.into_owned());
+        facts.tokens += parts(content, &["text"], &[], counter)?;
+    } else {
+        return None;
+    }
+    Some(facts)
+}
+
+/// The tokens of a content that is a string or an array of parts, as `Reader::content` reads
+/// it: text parts (their `text`, else their `refusal`) and attachments (counted as images).
+fn parts(
+    value: Option<Val>,
+    texts: &[&str],
+    attachments: &[&str],
+    counter: &Counter,
+) -> Option<u64> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Some(0);
+    };
+    match value.kind() {
+        Kind::String => Some(counter.text(value)),
+        Kind::Array => {
+            let mut tokens = 0;
+            for part in value.children() {
+                let kind = part.field("type")?;
+                if texts.iter().any(|t| kind.is(t)) {
+                    let [text, refusal] = part.fields(["text", "refusal"]);
+                    let (text, refusal) = (optional_string(text)?, optional_string(refusal)?);
+                    tokens += text.or(refusal).map_or(0, |text| counter.text(text));
+                } else if attachments.iter().any(|t| kind.is(t)) {
+                    tokens += counter.heuristic.image_tokens();
+                } else {
+                    return None;
+                }
+            }
+            Some(tokens)
+        }
+        _ => None,
+    }
+}
+
+/// Each call's framing, name and arguments; the arguments are JSON text, counted as the value
+/// it holds (or as the text when it is not JSON), as the adapter parses them.
+fn tool_calls(calls: Option<Val>, counter: &Counter, ids: &mut Vec<String>) -> Option<u64> {
+    let Some(calls) = calls.filter(|v| !v.is_null()) else {
+        return Some(0);
+    };
+    if calls.kind() != Kind::Array {
+        return None;
+    }
+    let mut tokens = 0;
+    for call in calls.children() {
+        let [id, function] = call.fields(["id", "function"]);
+        let id = id.filter(|v| !v.is_null())?.str()?;
+        let function = function.filter(|v| v.kind() == Kind::Object)?;
+        let [name, arguments] = function.fields(["name", "arguments"]);
+        let name = name.filter(|v| v.kind() == Kind::String)?;
+        let arguments = optional_string(arguments)?.and_then(|text| text.str());
+        let arguments = arguments.as_deref().unwrap_or("");
+        let score = json_score(arguments).unwrap_or_else(|| quoted_score(arguments.as_bytes()));
+        tokens += counter.heuristic.framing_tokens() + counter.text(name) + rounded(score);
+        ids.push(id.into_owned());
+    }
+    Some(tokens)
+}
+
+/// `Some(None)` when `value` is missing or `null`, `Some(Some(_))` for a string, `None` (read
+/// it the general way, which rejects it) for anything else.
+fn optional_string(value: Option<Val>) -> Option<Option<Val>> {
+    match value.filter(|v| !v.is_null()) {
+        None => Some(None),
+        Some(v) if v.kind() == Kind::String => Some(Some(v)),
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::MessageFacts;
+    use crate::formats::Format;
+    use crate::token::Heuristic;
+    use context_compaction_scan as tape;
+
+    #[test]
+    fn usual_messages_are_read_directly_with_the_facts_of_the_adapter() {
+        let counter = Counter {
+            heuristic: Heuristic::new(),
+        };
+        for text in [
+            r#"{"role":"user","content":"hello"}"#,
+            r#"{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"u"}}]}"#,
+            r#"{"role":"assistant","content":"sure","refusal":"but","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a.rs\"}"}}]}"#,
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"f","arguments":"not json"}}]}"#,
+            r#"{"role":"tool","tool_call_id":"c1","content":"fn main() {}"}"#,
+        ] {
+            let mut nodes = Vec::new();
+            tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+            let direct = facts(Val::root(text, &nodes), &counter);
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let host = Format::OpenAIChat.read(&value, "m").unwrap();
+            let general = MessageFacts::of_host(&host, &Heuristic::new()).unwrap();
+            assert_eq!(direct, Some(general), "{text}");
+        }
+    }
+}
