@@ -202,6 +202,72 @@ fn bad_openai_chat_messages_give_the_errors_of_the_general_reader() {
 }
 
 #[test]
+fn anthropic_edge_cases_match_the_general_reader() {
+    let cases = [
+        json!({"role": "user", "content": "plain, 日本語 and 😀"}),
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "before"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "plain result"},
+            {"type": "tool_result", "tool_use_id": "t2", "is_error": true, "content": [{"type": "text", "text": "failed"}, {"type": "image", "source": {}}, {"type": "document", "source": {}}]},
+            {"type": "document", "source": {}},
+            {"type": "search_result", "source": "s", "title": "t", "content": []},
+            {"type": "text", "text": "after", "cache_control": {"type": "ephemeral"}},
+        ]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t3"}, {"type": "tool_result", "tool_use_id": "t4", "content": null, "is_error": null}]}),
+        json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm\n\nyes", "signature": "sig"},
+            {"type": "redacted_thinking", "data": "opaque bytes"},
+            {"type": "redacted_thinking"},
+            {"type": "text", "text": "calling"},
+            {"type": "tool_use", "id": "t1", "name": "edit", "input": {"path": "a.rs", "n": 1.5, "list": [1, null, "x"]}},
+            {"type": "tool_use", "id": "t2", "name": "noInput"},
+            {"type": "tool_use", "id": "t3", "name": "nullInput", "input": null},
+            {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "oslo"}},
+            {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "web_search_result", "url": "https://example.com", "title": "Oslo"}]},
+            {"type": "web_search_tool_result", "tool_use_id": "s2", "content": {"type": "web_search_tool_result_error", "error_code": "unavailable"}},
+            {"type": "code_execution_tool_result", "tool_use_id": "s3", "content": "a string result"},
+            {"type": "mcp_tool_result", "tool_use_id": "s4"},
+        ]}),
+        json!({"role": "assistant", "content": "a string answer"}),
+        json!({"role": "assistant", "content": null}),
+        // Read the general way: no blocks, so no units.
+        json!({"role": "user", "content": []}),
+        json!({"role": "user"}),
+    ];
+    let text = serde_json::to_string(&cases).unwrap();
+    let want = expected(Format::Anthropic, &cases, &Heuristic::new()).unwrap();
+    assert_eq!(of(&text, Format::Anthropic).unwrap().messages, want);
+    let text = r#"[{"role":"assistant","content":[{"type":"tool_use","id":"\u0074\"1","name":"r\/w","input":{"a":1.50,"s":"\u00e9"}},{"type":"web_search_tool_result","tool_use_id":"s\"1","content":"caf\u00e9\n"}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"\u0074\"1","content":"tab\there"}]}]"#;
+    let messages: Vec<Value> = serde_json::from_str(text).unwrap();
+    let want = expected(Format::Anthropic, &messages, &Heuristic::new()).unwrap();
+    assert_eq!(of(text, Format::Anthropic).unwrap().messages, want);
+}
+
+#[test]
+fn bad_anthropic_messages_give_the_errors_of_the_general_reader() {
+    let cases = [
+        json!([{"role": "user", "content": [{"type": "tool_result", "content": "no id"}]}]),
+        json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "is_error": "yes"}]}]),
+        json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "video"}]}]}]),
+        json!([{"role": "user", "content": [{"type": "text", "text": "ok"}, {"type": "video"}]}]),
+        json!([{"role": "user", "content": 5}]),
+        json!([{"role": "assistant", "content": [{"type": "text", "text": 5}]}]),
+        json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t"}]}]),
+        json!([{"role": "assistant", "content": [{"type": "web_search_tool_result", "content": []}]}]),
+        json!([{"role": "assistant", "content": [{"type": "redacted_thinking", "data": 1}]}]),
+        json!([{"role": "system", "content": "no system role here"}]),
+    ];
+    for case in cases {
+        let messages = case.as_array().unwrap();
+        let want = expected(Format::Anthropic, messages, &Heuristic::new()).unwrap_err();
+        let got = of(&case.to_string(), Format::Anthropic).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string(), "{case}");
+    }
+}
+
+#[test]
 fn bad_messages_give_the_errors_of_the_general_reader() {
     let cases = [
         json!([{"role": "robot"}]),

@@ -108,8 +108,15 @@ impl<'a> Val<'a> {
     /// [`Val::get`] of each of `keys`, in one pass over the object.
     pub fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<Val<'a>>; N] {
         let mut found = [None; N];
+        self.find(&keys, &mut found);
+        found
+    }
+
+    // The loop of `fields`, once for every `N` (which keeps the package smaller).
+    #[inline(never)]
+    fn find(&self, keys: &[&str], found: &mut [Option<Val<'a>>]) {
         if self.kind() != Kind::Object {
-            return found;
+            return;
         }
         let mut children = self.children();
         while let (Some(k), Some(v)) = (children.next(), children.next()) {
@@ -121,7 +128,6 @@ impl<'a> Val<'a> {
                 *slot = Some(v);
             }
         }
-        found
     }
 
     /// Like [`Val::get`], with `null` read as missing.

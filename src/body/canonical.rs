@@ -4,6 +4,7 @@
 //! same error).
 
 use super::count::Counter;
+use super::parts::required_text;
 use crate::facts::{MessageFacts, Role};
 use crate::token::Estimator;
 use context_compaction_scan::{Kind, Val};
@@ -126,12 +127,6 @@ fn assistant_content(
         }
         _ => None,
     }
-}
-
-/// The tokens of the string at `key`, which must be there.
-fn required_text(block: Val, key: &str, counter: &Counter) -> Option<u64> {
-    let value = block.field(key)?;
-    (value.kind() == Kind::String).then(|| counter.text(value))
 }
 
 #[cfg(test)]

@@ -2,15 +2,16 @@
 //! message per line), as a Worker receives them, with no JSON objects built on the way.
 //!
 //! The scanner (`tape`) records each message as nodes pointing into the bytes; with the default
-//! heuristic, canonical and OpenAI Chat messages have their facts read from those nodes
-//! directly (`canonical`, `openai_chat`), strings counted in place. Any other format or
-//! estimator, and any message the direct reader
-//! is not sure of, goes through the general reader (`serde_json` and [`Format::read`]), so the
+//! heuristic, canonical, OpenAI Chat and Anthropic messages have their facts read from those
+//! nodes directly (`canonical`, `openai_chat`, `anthropic`), strings counted in place. Any
+//! other format or estimator, and any message the direct reader is not sure of, goes through the general reader (`serde_json` and [`Format::read`]), so the
 //! facts and the errors are always those of the objects path.
 
+mod anthropic;
 mod canonical;
 mod count;
 mod openai_chat;
+mod parts;
 pub mod walked;
 
 use std::ops::Range;
@@ -145,6 +146,9 @@ impl Reader<'_> {
             }
             (Some(counter), Format::OpenAIChat) => {
                 openai_chat::facts(Val::root(self.text, &self.nodes), counter)
+            }
+            (Some(counter), Format::Anthropic) => {
+                anthropic::facts(Val::root(self.text, &self.nodes), counter)
             }
             _ => None,
         };

@@ -5,6 +5,7 @@
 //! message the general way (for the same facts or the same error).
 
 use super::count::{Counter, json_score, quoted_score};
+use super::parts::{optional_string, parts};
 use crate::facts::{MessageFacts, Role};
 use crate::token::{Estimator, rounded};
 use context_compaction_scan::{Kind, Val};
@@ -51,39 +52,6 @@ pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
     Some(facts)
 }
 
-/// The tokens of a content that is a string or an array of parts, as `Reader::content` reads
-/// it: text parts (their `text`, else their `refusal`) and attachments (counted as images).
-fn parts(
-    value: Option<Val>,
-    texts: &[&str],
-    attachments: &[&str],
-    counter: &Counter,
-) -> Option<u64> {
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Some(0);
-    };
-    match value.kind() {
-        Kind::String => Some(counter.text(value)),
-        Kind::Array => {
-            let mut tokens = 0;
-            for part in value.children() {
-                let kind = part.field("type")?;
-                if texts.iter().any(|t| kind.is(t)) {
-                    let [text, refusal] = part.fields(["text", "refusal"]);
-                    let (text, refusal) = (optional_string(text)?, optional_string(refusal)?);
-                    tokens += text.or(refusal).map_or(0, |text| counter.text(text));
-                } else if attachments.iter().any(|t| kind.is(t)) {
-                    tokens += counter.heuristic.image_tokens();
-                } else {
-                    return None;
-                }
-            }
-            Some(tokens)
-        }
-        _ => None,
-    }
-}
-
 /// Each call's framing, name and arguments; the arguments are JSON text, counted as the value
 /// it holds (or as the text when it is not JSON), as the adapter parses them.
 fn tool_calls(calls: Option<Val>, counter: &Counter, ids: &mut Vec<String>) -> Option<u64> {
@@ -107,16 +75,6 @@ fn tool_calls(calls: Option<Val>, counter: &Counter, ids: &mut Vec<String>) -> O
         ids.push(id.into_owned());
     }
     Some(tokens)
-}
-
-/// `Some(None)` when `value` is missing or `null`, `Some(Some(_))` for a string, `None` (read
-/// it the general way, which rejects it) for anything else.
-fn optional_string(value: Option<Val>) -> Option<Option<Val>> {
-    match value.filter(|v| !v.is_null()) {
-        None => Some(None),
-        Some(v) if v.kind() == Kind::String => Some(Some(v)),
-        Some(_) => None,
-    }
 }
 
 #[cfg(test)]
