@@ -57,11 +57,16 @@ for (const n of sizes) {
   // Cold from objects: nothing cached.
   const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
   const coldObjects = median(() => cold.plan({ messages, inputTokenBudget: 0 }), runs);
-  // The same history in the other formats (no target; what most hosts have).
+  // The same history in the other formats (no target; what most hosts have), from objects and
+  // from bytes.
   const formats = {};
   for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
     const host = convert(messages);
-    formats[format] = median(() => cold.plan({ messages: host, format, inputTokenBudget: 0 }), runs);
+    const body = new TextEncoder().encode(JSON.stringify(host));
+    formats[format] = {
+      objects: median(() => cold.plan({ messages: host, format, inputTokenBudget: 0 }), runs),
+      bytes: median(() => cold.planBytes(body, { format, inputTokenBudget: 0 }), runs),
+    };
   }
 
   // Cold from bytes: the body as a Worker holds it (a JSON array, and JSON lines).
@@ -96,12 +101,14 @@ console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {
   console.log(`| ${r.n} | ${r.body} | ${fmt(r.a)} | ${fmt(r.b)} | ${fmt(r.c)} | ${fmt(r.steady)} | ${fmt(r.steadyCache)} | ${fmt(r.coldObjects)} | ${fmt(r.coldBytes)} | ${fmt(r.coldLines)} | ${fmt(r.prepare)} | ${r.serialized} |`);
 }
-console.log("\ncold plan of the same history in other formats (objects; ratio to canonical):\n");
-console.log("| messages | canonical | openai-chat | openai-responses | anthropic | ai-sdk |");
-console.log("|---:|---:|---:|---:|---:|---:|");
-for (const r of rows) {
-  const cells = Object.values(r.formats).map((ms) => `${fmt(ms)} (${(ms / r.coldObjects).toFixed(2)}×)`);
-  console.log(`| ${r.n} | ${fmt(r.coldObjects)} | ${cells.join(" | ")} |`);
+for (const [path, label, canonical] of [["objects", "cold plan (objects)", "coldObjects"], ["bytes", "cold planBytes (array)", "coldBytes"]]) {
+  console.log(`\n${label} of the same history in each format (ratio to canonical):\n`);
+  console.log("| messages | canonical | openai-chat | openai-responses | anthropic | ai-sdk |");
+  console.log("|---:|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    const cells = Object.values(r.formats).map((f) => `${fmt(f[path])} (${(f[path] / r[canonical]).toFixed(2)}×)`);
+    console.log(`| ${r.n} | ${fmt(r[canonical])} | ${cells.join(" | ")} |`);
+  }
 }
 console.log("\nper-message cost (µs; apply prep per KB serialized):");
 for (const [n, cost] of Object.entries(perMessage)) {
