@@ -4,8 +4,9 @@
 //! The scanner (`tape`) records each message as nodes pointing into the bytes; with the default
 //! heuristic, canonical, OpenAI Chat and Anthropic messages have their facts read from those
 //! nodes directly (`canonical`, `openai_chat`, `anthropic`), strings counted in place. Any
-//! other format or estimator, and any message the direct reader is not sure of, goes through the general reader (`serde_json` and [`Format::read`]), so the
-//! facts and the errors are always those of the objects path.
+//! other format or estimator, and any message a direct reader is not sure of, goes through the
+//! general reader (`serde_json` and [`Format::read`]), so the facts and the errors are always
+//! those of the objects path.
 
 mod anthropic;
 mod canonical;

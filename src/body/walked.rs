@@ -54,8 +54,8 @@ pub mod op {
     /// Another unit of the same host message (an Anthropic user message's tool results, an
     /// AI SDK tool message's results): one more message framing.
     pub const UNIT: u32 = 19;
-    /// A text written from a value as compact JSON (a tool output that is not a string): the
-    /// value follows.
+    /// A text written from a value as compact JSON (a tool output that is not a string, an
+    /// OpenAI Responses item of a type the adapter does not know): the value follows.
     pub const TEXT_VALUE: u32 = 20;
 }
 

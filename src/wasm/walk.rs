@@ -43,8 +43,8 @@ const MAX_BYTES: usize = 1 << 30;
 pub const BULK: usize = 32;
 
 /// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
-/// and the format allow; `None` (or nothing) for those to be read one by one, which
-/// also gives any error its own index. An error only when the walker is not registered.
+/// allows; `None` (or nothing) for those to be read one by one, which also gives any error its
+/// own index. An error only when the walker is not registered.
 pub fn read(
     messages: &Array,
     indices: &[u32],
