@@ -136,17 +136,23 @@ console.log(`| everything the web entry loads | | ${all} (${(all / 1024).toFixed
 target("size: .wasm + glue gzip (KB)", size / 1024, 120);
 
 // Memory: peak RSS of cold planning 100k messages over just holding them (child processes).
+// Each child reports its own VmHWM (Linux): at the end of a full run, getrusage's maxRSS gave
+// both children the same 307 MB, above either one's own peak (222 and 270 MB run alone), which
+// made the ratio 0.
 if (!smoke) {
   const rss = (plan) => {
-    const script = `import { history } from "./workloads.mjs"; const m = history(100000);
+    const script = `import { readFileSync } from "node:fs"; import { history } from "./workloads.mjs";
+      const m = history(100000);
       ${plan ? `const { Compactor } = await import(${JSON.stringify(`${root}/dist/node.mjs`)});
       new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: m, inputTokenBudget: 0 });` : ""}
-      console.log(process.resourceUsage().maxRSS);`;
+      const status = /VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"));
+      console.log(status ? Number(status[1]) : process.resourceUsage().maxRSS);`;
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL(".", import.meta.url)), encoding: "utf8" });
     return Number(out.stdout.trim());
   };
   const holding = rss(false);
   const planning = rss(true);
+  console.log(`\nmemory, 100k messages: peak RSS ${(holding / 1024).toFixed(0)} MB holding them, ${(planning / 1024).toFixed(0)} MB with a cold plan`);
   target("memory: cold plan 100k, peak RSS over holding the objects", (planning - holding) / holding, 0.3);
 }
 
