@@ -4,14 +4,13 @@
 //! same error).
 
 use super::count::Counter;
-use super::parts::required_text;
+use super::parts::{blocks, framed, required_text};
 use crate::facts::{MessageFacts, Role};
 use crate::token::Estimator;
 use context_compaction_scan::{Kind, Val};
 
 /// The facts of one canonical message, or `None` to read it the general way.
 pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
-    let framing = counter.heuristic.framing_tokens();
     let [role, content, stop, is_error, tool_name, tool_call_id] = message.fields([
         "role",
         "content",
@@ -21,13 +20,7 @@ pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
         "toolCallId",
     ]);
     let role = role?;
-    let mut facts = MessageFacts {
-        tokens: framing,
-        role: Role::User,
-        starts_turn: false,
-        tool_call_ids: Vec::new(),
-        tool_result_ids: Vec::new(),
-    };
+    let mut facts = framed(counter, Role::User, false);
     if role.is("user") {
         facts.starts_turn = true;
         facts.tokens += self::content(content, counter)?;
@@ -68,27 +61,15 @@ fn stop_reason(value: Option<Val>) -> Option<()> {
 
 /// The tokens of user or tool-result content: a string, or text and image blocks.
 fn content(value: Option<Val>, counter: &Counter) -> Option<u64> {
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Some(0);
-    };
-    match value.kind() {
-        Kind::String => Some(counter.text(value)),
-        Kind::Array => {
-            let mut tokens = 0;
-            for block in value.children() {
-                let kind = block.field("type")?;
-                tokens += if kind.is("text") {
-                    required_text(block, "text", counter)?
-                } else if kind.is("image") {
-                    counter.heuristic.image_tokens()
-                } else {
-                    return None;
-                };
-            }
-            Some(tokens)
+    blocks(value, counter, &mut |block, kind| {
+        if kind.is("text") {
+            required_text(block, "text", counter)
+        } else if kind.is("image") {
+            Some(counter.heuristic.image_tokens())
+        } else {
+            None
         }
-        _ => None,
-    }
+    })
 }
 
 fn assistant_content(
@@ -96,37 +77,25 @@ fn assistant_content(
     counter: &Counter,
     facts: &mut MessageFacts,
 ) -> Option<u64> {
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Some(0);
-    };
-    match value.kind() {
-        Kind::String => Some(counter.text(value)),
-        Kind::Array => {
-            let mut tokens = 0;
-            for block in value.children() {
-                let kind = block.field("type")?;
-                tokens += if kind.is("text") {
-                    required_text(block, "text", counter)?
-                } else if kind.is("thinking") {
-                    required_text(block, "thinking", counter)?
-                } else if kind.is("toolCall") {
-                    let id = block.field("id")?.str()?;
-                    let name = required_text(block, "name", counter)?;
-                    let arguments = match block.get("arguments") {
-                        Some(arguments) => counter.compact(arguments)?,
-                        // A missing value is written as `null`: one word.
-                        None => 1,
-                    };
-                    facts.tool_call_ids.push(id.into_owned());
-                    counter.heuristic.framing_tokens() + name + arguments
-                } else {
-                    return None;
-                };
-            }
-            Some(tokens)
+    blocks(value, counter, &mut |block, kind| {
+        if kind.is("text") {
+            required_text(block, "text", counter)
+        } else if kind.is("thinking") {
+            required_text(block, "thinking", counter)
+        } else if kind.is("toolCall") {
+            let id = block.field("id")?.str()?;
+            let name = required_text(block, "name", counter)?;
+            let arguments = match block.get("arguments") {
+                Some(arguments) => counter.compact(arguments)?,
+                // A missing value is written as `null`: one word.
+                None => 1,
+            };
+            facts.tool_call_ids.push(id.into_owned());
+            Some(counter.heuristic.framing_tokens() + name + arguments)
+        } else {
+            None
         }
-        _ => None,
-    }
+    })
 }
 
 #[cfg(test)]

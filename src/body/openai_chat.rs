@@ -5,7 +5,7 @@
 //! message the general way (for the same facts or the same error).
 
 use super::count::{Counter, json_score, quoted_score};
-use super::parts::{optional_string, parts};
+use super::parts::{framed, optional_string, parts};
 use crate::facts::{MessageFacts, Role};
 use crate::token::{Estimator, rounded};
 use context_compaction_scan::{Kind, Val};
@@ -23,18 +23,12 @@ pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
         "tool_call_id",
     ]);
     let role = role?;
-    let mut facts = MessageFacts {
-        tokens: counter.heuristic.framing_tokens(),
-        role: Role::User,
-        starts_turn: false,
-        tool_call_ids: Vec::new(),
-        tool_result_ids: Vec::new(),
-    };
+    let mut facts = framed(counter, Role::User, true);
     if role.is("user") {
-        facts.starts_turn = true;
         facts.tokens += parts(content, &["text"], &ATTACHMENTS, counter)?;
     } else if role.is("assistant") {
         facts.role = Role::Assistant;
+        facts.starts_turn = false;
         if legacy.is_some_and(|v| !v.is_null()) {
             return None;
         }
@@ -43,6 +37,7 @@ pub(super) fn facts(message: Val, counter: &Counter) -> Option<MessageFacts> {
         facts.tokens += tool_calls(calls, counter, &mut facts.tool_call_ids)?;
     } else if role.is("tool") {
         facts.role = Role::ToolResult;
+        facts.starts_turn = false;
         let id = result_id.filter(|v| !v.is_null())?.str()?;
         facts.tool_result_ids.push(id.into_owned());
         facts.tokens += parts(content, &["text"], &[], counter)?;
@@ -80,30 +75,20 @@ fn tool_calls(calls: Option<Val>, counter: &Counter, ids: &mut Vec<String>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::MessageFacts;
     use crate::formats::Format;
-    use crate::token::Heuristic;
-    use context_compaction_scan as tape;
 
     #[test]
     fn usual_messages_are_read_directly_with_the_facts_of_the_adapter() {
-        let counter = Counter {
-            heuristic: Heuristic::new(),
-        };
-        for text in [
-            r#"{"role":"user","content":"hello"}"#,
-            r#"{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"u"}}]}"#,
-            r#"{"role":"assistant","content":"sure","refusal":"but","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a.rs\"}"}}]}"#,
-            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"f","arguments":"not json"}}]}"#,
-            r#"{"role":"tool","tool_call_id":"c1","content":"fn main() {}"}"#,
-        ] {
-            let mut nodes = Vec::new();
-            tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-            let direct = facts(Val::root(text, &nodes), &counter);
-            let value: serde_json::Value = serde_json::from_str(text).unwrap();
-            let host = Format::OpenAIChat.read(&value, "m").unwrap();
-            let general = MessageFacts::of_host(&host, &Heuristic::new()).unwrap();
-            assert_eq!(direct, Some(general), "{text}");
-        }
+        super::super::parts::assert_read_directly(
+            Format::OpenAIChat,
+            facts,
+            &[
+                r#"{"role":"user","content":"hello"}"#,
+                r#"{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"u"}}]}"#,
+                r#"{"role":"assistant","content":"sure","refusal":"but","tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a.rs\"}"}}]}"#,
+                r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"f","arguments":"not json"}}]}"#,
+                r#"{"role":"tool","tool_call_id":"c1","content":"fn main() {}"}"#,
+            ],
+        );
     }
 }

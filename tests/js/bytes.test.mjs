@@ -2,9 +2,9 @@
 // gives the plan compactor.plan gives on the parsed messages, with where each message is.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { CompactionError, Compactor } from "context-compaction";
 import { conversation, generator } from "./helpers.mjs";
+import { sessionMessages } from "./walk-helpers.mjs";
 
 const compactor = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "SUMMARY") });
 const encode = (text) => new TextEncoder().encode(text);
@@ -43,12 +43,7 @@ test("messageSpans locate each message in the body, so kept messages can be forw
 });
 
 test("the real session plans the same from bytes as from objects", () => {
-  const messages = readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.type === "message")
-    .map((entry) => entry.message);
+  const messages = sessionMessages();
   const big = new Compactor({ keepRecentTokens: 20_000, summarizer: generator(async () => "S") });
   const options = { inputTokenBudget: 0 };
   assert.deepEqual(shared(big.planBytes(encode(JSON.stringify(messages)), options)), shared(big.plan({ ...options, messages })));
@@ -56,12 +51,7 @@ test("the real session plans the same from bytes as from objects", () => {
 
 test("the real session in every format plans the same from bytes as from objects", async () => {
   const workloads = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
-  const messages = readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.type === "message")
-    .map((entry) => entry.message);
+  const messages = sessionMessages();
   const formats = { "openai-chat": workloads.openAIChat, "openai-responses": workloads.openAIResponses, anthropic: workloads.anthropic, "ai-sdk": workloads.aiSdk };
   for (const [format, convert] of Object.entries(formats)) {
     const host = convert(messages);

@@ -1,6 +1,6 @@
-// Shared by the walker suites (walk.test.mjs, walk-formats.test.mjs): the same messages read
-// together (the walker) and one at a time (the general path) must give the same estimates,
-// plans and errors.
+// Shared by the walker suites (walk.test.mjs, walk-formats.test.mjs; bytes.test.mjs reads the
+// session from here too): the same messages read together (the walker) and one at a time (the
+// general path) must give the same estimates, plans and errors.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { CompactionError, Compactor, estimate } from "context-compaction";
