@@ -331,12 +331,7 @@ fn text_strategy() -> impl Strategy<Value = String> {
 }
 
 fn message_strategy() -> impl Strategy<Value = Value> {
-    let arguments = prop_oneof![
-        Just(Value::Null),
-        text_strategy().prop_map(Value::from),
-        (text_strategy(), any::<i32>(), any::<bool>())
-            .prop_map(|(s, n, b)| json!({"path": s, "n": n, "flags": [b, null], "x": 0.25})),
-    ];
+    let arguments = arguments_strategy();
     prop_oneof![
         text_strategy().prop_map(|t| json!({"role": "user", "content": t})),
         (text_strategy(), text_strategy())
@@ -348,13 +343,84 @@ fn message_strategy() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// Tool-call arguments as a value: nothing, a text, or an object of texts, numbers and flags.
+fn arguments_strategy() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        text_strategy().prop_map(Value::from),
+        (text_strategy(), any::<i32>(), any::<bool>())
+            .prop_map(|(s, n, b)| json!({"path": s, "n": n, "flags": [b, null], "x": 0.25})),
+    ]
+}
+
+/// OpenAI Chat messages; arguments as JSON text, or as a text that is not JSON.
+fn openai_chat_strategy() -> impl Strategy<Value = Value> {
+    let arguments = prop_oneof![
+        arguments_strategy().prop_map(|v| Value::from(v.to_string())),
+        text_strategy().prop_map(Value::from),
+    ];
+    prop_oneof![
+        text_strategy().prop_map(|t| json!({"role": "user", "content": t})),
+        (text_strategy(), text_strategy())
+            .prop_map(|(a, b)| json!({"role": "user", "content": [{"type": "text", "text": a}, {"type": "image_url", "image_url": {"url": "u"}}, {"type": "text", "text": b}]})),
+        (text_strategy(), text_strategy(), arguments)
+            .prop_map(|(t, id, args)| json!({"role": "assistant", "content": t, "tool_calls": [{"id": id, "type": "function", "function": {"name": "read", "arguments": args}}]})),
+        (text_strategy(), text_strategy())
+            .prop_map(|(id, t)| json!({"role": "tool", "tool_call_id": id, "content": [{"type": "text", "text": t}]})),
+        text_strategy().prop_map(|t| json!({"role": "system", "content": t})),
+    ]
+}
+
+/// Anthropic messages: runs of text and tool results in a user message, tool uses and server
+/// tools' results in an assistant one.
+fn anthropic_strategy() -> impl Strategy<Value = Value> {
+    let user_block = prop_oneof![
+        text_strategy().prop_map(|t| json!({"type": "text", "text": t})),
+        Just(json!({"type": "image", "source": {}})),
+        (text_strategy(), text_strategy())
+            .prop_map(|(id, t)| json!({"type": "tool_result", "tool_use_id": id, "content": t})),
+        (text_strategy(), any::<bool>())
+            .prop_map(|(id, e)| json!({"type": "tool_result", "tool_use_id": id, "is_error": e, "content": [{"type": "text", "text": "x"}]})),
+    ];
+    let assistant_block = prop_oneof![
+        text_strategy().prop_map(|t| json!({"type": "text", "text": t})),
+        text_strategy().prop_map(|t| json!({"type": "thinking", "thinking": t})),
+        (text_strategy(), arguments_strategy())
+            .prop_map(|(id, input)| json!({"type": "tool_use", "id": id, "name": "read", "input": input})),
+        (text_strategy(), arguments_strategy())
+            .prop_map(|(id, content)| json!({"type": "web_search_tool_result", "tool_use_id": id, "content": content})),
+    ];
+    prop_oneof![
+        text_strategy().prop_map(|t| json!({"role": "user", "content": t})),
+        prop::collection::vec(user_block, 0..5).prop_map(|b| json!({"role": "user", "content": b})),
+        prop::collection::vec(assistant_block, 0..5)
+            .prop_map(|b| json!({"role": "assistant", "content": b})),
+    ]
+}
+
+/// Reading `messages` from bytes, as an array and as JSON lines, gives the general facts.
+fn reads_the_same(format: Format, messages: &[Value]) -> std::result::Result<(), TestCaseError> {
+    let want = expected(format, messages, &Heuristic::new()).unwrap();
+    let text = serde_json::to_string(messages).unwrap();
+    prop_assert_eq!(&of(&text, format).unwrap().messages, &want);
+    let jsonl: Vec<String> = messages.iter().map(Value::to_string).collect();
+    prop_assert_eq!(&of(&jsonl.join("\n"), format).unwrap().messages, &want);
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn generated_messages_read_the_same_from_bytes(messages in prop::collection::vec(message_strategy(), 0..8)) {
-        let want = expected(Format::Canonical, &messages, &Heuristic::new()).unwrap();
-        let text = serde_json::to_string(&messages).unwrap();
-        prop_assert_eq!(&of(&text, Format::Canonical).unwrap().messages, &want);
-        let jsonl: Vec<String> = messages.iter().map(Value::to_string).collect();
-        prop_assert_eq!(&of(&jsonl.join("\n"), Format::Canonical).unwrap().messages, &want);
+        reads_the_same(Format::Canonical, &messages)?;
+    }
+
+    #[test]
+    fn generated_openai_chat_messages_read_the_same_from_bytes(messages in prop::collection::vec(openai_chat_strategy(), 0..8)) {
+        reads_the_same(Format::OpenAIChat, &messages)?;
+    }
+
+    #[test]
+    fn generated_anthropic_messages_read_the_same_from_bytes(messages in prop::collection::vec(anthropic_strategy(), 0..8)) {
+        reads_the_same(Format::Anthropic, &messages)?;
     }
 }
