@@ -25,10 +25,11 @@ export function history(n) {
   return out;
 }
 
+/** A canonical content as one text: a string as it is, text blocks joined by newlines. */
+const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
+
 /** The same history as OpenAI Chat Completions messages (texts joined, arguments as JSON text). */
 export function openAIChat(messages) {
-  const text = (content) =>
-    typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
   return messages.map((m) => {
     if (m.role === "user") return { role: "user", content: text(m.content) };
     if (m.role === "toolResult") return { role: "tool", tool_call_id: m.toolCallId, content: text(m.content) };
@@ -69,7 +70,6 @@ export function anthropic(messages) {
 
 /** The same history as AI SDK ModelMessages (consecutive tool results in one tool message). */
 export function aiSdk(messages) {
-  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
   const out = [];
   for (const m of messages) {
     if (m.role === "toolResult") {
@@ -91,7 +91,6 @@ export function aiSdk(messages) {
 
 /** The same history as OpenAI Responses input items (one item per text, reasoning or call). */
 export function openAIResponses(messages) {
-  const text = (content) => (typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n"));
   const out = [];
   for (const m of messages) {
     if (m.role === "user") out.push({ type: "message", role: "user", content: [{ type: "input_text", text: text(m.content) }] });
