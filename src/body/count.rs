@@ -56,6 +56,12 @@ pub(super) fn json_score(text: &str) -> Option<u64> {
     Some(score(value.to_string().as_bytes()))
 }
 
+/// The heuristic score of tool-call arguments given as JSON text, as the adapters read them: the
+/// value the text holds, or the text itself as a string when it is not JSON.
+pub(super) fn arguments_text_score(text: &str) -> u64 {
+    json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
+}
+
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
 /// escapes it); `serde_json` writes it when that is not known without writing it.
 pub(super) fn quoted_score(text: &[u8]) -> u64 {

@@ -4,7 +4,7 @@
 //! anything the adapter would reject or read differently give `None`, and the caller reads that
 //! message the general way (for the same facts or the same error).
 
-use super::count::{Counter, json_score, quoted_score};
+use super::count::{Counter, arguments_text_score};
 use super::parts::{framed, optional_string, parts};
 use crate::facts::{MessageFacts, Role};
 use crate::token::{Estimator, rounded};
@@ -65,8 +65,8 @@ fn tool_calls(calls: Option<Val>, counter: &Counter, ids: &mut Vec<String>) -> O
         let name = name.filter(|v| v.kind() == Kind::String)?;
         let arguments = optional_string(arguments)?.and_then(|text| text.str());
         let arguments = arguments.as_deref().unwrap_or("");
-        let score = json_score(arguments).unwrap_or_else(|| quoted_score(arguments.as_bytes()));
-        tokens += counter.heuristic.framing_tokens() + counter.text(name) + rounded(score);
+        let arguments = rounded(arguments_text_score(arguments));
+        tokens += counter.heuristic.framing_tokens() + counter.text(name) + arguments;
         ids.push(id.into_owned());
     }
     Some(tokens)

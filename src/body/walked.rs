@@ -5,7 +5,9 @@
 //! The walker only lays out what it is sure of; anything else it marks [`op::OTHER`], and that
 //! message is read the general way (for the same facts or error).
 
-use super::count::{PAIR, PUNCTUATION, json_score, number_score, quoted_score};
+use super::count::{
+    PAIR, PUNCTUATION, arguments_text_score, json_score, number_score, quoted_score,
+};
 use crate::facts::{MessageFacts, Role};
 use crate::token::{Estimator, Heuristic, rounded, score};
 
@@ -243,7 +245,7 @@ impl<'a> Layout<'a> {
             op::V_JSON_TEXT => {
                 let len = self.next()?;
                 let text = self.str(len)?;
-                json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
+                arguments_text_score(text)
             }
             _ => return None,
         })
