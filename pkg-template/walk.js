@@ -38,14 +38,17 @@ const DONE = 0;
 const UNSURE = 1;
 const FULL = 2;
 
+// The message reader of each format, indexed by the `format` argument (keep in step with
+// src/wasm/walk.rs).
+const READERS = [canonicalMessage, openAIMessage, anthropicMessage, aiSdkMessage, responsesItem];
+
 /**
  * Lays out `messages[indices[k]]` for k from `from` on into the byte and op buffers (wasm
  * memory) until one is full; returns how many messages it laid out. `ops[0]` gets how many
  * ops follow it.
  */
 export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, opsAt, opsCap, format) {
-  // Indexed by the `format` argument (keep in step with src/wasm/walk.rs).
-  const message = [canonicalMessage, openAIMessage, anthropicMessage, aiSdkMessage, responsesItem][format];
+  const message = READERS[format];
   const buffer = memory.buffer;
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
@@ -252,8 +255,9 @@ function anthropicMessage(m, out) {
 function anthropicUser(blocks, out) {
   if (typeof blocks === "string") return op(out, USER) ? text(out, blocks) : FULL;
   if (!Array.isArray(blocks) || blocks.toJSON !== undefined || blocks.length === 0) return UNSURE;
-  const onlyResults = blocks.every((b) => plain(b) && b.type === "tool_result");
-  if (!op(out, onlyResults ? TOOL_RESULT : USER)) return FULL;
+  // The role is known after the blocks: its op is written now and set then.
+  const start = out.o;
+  if (!op(out, TOOL_RESULT)) return FULL;
   let inUserUnit = false;
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i];
@@ -262,6 +266,7 @@ function anthropicUser(blocks, out) {
     // The first unit is framed by the message's own op.
     if ((result || !inUserUnit) && i > 0 && !op(out, UNIT)) return FULL;
     inUserUnit = !result;
+    if (!result) out.ops[start] = USER;
     const read = result ? anthropicResult(block, out) : userBlock(block, out);
     if (read !== DONE) return read;
   }
