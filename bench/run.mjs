@@ -11,8 +11,8 @@ import { aiSdk, anthropic, baselineA, baselineB, baselineC, history, median, ope
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const smoke = process.argv.includes("--smoke");
-if (!existsSync(`${root}/dist/node.mjs`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
-const { Compactor } = await import(`${root}/dist/node.mjs`);
+if (!existsSync(`${root}/dist/index.js`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
+const { Compactor } = await import(`${root}/dist/index.js`);
 
 const sizes = smoke ? [1000] : [1000, 10_000, 100_000];
 const summarizer = { summarize: async () => "" };
@@ -125,11 +125,11 @@ if (!smoke) {
 // Size: one runtime loads one .wasm and one glue file (the target), and the package's own
 // small modules around them (reported).
 const gz = (file) => gzipSync(readFileSync(`${root}/dist/${file}`)).length;
-const shipped = ["web/context_compaction_bg.wasm", "web/context_compaction.js", "web.js", "api.js", "walk.js", "manager.js", "generators.js", "error.js"];
+const shipped = ["context_compaction.wasm", "context_compaction_bg.js", "web.js", "load.js", "exports.js", "api.js", "walk.js", "manager.js", "generators.js", "error.js"];
 console.log("\n| file (web entry) | raw bytes | gzip bytes |");
 console.log("|---|---:|---:|");
 for (const file of shipped) console.log(`| ${file} | ${readFileSync(`${root}/dist/${file}`).length} | ${gz(file)} |`);
-const size = gz("web/context_compaction_bg.wasm") + gz("web/context_compaction.js");
+const size = gz("context_compaction.wasm") + gz("context_compaction_bg.js");
 const all = shipped.reduce((sum, file) => sum + gz(file), 0);
 console.log(`| .wasm + glue | | ${size} (${(size / 1024).toFixed(1)} KB) |`);
 console.log(`| everything the web entry loads | | ${all} (${(all / 1024).toFixed(1)} KB) |`);
@@ -143,7 +143,7 @@ if (!smoke) {
   const rss = (plan) => {
     const script = `import { readFileSync } from "node:fs"; import { history } from "./workloads.mjs";
       const m = history(100000);
-      ${plan ? `const { Compactor } = await import(${JSON.stringify(`${root}/dist/node.mjs`)});
+      ${plan ? `const { Compactor } = await import(${JSON.stringify(`${root}/dist/index.js`)});
       new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: m, inputTokenBudget: 0 });` : ""}
       const status = /VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"));
       console.log(status ? Number(status[1]) : process.resourceUsage().maxRSS);`;

@@ -387,7 +387,11 @@ export type CompactionErrorCode =
   | "summarization"
   | "empty_summary"
   | "no_reduction"
-  | "aborted";
+  | "aborted"
+  /** A synchronous call before the WebAssembly module could be loaded (on a browser page: `await ready()` first). */
+  | "not_ready"
+  /** `ready()` (or `init` of `context-compaction/web`) could not fetch or instantiate the module. */
+  | "load_failed";
 
 export declare class CompactionError extends Error {
   constructor(code: CompactionErrorCode, message: string, options?: { cause?: unknown });
@@ -493,6 +497,13 @@ export declare class ContextManager {
   free(): void;
   [Symbol.dispose](): void;
 }
+
+/**
+ * Resolves once the WebAssembly module is instantiated (it is loaded on first use, not at import).
+ * Needed once on a browser page before the first synchronous call (`new Compactor`, `estimate`,
+ * ...); in Node, Web Workers, Cloudflare Workers and edge routes the first call loads it itself.
+ */
+export declare function ready(): Promise<void>;
 
 /** Whether a provider error says the request exceeded the context window (the documented texts of the major providers, HTTP 413; never 429). */
 export declare function isContextOverflowError(error: unknown): boolean;

@@ -1,16 +1,12 @@
-// Browsers without a bundler: call the default export once before using the rest.
+// Browsers without a bundler (or serving the `.wasm` yourself): nothing is inlined; the default
+// export fetches and instantiates the module once.
 //   import init, { Compactor } from "context-compaction/web"; await init();
-import glueInit, * as glue from "./web/context_compaction.js";
-import { register } from "./api.js";
-import { CompactionError } from "./error.js";
-import { defineContextManager } from "./manager.js";
+import { provide, ready } from "./load.js";
 
-export default async function init(input) {
-  await glueInit(input === undefined ? undefined : { module_or_path: input });
-  register(glue);
+export * from "./exports.js";
+
+/** Loads the module from `input` (default: the `.wasm` next to this file); resolves when ready. */
+export default function init(input = new URL("./context_compaction.wasm", import.meta.url)) {
+  provide({ input });
+  return ready();
 }
-
-export const ContextManager = defineContextManager(glue, CompactionError);
-export { Compactor, HeuristicEstimator, estimate, isContextOverflowError, projectSummary } from "./web/context_compaction.js";
-export { anthropicGenerator, openAICompatibleGenerator } from "./generators.js";
-export { CompactionError } from "./error.js";

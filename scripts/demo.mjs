@@ -2,7 +2,7 @@
 // summarizer would be sent. Uses the built package in dist/ (run through scripts/demo).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Compactor, estimate } from "../dist/node.mjs";
+import { Compactor, estimate } from "../dist/index.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -1,9 +1,9 @@
-// The same scenario in Node, a Chromium page (web and browser entries), a module Web Worker,
+// The same scenario in Node, Chromium pages (web and default entries), a module Web Worker,
 // and workerd, all against the installed tarball; servers listen on 127.0.0.1 only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join } from "node:path";
 import { run } from "./scenario.mjs";
@@ -40,7 +40,7 @@ async function serve() {
   return server;
 }
 
-test("the scenario passes in Chromium: page (web and browser entries) and a Web Worker", async () => {
+test("the scenario passes in Chromium: pages (web and default entries) and a Web Worker", async () => {
   const { chromium } = await import(join(root, "node_modules/playwright-core/index.mjs"));
   const server = await serve();
   const browser = await chromium.launch({
@@ -48,14 +48,23 @@ test("the scenario passes in Chromium: page (web and browser entries) and a Web 
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   try {
-    const page = await browser.newPage();
     const errors = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    await page.goto(`http://127.0.0.1:${server.address().port}/page.html`);
-    await page.waitForFunction(() => window.__web && window.__browser && window.__worker, null, { timeout: 20_000 });
-    const results = await page.evaluate(() => ({ web: window.__web, browser: window.__browser, worker: window.__worker }));
-    for (const [entry, result] of Object.entries(results)) assert.deepEqual(result, expected, entry);
+    const open = async (query) => {
+      const page = await browser.newPage();
+      page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      await page.goto(`http://127.0.0.1:${server.address().port}/page.html${query}`);
+      return page;
+    };
+    for (const query of ["?entry=web", "?entry=ready"]) {
+      const page = await open(query);
+      await page.waitForFunction(() => window.__result, null, { timeout: 20_000 });
+      assert.deepEqual(await page.evaluate(() => window.__result), expected, query);
+    }
+    const page = await open("");
+    await page.waitForFunction(() => window.__result && window.__worker, null, { timeout: 20_000 });
+    assert.deepEqual(await page.evaluate(() => window.__result), expected, "default entry without ready()");
+    assert.deepEqual(await page.evaluate(() => window.__worker), expected, "module Web Worker");
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
@@ -71,10 +80,12 @@ test("the scenario passes in workerd", async () => {
     });
   });
   const pkg = "node_modules/context-compaction";
-  const esm = ["workerd-worker.mjs", "scenario.mjs", ...["workerd", "api", "error", "manager", "generators", "walk", "web/context_compaction"].map((f) => `${pkg}/${f}.js`)];
+  // Every ES module of the package (the workerd entry reaches what it needs), and the .wasm.
+  const files = (await readdir(pkg)).filter((f) => f.endsWith(".js") && f !== "wasm-inline.js");
+  const esm = ["workerd-worker.mjs", "scenario.mjs", ...files.map((f) => `${pkg}/${f}`)];
   const modules = [
     ...esm.map((name) => `(name = "${name}", esModule = embed "${name}")`),
-    `(name = "${pkg}/web/context_compaction_bg.wasm", wasm = embed "${pkg}/web/context_compaction_bg.wasm")`,
+    `(name = "${pkg}/context_compaction.wasm", wasm = embed "${pkg}/context_compaction.wasm")`,
   ];
   await writeFile("config.capnp", `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (

@@ -1,5 +1,6 @@
-// A module Web Worker using the package's default (browser) entry.
-import * as api from "/node_modules/context-compaction/browser.js";
+// A module Web Worker using the package's default entry without ready(): a worker compiles
+// WebAssembly synchronously on first use.
+import * as api from "/node_modules/context-compaction/index.js";
 import { run } from "/scenario.mjs";
 
 run(api).then(

@@ -1,0 +1,76 @@
+// Loading the WebAssembly module, once per realm. The entries say where the module comes from
+// (`provide`); nothing is compiled at import. The first synchronous call compiles it
+// synchronously where the runtime allows that (Node, Web Workers, workerd, Firefox/Safari
+// pages); `ready()` compiles it asynchronously, which a Chromium page needs for a module this
+// size (it refuses synchronous compilation of more than 4 KB on the main thread).
+import * as glue from "./context_compaction_bg.js";
+import { register } from "./api.js";
+import { CompactionError } from "./error.js";
+
+/** Where the module comes from: `{ module() }`, `{ bytes() }` or `{ input }` (what `init` takes). */
+let source;
+let loaded = false;
+let loading;
+
+/** Called by the entry, before anything else runs. */
+export function provide(from) {
+  source = from;
+}
+
+function imports() {
+  return { "./context_compaction_bg.js": glue };
+}
+
+function start(instance) {
+  if (loaded) return;
+  glue.__wbg_set_wasm(instance.exports);
+  instance.exports.__wbindgen_start();
+  register(glue);
+  loaded = true;
+}
+
+const notReady = (detail, cause) =>
+  new CompactionError("not_ready", `context-compaction is not loaded yet: ${detail}`, cause === undefined ? undefined : { cause });
+
+/** Makes sure the module is instantiated before a synchronous call; throws `not_ready` where it cannot be. */
+export function ensureLoaded() {
+  if (loaded) return;
+  if (source === undefined || source.input !== undefined) throw notReady("`await init()` (from context-compaction/web) before the first call");
+  let module;
+  try {
+    module = source.module ? source.module() : new WebAssembly.Module(source.bytes());
+  } catch (error) {
+    throw notReady("`await ready()` once before the first call (a browser page compiles WebAssembly asynchronously)", error);
+  }
+  start(new WebAssembly.Instance(module, imports()));
+}
+
+/** Resolves once the module is instantiated; safe to call any number of times. */
+export function ready() {
+  if (loaded) return Promise.resolve();
+  if (source === undefined) return Promise.reject(notReady("`await init()` (from context-compaction/web) before the first call"));
+  loading ??= instantiate(source).then(start, (error) => {
+    loading = undefined;
+    throw new CompactionError("load_failed", `context-compaction could not load its WebAssembly module: ${error?.message ?? error}`, { cause: error });
+  });
+  return loading;
+}
+
+async function instantiate(from) {
+  if (from.module) return new WebAssembly.Instance(from.module(), imports());
+  if (from.bytes) return (await WebAssembly.instantiate(from.bytes(), imports())).instance;
+  let input = await from.input;
+  if (input instanceof WebAssembly.Module) return WebAssembly.instantiate(input, imports());
+  if (typeof input === "string" || input instanceof URL || (typeof Request === "function" && input instanceof Request)) input = await fetch(input);
+  if (typeof Response === "function" && input instanceof Response) return fromResponse(input);
+  return (await WebAssembly.instantiate(input, imports())).instance;
+}
+
+async function fromResponse(response) {
+  if (!response.ok) throw new Error(`HTTP ${response.status} fetching ${response.url}`);
+  // Streaming compilation needs the application/wasm content type; without it, bytes.
+  if (response.headers.get("content-type")?.startsWith("application/wasm")) {
+    return (await WebAssembly.instantiateStreaming(response, imports())).instance;
+  }
+  return (await WebAssembly.instantiate(await response.arrayBuffer(), imports())).instance;
+}

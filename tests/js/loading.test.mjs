@@ -1,0 +1,70 @@
+// How the package loads its WebAssembly module: nothing at import, synchronously on first use
+// where the runtime allows it, `not_ready` (with the way out) where it does not, `ready()` for
+// asynchronous loading, and `load_failed` when the module cannot be instantiated. Each case runs
+// in its own Node process, since a process loads the module once.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+
+function inChild(script) {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  return JSON.parse(out);
+}
+
+const request = `{ messages: [{ role: "user", content: "hello there" }] }`;
+
+test("importing compiles nothing; the first call loads the module", () => {
+  const result = inChild(`
+    let compiled = 0;
+    const Module = WebAssembly.Module;
+    WebAssembly.Module = function (bytes) { compiled++; return new Module(bytes); };
+    const api = await import("context-compaction");
+    const before = compiled;
+    const total = api.estimate(${request}).total;
+    console.log(JSON.stringify({ before, after: compiled, total }));`);
+  assert.deepEqual({ before: result.before, after: result.after }, { before: 0, after: 1 });
+  assert.ok(result.total > 0);
+});
+
+test("where synchronous compilation is refused, a call says not_ready and ready() loads it", () => {
+  // What an older Chromium page does with a module over 4 KB.
+  const result = inChild(`
+    WebAssembly.Module = function () { throw new RangeError("WebAssembly.Compile is disallowed on the main thread"); };
+    const api = await import("context-compaction");
+    let code, message;
+    try { new api.Compactor({ summarizer: { summarize: async () => "" } }); } catch (e) { code = e.code; message = e.message; }
+    await Promise.all([api.ready(), api.ready()]);
+    const total = api.estimate(${request}).total;
+    await api.ready();
+    console.log(JSON.stringify({ code, message, total }));`);
+  assert.equal(result.code, "not_ready");
+  assert.match(result.message, /await ready\(\)/);
+  assert.ok(result.total > 0);
+});
+
+test("the web entry says to call init() first, and init() rejects with load_failed on bad bytes", () => {
+  const result = inChild(`
+    const { default: init, estimate, CompactionError } = await import("context-compaction/web");
+    let first;
+    try { estimate(${request}); } catch (e) { first = { code: e.code, message: e.message }; }
+    let failed;
+    try { await init(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])); } catch (e) { failed = { code: e.code, isError: e instanceof CompactionError, cause: e.cause instanceof Error }; }
+    const { readFileSync } = await import("node:fs");
+    const { createRequire } = await import("node:module");
+    const wasm = readFileSync(createRequire(import.meta.url).resolve("context-compaction/wasm"));
+    await init(wasm);
+    console.log(JSON.stringify({ first, failed, total: estimate(${request}).total }));`);
+  assert.equal(result.first.code, "not_ready");
+  assert.match(result.first.message, /init\(\)/);
+  assert.deepEqual(result.failed, { code: "load_failed", isError: true, cause: true });
+  assert.ok(result.total > 0);
+});
+
+test("import and require share one instance of the package", () => {
+  const result = inChild(`
+    import { createRequire } from "node:module";
+    const esm = await import("context-compaction");
+    const cjs = createRequire(import.meta.url)("context-compaction");
+    console.log(JSON.stringify({ same: esm.Compactor === cjs.Compactor && esm.ready === cjs.ready }));`);
+  assert.equal(result.same, true);
+});
