@@ -1,3 +1,4 @@
-// CommonJS `require("context-compaction/web")`: the ES module, through require(esm).
+// CommonJS `require("context-compaction/web")`: the ES module's exports through require(esm)
+// (with `default`, which is `init`, and `__esModule`), so both share one instance.
 "use strict";
-module.exports = require("./web.js");
+Object.assign(exports, require("./web.js"));
