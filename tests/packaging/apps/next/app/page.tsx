@@ -1,0 +1,9 @@
+import Preview from "./preview";
+
+export default function Home() {
+  return (
+    <main>
+      <Preview />
+    </main>
+  );
+}

@@ -1,0 +1,8 @@
+// Rollup's starter configuration: resolve packages from node_modules, write an ES module.
+import { nodeResolve } from "@rollup/plugin-node-resolve";
+
+export default {
+  input: "src/main.js",
+  output: { dir: "dist", format: "es" },
+  plugins: [nodeResolve({ browser: true })],
+};

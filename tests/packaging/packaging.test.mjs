@@ -1,0 +1,238 @@
+// The packaging suite: the packed tarball installed into small fresh projects of each stack our
+// users have, each built with its own tool and no configuration beyond its starter's, then run
+// (Node, headless Chromium, `next start`, workerd). Every app plans the same conversation
+// (scenario.js) and must get the plan Node gets. Prints the shipped size (gzip) per stack.
+//   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
+// Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
+// keyed by the app's lockfile; a missing cache is filled from the registry.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { launchChromium, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = process.env.CC_ROOT ?? join(here, "../..");
+const tarball = process.env.CC_TARBALL;
+const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction/packaging");
+if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
+
+const wasm = readFileSync(join(root, "dist/context_compaction.wasm"));
+// A stretch of the inlined base64 (from its middle: the start is every module's header).
+const inlineMarker = wasm.toString("base64").slice(40_000, 40_064);
+const sizes = [];
+let reference;
+let chromium;
+
+before(async () => {
+  chromium = await launchChromium(root);
+});
+after(async () => {
+  await chromium?.close();
+  console.log("\n| stack | shipped (gzip): the package's code and module in the output |\n|---|---:|");
+  for (const [stack, bytes, note] of sizes) console.log(`| ${stack} | ${(bytes / 1024).toFixed(1)} KB${note ? ` (${note})` : ""} |`);
+});
+
+/** A fresh copy of `apps/<app>` with its dependencies (cached) and the tarball installed. */
+function prepare(app, scenarioDir = "src") {
+  const source = join(here, "apps", app);
+  const dir = join(cache, app);
+  const lock = join(source, "package-lock.json");
+  const want = existsSync(lock) ? createHash("sha256").update(readFileSync(lock)).digest("hex") : "no-lock";
+  const stamp = join(dir, ".installed");
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    cpSync(join(source, "package.json"), join(dir, "package.json"));
+    if (existsSync(lock)) {
+      cpSync(lock, join(dir, "package-lock.json"));
+      run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
+    }
+    writeFileSync(stamp, want);
+  }
+  for (const name of readdirSync(dir)) {
+    if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+  cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
+  cpSync(join(here, "scenario.js"), join(dir, scenarioDir, "scenario.js"));
+  run("npm", ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: dir });
+  return dir;
+}
+
+/** Files under `dir` that carry the package: its module (inlined or as a file) or its code. */
+function shipped(dir) {
+  const found = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.(m?js|wasm)$/.test(name)) {
+        const bytes = readFileSync(path);
+        const inline = bytes.includes(inlineMarker);
+        const module = bytes.equals(wasm);
+        if (inline || module || bytes.includes("context-compaction is not loaded yet")) found.push({ path, inline, module, gzip: gzipSync(bytes).length });
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/**
+ * Records the shipped size of an output (its files `only` keeps) and checks that it carries the
+ * module exactly once.
+ */
+function measure(stack, dir, { only = () => true, note } = {}) {
+  const files = shipped(dir).filter((f) => only(f.path));
+  const copies = files.filter((f) => f.inline || f.module).length;
+  assert.equal(copies, 1, `${stack}: the module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
+  sizes.push([stack, files.reduce((sum, f) => sum + f.gzip, 0), note]);
+}
+
+async function pagePlans(url, selectors = ["#plan"]) {
+  const page = await chromium.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // Failed loads are reported with their URL; a browser's own favicon request is no error.
+  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
+  page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && errors.push(`${r.status()} ${r.url()}`));
+  try {
+    await page.goto(url);
+    const out = [];
+    for (const selector of selectors) {
+      await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: 30_000 }).catch(() => {});
+      const text = await page.textContent(selector);
+      assert.ok(text, `${url}: ${selector} stayed empty; page errors: ${errors.join("\n") || "none"}`);
+      out.push(JSON.parse(text));
+    }
+    assert.deepEqual(errors, []);
+    return out;
+  } finally {
+    await page.close();
+  }
+}
+
+async function servedPlans(dir, path, selectors) {
+  const server = await serveDir(dir);
+  try {
+    return await pagePlans(`http://127.0.0.1:${server.address().port}/${path}`, selectors);
+  } finally {
+    server.close();
+  }
+}
+
+test("Node: ES module and CommonJS", () => {
+  const dir = prepare("node", ".");
+  reference = JSON.parse(run("node", ["main.mjs"], { cwd: dir }));
+  assert.equal(typeof reference.firstKeptIndex, "number", JSON.stringify(reference));
+  assert.deepEqual(JSON.parse(run("node", ["main.cjs"], { cwd: dir })), reference);
+  measure("Node (ESM and CJS)", join(dir, "node_modules/context-compaction"), {
+    only: (path) => !path.endsWith(".wasm") && !/(workerd|edge-light|web)\.js$/.test(path),
+    note: "what Node loads from node_modules",
+  });
+});
+
+test("esbuild: a page bundle (iife)", async () => {
+  const dir = prepare("esbuild");
+  run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedPlans(dir, "index.html"), [reference]);
+  measure("esbuild", join(dir, "dist"));
+});
+
+test("Rollup 4: a page bundle (ES module)", async () => {
+  const dir = prepare("rollup");
+  run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedPlans(dir, "index.html"), [reference]);
+  measure("Rollup 4", join(dir, "dist"));
+});
+
+test("webpack 5: a page and a module Web Worker", async () => {
+  const dir = prepare("webpack");
+  run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedPlans(dir, "index.html", ["#plan", "#worker"]), [reference, reference]);
+  measure("webpack 5 (page)", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
+});
+
+for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
+  test(`${name}: build and dev server, a page and a module Web Worker`, async () => {
+    const dir = prepare(app);
+    run("npm", ["run", "build"], { cwd: dir });
+    assert.deepEqual(await servedPlans(join(dir, "dist"), "index.html", ["#plan", "#worker"]), [reference, reference]);
+    const port = await freePort();
+    const dev = spawnServer("npx", ["vite", "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: dir });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/`, dev);
+      assert.deepEqual(await pagePlans(`http://127.0.0.1:${port}/`, ["#plan", "#worker"]), [reference, reference]);
+    } finally {
+      dev.stop();
+    }
+    measure(`${name} (page)`, join(dir, "dist"), { only: (path) => !/worker/.test(path), note: "the worker's bundle carries its own copy" });
+  });
+}
+
+test("Next.js 16 (Turbopack): client component, Node route, edge route; next build, next start", async () => {
+  const dir = prepare("next", "app");
+  const env = { NEXT_TELEMETRY_DISABLED: "1" };
+  run("npx", ["next", "build"], { cwd: dir, env });
+  const port = await freePort();
+  const server = spawnServer("npx", ["next", "start", "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/`, server);
+    const node = await (await fetch(`http://127.0.0.1:${port}/api/compact`, { method: "POST" })).json();
+    const edge = await (await fetch(`http://127.0.0.1:${port}/api/edge`, { method: "POST" })).json();
+    assert.deepEqual(node.plan, reference, "Node route");
+    assert.deepEqual(edge.plan, reference, "edge route");
+    assert.deepEqual(edge.compacted, node.compacted, "the edge route compacts as the Node route does");
+    assert.equal(node.compacted.firstKeptIndex, reference.firstKeptIndex);
+    assert.deepEqual(await pagePlans(`http://127.0.0.1:${port}/`), [reference]);
+  } finally {
+    server.stop();
+  }
+  measure("Next.js 16 (client)", join(dir, ".next/static"));
+});
+
+test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async () => {
+  const dir = prepare("worker");
+  run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
+  const out = join(dir, "out");
+  const modules = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
+  const port = await freePort();
+  writeFileSync(join(out, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ ${["index.js", ...modules.filter((f) => f !== "index.js")]
+    .map((f) => `(name = "${f}", ${f.endsWith(".wasm") ? "wasm" : "esModule"} = embed "${f}")`)
+    .join(", ")} ],
+  compatibilityDate = "2025-11-01",
+);
+`);
+  const workerd = spawnServer(join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], { cwd: out });
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/`, workerd);
+    const result = await (await fetch(`http://127.0.0.1:${port}/`)).json();
+    assert.deepEqual(result.plan, reference);
+    assert.equal(result.compacted.firstKeptIndex, reference.firstKeptIndex);
+  } finally {
+    workerd.stop();
+  }
+  measure("Cloudflare Worker (wrangler)", out);
+});
+
+function freePort() {
+  return import("node:net").then(
+    ({ createServer }) =>
+      new Promise((resolve) => {
+        const probe = createServer().listen(0, "127.0.0.1", () => {
+          const { port } = probe.address();
+          probe.close(() => resolve(port));
+        });
+      }),
+  );
+}

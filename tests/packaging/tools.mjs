@@ -1,0 +1,77 @@
+// Process, server and browser helpers of the packaging suite. Servers listen on 127.0.0.1 only;
+// every process started here is stopped by the test that started it (or by its timeout).
+import { execFileSync, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { extname, join, normalize } from "node:path";
+
+/** Runs a command to completion; its output on failure is in the thrown error. */
+export function run(command, args, { cwd, env } = {}) {
+  try {
+    return execFileSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
+  } catch (error) {
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+  }
+}
+
+/** A long-running process (a server); `stop()` ends it and its children (its own group). */
+export function spawnServer(command, args, { cwd, env, timeoutMs = 120_000 } = {}) {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const kill = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  };
+  const timer = setTimeout(kill, timeoutMs);
+  child.stop = () => {
+    clearTimeout(timer);
+    kill();
+  };
+  child.output = () => output;
+  return child;
+}
+
+/** Waits until `url` answers (any status), or fails with the server's output if it exits. */
+export async function waitForHttp(url, child, timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${child.output()}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`${url} did not answer in ${timeoutMs} ms:\n${child.output()}`);
+}
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".css": "text/css" };
+
+/** Serves `dir` statically on 127.0.0.1 (a random port). */
+export async function serveDir(dir) {
+  const server = createServer(async (req, res) => {
+    const path = normalize(join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    if (!path.startsWith(dir)) return res.writeHead(403).end();
+    try {
+      const body = await readFile(path);
+      res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return server;
+}
+
+/** Debian's Chromium, headless, through the repository's playwright-core. */
+export async function launchChromium(root) {
+  const { chromium } = await import(join(root, "node_modules/playwright-core/index.mjs"));
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
