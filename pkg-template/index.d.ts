@@ -1,5 +1,11 @@
 // Types of the context-compaction package (hand-kept: the generated glue types say `any`).
 
+// `[Symbol.dispose]` (same as `free()`) where the consumer's TypeScript lib declares
+// `Symbol.dispose` (esnext.disposable, or @types/node); without it the key is simply absent, so
+// no `lib` setting or `skipLibCheck` is needed.
+type DisposeSymbol = SymbolConstructor extends { readonly dispose: infer K extends symbol } ? K : never;
+type Disposer = { [K in DisposeSymbol]: () => void };
+
 /** Why an assistant message ended; `error` and `aborted` mark failed attempts. */
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
@@ -188,6 +194,15 @@ interface RequestOptions {
   estimator?: Estimator | HeuristicEstimator | null;
 }
 
+/**
+ * A request whose `messages` are in format `F` (`format` may be left out for canonical), typed
+ * as your own message type `M`: plans and results hand back `M`s (your objects).
+ */
+export type RequestIn<F extends MessageFormat, M extends MessageFormats[F] = MessageFormats[F]> = RequestOptions & {
+  format?: F | null;
+  messages: readonly M[];
+};
+
 /** The conversation state to plan or compact; `format` says the shape of `messages` (default canonical). */
 export type CompactionRequest<M extends AnyMessage = AnyMessage> = RequestOptions &
   (
@@ -319,10 +334,11 @@ export interface SummaryPrompt {
   prompt: string;
 }
 
+export interface Compactor extends Disposer {}
 export declare class Compactor {
   constructor(config: CompactorConfig);
   /** Pure: estimates, checks the trigger and picks a tool-safe cut. `null` when there is nothing to do. */
-  plan<M extends AnyMessage>(request: CompactionRequest<M>): Plan<M> | null;
+  plan<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>): Plan<M> | null;
   /**
    * Plans a request whose messages are a body's bytes: a JSON array of messages or JSON lines,
    * read inside wasm with no `JSON.parse`. The same plan `plan` gives on the parsed messages,
@@ -330,15 +346,18 @@ export declare class Compactor {
    */
   planBytes(body: Uint8Array | ArrayBuffer | string, request?: BytesRequest | null): BytesPlan | null;
   /** Executes a plan (`null` is a no-op); a given plan is trusted, not re-planned. */
-  apply<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | BytesPlan | null, options?: CallOptions): Promise<CompactionResult<M>>;
+  apply<M extends MessageFormats[F], F extends MessageFormat = "canonical">(
+    request: RequestIn<F, M>,
+    plan: Plan<M> | BytesPlan | null,
+    options?: CallOptions,
+  ): Promise<CompactionResult<M>>;
   /** Plan, then apply. */
-  compact<M extends AnyMessage>(request: CompactionRequest<M>, options?: CallOptions): Promise<CompactionResult<M>>;
+  compact<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, options?: CallOptions): Promise<CompactionResult<M>>;
   /** A history to append to and re-plan cheaply (each message is read once, when appended). */
   conversation<F extends MessageFormat = "canonical">(options?: ConversationOptions<F>): Conversation<MessageFormats[F]>;
   /** The summary requests the built-in summarizer would send for `plan` (`null` for an application summarizer). */
-  summarizerInput<M extends AnyMessage>(request: CompactionRequest<M>, plan: Plan<M> | null): SummaryPrompt[] | null;
+  summarizerInput<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, plan: Plan<M> | null): SummaryPrompt[] | null;
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 export interface ConversationOptions<F extends MessageFormat = "canonical"> {
@@ -358,7 +377,7 @@ export interface ConversationPlanOptions {
 }
 
 /** A growing history: `append` as messages arrive, `plan` before every turn (O(kept messages)). */
-export interface Conversation<M extends AnyMessage = Message> {
+export interface Conversation<M extends AnyMessage = Message> extends Disposer {
   /** Appends a message or an array of them; returns the new length. Nothing is appended when one is invalid. */
   append(messages: M | readonly M[]): number;
   /** The same plan `compactor.plan` gives for these messages. */
@@ -370,15 +389,14 @@ export interface Conversation<M extends AnyMessage = Message> {
   readonly length: number;
   readonly format: MessageFormat;
   free(): void;
-  [Symbol.dispose](): void;
 }
 
+export interface HeuristicEstimator extends Disposer {}
 export declare class HeuristicEstimator {
   constructor(options?: { imageTokens?: number } | null);
   countTokens(text: string): number;
   readonly imageTokens: number;
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 export type CompactionErrorCode =
@@ -486,6 +504,7 @@ export interface RunFailureDetails<S> {
   failedAttempts: unknown[];
 }
 
+export interface ContextManager extends Disposer {}
 export declare class ContextManager {
   constructor(options: ContextManagerOptions);
   maintain<S extends ConversationState>(state: S, options?: MaintainOptions): Promise<MaintainResult<S>>;
@@ -495,7 +514,6 @@ export declare class ContextManager {
     options?: RunOptions,
   ): Promise<RunResult<S, R>>;
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 /**

@@ -7,6 +7,7 @@
 // keyed by the app's lockfile; a missing cache is filled from the registry.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -223,6 +224,25 @@ const worker :Workerd.Worker = (
     workerd.stop();
   }
   measure("Cloudflare Worker (wrangler)", out);
+});
+
+test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, strictest, a .cts) without skipLibCheck", () => {
+  const dir = prepare("types", ".");
+  for (const tsc of ["tsc", "tsgo"]) {
+    for (const config of ["node16", "nodenext", "bundler", "strictest", "disposable"]) {
+      run(join(dir, "node_modules/.bin", tsc), ["-p", `tsconfig.${config}.json`], { cwd: dir });
+    }
+    // A wrong-format message fails with an error that names it (not "not assignable to never").
+    const wrong = spawnSync(join(dir, "node_modules/.bin", tsc), ["-p", "tsconfig.wrong-format.json"], { cwd: dir, encoding: "utf8" });
+    assert.notEqual(wrong.status, 0, `${tsc}: wrong-format.ts compiled`);
+    const errors = wrong.stdout.split("\n").filter((line) => line.includes("error TS"));
+    assert.equal(errors.length, 2, wrong.stdout);
+    assert.match(errors[0], /Type '"tool"' is not assignable to type '"(user|assistant|toolResult)"/);
+    assert.match(errors[1], /Type '"toolCall"' is not assignable to type '.*"tool_use"/);
+    assert.doesNotMatch(wrong.stdout, /never/);
+  }
+  const offered = JSON.parse(run("node", ["completions.mjs"], { cwd: dir }));
+  assert.deepEqual(offered, ["redacted_thinking", "text", "thinking", "tool_use"]);
 });
 
 function freePort() {
