@@ -13,6 +13,10 @@ const base64 = "${base64}";
 /** The module's bytes, decoded on each call (the loader calls it once). */
 export default function bytes() {
   if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(base64);
+  // Node's Buffer decodes about 100 times faster than atob there; read from globalThis so that
+  // no bundler takes it for a reference to polyfill.
+  const { Buffer } = globalThis;
+  if (typeof Buffer === "function") return Buffer.from(base64, "base64");
   const text = atob(base64);
   const out = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 
+const README_FIGURES = ["summarizing 758 messages, keeping from #761", "estimate 143018 → 20712 tokens"];
+
 test("the README usage example is examples/usage.mjs and it runs", async () => {
   const example = readFileSync(new URL("./examples/usage.mjs", import.meta.url), "utf8");
   const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
@@ -22,19 +24,27 @@ test("the README usage example is examples/usage.mjs and it runs", async () => {
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   process.env.OPENAI_BASE_URL = `http://127.0.0.1:${server.address().port}/v1`;
   process.env.OPENAI_API_KEY = "test";
+  // The sample agent session of tests/fixtures: 914 messages, about 143k tokens.
+  const session = readFileSync(new URL("./large-session.jsonl", import.meta.url), "utf8")
+    .split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((e) => e.type === "message").map((e) => e.message);
   const logs = [];
   const log = console.log;
   console.log = (...args) => logs.push(args.join(" "));
+  let state;
   try {
-    await import("./examples/usage.mjs");
+    const { fitToWindow } = await import("./examples/usage.mjs");
+    state = await fitToWindow({ systemPrompt: "You are a coding agent.", summary: "", messages: session });
   } finally {
     console.log = log;
     server.close();
   }
   assert.equal(bodies.length, 1);
   assert.equal(bodies[0].model, "gpt-4.1-mini");
-  assert.match(logs[0], /^summarizing \d+ messages, keeping from #\d+$/);
-  assert.match(logs[1], /^estimate \d+ → \d+ tokens$/);
+  // The figures the README quotes.
+  assert.deepEqual(logs, README_FIGURES);
+  assert.ok(readme.includes(logs.join("\n")), "README must show the example's output");
+  assert.ok(state.summary.startsWith("## Goal"));
+  assert.equal(state.messages[0], session[session.length - state.messages.length]);
 });
 
 test("the README formats example is examples/formats.mjs and it runs", async () => {

@@ -1,7 +1,9 @@
 // The packaging suite: the packed tarball installed into small fresh projects of each stack our
 // users have, each built with its own tool and no configuration beyond its starter's, then run
-// (Node, headless Chromium, `next start`, workerd). Every app plans the same conversation
-// (scenario.js) and must get the plan Node gets. Prints the shipped size (gzip) per stack.
+// (Node, headless Chromium, `next start`, workerd). Every app works on the same conversation
+// (scenario.js): pages and workers must show the plan Node shows, servers must return the
+// compaction Node makes (against a stub model on 127.0.0.1). Prints the shipped size (gzip) per
+// stack. The app files are the README's recipes.
 //   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
 // Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
 // keyed by the app's lockfile; a missing cache is filled from the registry.
@@ -14,7 +16,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { launchChromium, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+import { launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+import { conversation } from "./scenario.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = process.env.CC_ROOT ?? join(here, "../..");
@@ -28,18 +31,23 @@ const inlineMarker = wasm.toString("base64").slice(40_000, 40_064);
 const sizes = [];
 let reference;
 let chromium;
+let model;
+let modelEnv;
 
 before(async () => {
   chromium = await launchChromium(root);
+  model = await modelStub();
+  modelEnv = { OPENAI_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, OPENAI_API_KEY: "test" };
 });
 after(async () => {
   await chromium?.close();
+  model?.close();
   console.log("\n| stack | shipped (gzip): the package's code and module in the output |\n|---|---:|");
   for (const [stack, bytes, note] of sizes) console.log(`| ${stack} | ${(bytes / 1024).toFixed(1)} KB${note ? ` (${note})` : ""} |`);
 });
 
 /** A fresh copy of `apps/<app>` with its dependencies (cached) and the tarball installed. */
-function prepare(app, scenarioDir = "src") {
+async function prepare(app, scenarioDir = "src") {
   const source = join(here, "apps", app);
   const dir = join(cache, app);
   const lock = join(source, "package-lock.json");
@@ -51,7 +59,7 @@ function prepare(app, scenarioDir = "src") {
     cpSync(join(source, "package.json"), join(dir, "package.json"));
     if (existsSync(lock)) {
       cpSync(lock, join(dir, "package-lock.json"));
-      run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
+      await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
     }
     writeFileSync(stamp, want);
   }
@@ -59,8 +67,8 @@ function prepare(app, scenarioDir = "src") {
     if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
   }
   cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
-  cpSync(join(here, "scenario.js"), join(dir, scenarioDir, "scenario.js"));
-  run("npm", ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: dir });
+  cpSync(join(here, "scenario.js"), join(dir, scenarioDir, "conversation.js"));
+  await run("npm", ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: dir });
   return dir;
 }
 
@@ -94,7 +102,8 @@ function measure(stack, dir, { only = () => true, note } = {}) {
   sizes.push([stack, files.reduce((sum, f) => sum + f.gzip, 0), note]);
 }
 
-async function pagePlans(url, selectors = ["#plan"]) {
+/** The text each selector shows once the page has filled it. */
+async function pageTexts(url, selectors = ["#plan"]) {
   const page = await chromium.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -108,7 +117,7 @@ async function pagePlans(url, selectors = ["#plan"]) {
       await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: 30_000 }).catch(() => {});
       const text = await page.textContent(selector);
       assert.ok(text, `${url}: ${selector} stayed empty; page errors: ${errors.join("\n") || "none"}`);
-      out.push(JSON.parse(text));
+      out.push(text);
     }
     assert.deepEqual(errors, []);
     return out;
@@ -117,20 +126,22 @@ async function pagePlans(url, selectors = ["#plan"]) {
   }
 }
 
-async function servedPlans(dir, path, selectors) {
+async function servedTexts(dir, path, selectors) {
   const server = await serveDir(dir);
   try {
-    return await pagePlans(`http://127.0.0.1:${server.address().port}/${path}`, selectors);
+    return await pageTexts(`http://127.0.0.1:${server.address().port}/${path}`, selectors);
   } finally {
     server.close();
   }
 }
 
-test("Node: ES module and CommonJS", () => {
-  const dir = prepare("node", ".");
-  reference = JSON.parse(run("node", ["main.mjs"], { cwd: dir }));
-  assert.equal(typeof reference.firstKeptIndex, "number", JSON.stringify(reference));
-  assert.deepEqual(JSON.parse(run("node", ["main.cjs"], { cwd: dir })), reference);
+test("Node: ES module and CommonJS", async () => {
+  const dir = await prepare("node", ".");
+  const [line, record] = (await run("node", ["main.mjs"], { cwd: dir, env: modelEnv })).trim().split("\n");
+  reference = { line, record: JSON.parse(record) };
+  assert.match(line, /^Summarize \d+ messages, keep from #\d+: \d+ → \d+ tokens before the summary$/);
+  assert.equal(reference.record.firstKeptIndex, 121, line);
+  assert.equal((await run("node", ["main.cjs"], { cwd: dir })).trim(), line);
   measure("Node (ESM and CJS)", join(dir, "node_modules/context-compaction"), {
     only: (path) => !path.endsWith(".wasm") && !/(workerd|edge-light|web)\.js$/.test(path),
     note: "what Node loads from node_modules",
@@ -138,36 +149,36 @@ test("Node: ES module and CommonJS", () => {
 });
 
 test("esbuild: a page bundle (iife)", async () => {
-  const dir = prepare("esbuild");
-  run("npm", ["run", "build"], { cwd: dir });
-  assert.deepEqual(await servedPlans(dir, "index.html"), [reference]);
+  const dir = await prepare("esbuild");
+  await run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
   measure("esbuild", join(dir, "dist"));
 });
 
 test("Rollup 4: a page bundle (ES module)", async () => {
-  const dir = prepare("rollup");
-  run("npm", ["run", "build"], { cwd: dir });
-  assert.deepEqual(await servedPlans(dir, "index.html"), [reference]);
+  const dir = await prepare("rollup");
+  await run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
   measure("Rollup 4", join(dir, "dist"));
 });
 
 test("webpack 5: a page and a module Web Worker", async () => {
-  const dir = prepare("webpack");
-  run("npm", ["run", "build"], { cwd: dir });
-  assert.deepEqual(await servedPlans(dir, "index.html", ["#plan", "#worker"]), [reference, reference]);
+  const dir = await prepare("webpack");
+  await run("npm", ["run", "build"], { cwd: dir });
+  assert.deepEqual(await servedTexts(dir, "index.html", ["#plan", "#worker"]), [reference.line, reference.line]);
   measure("webpack 5 (page)", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
 });
 
 for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
   test(`${name}: build and dev server, a page and a module Web Worker`, async () => {
-    const dir = prepare(app);
-    run("npm", ["run", "build"], { cwd: dir });
-    assert.deepEqual(await servedPlans(join(dir, "dist"), "index.html", ["#plan", "#worker"]), [reference, reference]);
+    const dir = await prepare(app);
+    await run("npm", ["run", "build"], { cwd: dir });
+    assert.deepEqual(await servedTexts(join(dir, "dist"), "index.html", ["#plan", "#worker"]), [reference.line, reference.line]);
     const port = await freePort();
     const dev = spawnServer("npx", ["vite", "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: dir });
     try {
       await waitForHttp(`http://127.0.0.1:${port}/`, dev);
-      assert.deepEqual(await pagePlans(`http://127.0.0.1:${port}/`, ["#plan", "#worker"]), [reference, reference]);
+      assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`, ["#plan", "#worker"]), [reference.line, reference.line]);
     } finally {
       dev.stop();
     }
@@ -175,21 +186,27 @@ for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
   });
 }
 
+/** POSTs the scenario's conversation to a compaction endpoint; its record must be Node's. */
+async function compactsLikeNode(url, what) {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: conversation() }) });
+  const body = await response.text();
+  assert.equal(response.status, 200, `${what}: ${body.slice(0, 2000)}`);
+  const result = JSON.parse(body);
+  assert.deepEqual(result.record, reference.record, what);
+  assert.equal(result.messages.length, conversation().length - reference.record.firstKeptIndex, what);
+}
+
 test("Next.js 16 (Turbopack): client component, Node route, edge route; next build, next start", async () => {
-  const dir = prepare("next", "app");
-  const env = { NEXT_TELEMETRY_DISABLED: "1" };
-  run("npx", ["next", "build"], { cwd: dir, env });
+  const dir = await prepare("next", "app");
+  const env = { NEXT_TELEMETRY_DISABLED: "1", ...modelEnv };
+  await run("npx", ["next", "build"], { cwd: dir, env });
   const port = await freePort();
   const server = spawnServer("npx", ["next", "start", "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
   try {
     await waitForHttp(`http://127.0.0.1:${port}/`, server);
-    const node = await (await fetch(`http://127.0.0.1:${port}/api/compact`, { method: "POST" })).json();
-    const edge = await (await fetch(`http://127.0.0.1:${port}/api/edge`, { method: "POST" })).json();
-    assert.deepEqual(node.plan, reference, "Node route");
-    assert.deepEqual(edge.plan, reference, "edge route");
-    assert.deepEqual(edge.compacted, node.compacted, "the edge route compacts as the Node route does");
-    assert.equal(node.compacted.firstKeptIndex, reference.firstKeptIndex);
-    assert.deepEqual(await pagePlans(`http://127.0.0.1:${port}/`), [reference]);
+    await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
+    await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
+    assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
   } finally {
     server.stop();
   }
@@ -197,14 +214,14 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
 });
 
 test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async () => {
-  const dir = prepare("worker");
-  run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
+  const dir = await prepare("worker");
+  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
   const out = join(dir, "out");
   const modules = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
   const port = await freePort();
   writeFileSync(join(out, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
+  services = [ (name = "main", worker = .worker), (name = "local", network = (allow = ["private", "local"])) ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
@@ -212,25 +229,25 @@ const worker :Workerd.Worker = (
     .map((f) => `(name = "${f}", ${f.endsWith(".wasm") ? "wasm" : "esModule"} = embed "${f}")`)
     .join(", ")} ],
   compatibilityDate = "2025-11-01",
+  bindings = [ (name = "OPENAI_BASE_URL", text = "${modelEnv.OPENAI_BASE_URL}"), (name = "OPENAI_API_KEY", text = "test") ],
+  globalOutbound = "local",
 );
 `);
   const workerd = spawnServer(join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], { cwd: out });
   try {
     await waitForHttp(`http://127.0.0.1:${port}/`, workerd);
-    const result = await (await fetch(`http://127.0.0.1:${port}/`)).json();
-    assert.deepEqual(result.plan, reference);
-    assert.equal(result.compacted.firstKeptIndex, reference.firstKeptIndex);
+    await compactsLikeNode(`http://127.0.0.1:${port}/`, "Worker");
   } finally {
     workerd.stop();
   }
   measure("Cloudflare Worker (wrangler)", out);
 });
 
-test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, strictest, a .cts) without skipLibCheck", () => {
-  const dir = prepare("types", ".");
+test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, strictest, a .cts) without skipLibCheck", async () => {
+  const dir = await prepare("types", ".");
   for (const tsc of ["tsc", "tsgo"]) {
     for (const config of ["node16", "nodenext", "bundler", "strictest", "disposable"]) {
-      run(join(dir, "node_modules/.bin", tsc), ["-p", `tsconfig.${config}.json`], { cwd: dir });
+      await run(join(dir, "node_modules/.bin", tsc), ["-p", `tsconfig.${config}.json`], { cwd: dir });
     }
     // A wrong-format message fails with an error that names it (not "not assignable to never").
     const wrong = spawnSync(join(dir, "node_modules/.bin", tsc), ["-p", "tsconfig.wrong-format.json"], { cwd: dir, encoding: "utf8" });
@@ -241,7 +258,7 @@ test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, stricte
     assert.match(errors[1], /Type '"toolCall"' is not assignable to type '.*"tool_use"/);
     assert.doesNotMatch(wrong.stdout, /never/);
   }
-  const offered = JSON.parse(run("node", ["completions.mjs"], { cwd: dir }));
+  const offered = JSON.parse(await run("node", ["completions.mjs"], { cwd: dir }));
   assert.deepEqual(offered, ["redacted_thinking", "text", "thinking", "tool_use"]);
 });
 

@@ -1,17 +1,21 @@
 // Process, server and browser helpers of the packaging suite. Servers listen on 127.0.0.1 only;
 // every process started here is stopped by the test that started it (or by its timeout).
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, normalize } from "node:path";
 
-/** Runs a command to completion; its output on failure is in the thrown error. */
-export function run(command, args, { cwd, env } = {}) {
-  try {
-    return execFileSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
-  } catch (error) {
-    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
-  }
+/**
+ * Runs a command to completion and resolves to its output; its output on failure is in the
+ * rejection. Asynchronous, so servers in this process (the model stub) keep answering.
+ */
+export function run(command, args, { cwd, env, timeoutMs = 600_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 << 20, timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(" ")} (in ${cwd}) failed:\n${stdout}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
 }
 
 /** A long-running process (a server); `stop()` ends it and its children (its own group). */
@@ -74,4 +78,17 @@ export async function launchChromium(root) {
     executablePath: "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/** A stub of an OpenAI-compatible model on 127.0.0.1: every summary request gets the same answer. */
+export async function modelStub() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ choices: [{ message: { content: "## Goal\nFix the failing step in every module." } }], usage: { prompt_tokens: 900, completion_tokens: 12 } }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return server;
 }

@@ -1,9 +1,10 @@
 import Preview from "./preview";
+import { conversation } from "./conversation.js";
 
 export default function Home() {
   return (
     <main>
-      <Preview />
+      <Preview messages={conversation()} contextWindowTokens={128_000} />
     </main>
   );
 }

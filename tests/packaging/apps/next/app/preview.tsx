@@ -1,14 +1,23 @@
 "use client";
-// A client component that previews the plan: `ready()` loads the WebAssembly module in the
-// browser, then planning is synchronous (cheap enough to run on every keystroke).
+// A client component that previews a compaction before anything is sent: `ready()` loads the
+// WebAssembly module in the browser, then planning is synchronous and cheap.
 import { useEffect, useState } from "react";
-import { Compactor, ready } from "context-compaction";
-import { planSummary } from "./scenario.js";
+import { Compactor, ready, type Message } from "context-compaction";
 
-export default function Preview() {
-  const [plan, setPlan] = useState("");
+export default function Preview({ messages, contextWindowTokens }: { messages: Message[]; contextWindowTokens: number }) {
+  const [text, setText] = useState("");
   useEffect(() => {
-    ready().then(() => setPlan(JSON.stringify(planSummary({ Compactor }))));
-  }, []);
-  return <pre id="plan">{plan}</pre>;
+    let compactor: Compactor | undefined;
+    ready().then(() => {
+      compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } });
+      const plan = compactor.plan({ messages, inputTokenBudget: contextWindowTokens - 16_384 });
+      setText(
+        plan
+          ? `Summarize ${plan.messagesToSummarize.length} messages, keep from #${plan.firstKeptIndex}: ${plan.estimateBefore} → ${plan.estimateAfterWithoutSummary} tokens before the summary`
+          : "Fits: nothing to compact",
+      );
+    });
+    return () => compactor?.free();
+  }, [messages, contextWindowTokens]);
+  return <p id="plan">{text}</p>;
 }

@@ -1,11 +1,16 @@
-// A page (Vite), and a module Web Worker.
+// A page: `ready()` loads the WebAssembly module, then planning is synchronous and cheap
+// (fine on every keystroke). A module Web Worker does the same off the main thread.
 import { Compactor, ready } from "context-compaction";
-import { planSummary } from "./scenario.js";
+import { conversation } from "./conversation.js";
 
 ready().then(() => {
-  document.querySelector("#plan").textContent = JSON.stringify(planSummary({ Compactor }));
+  const compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } });
+  const plan = compactor.plan({ messages: conversation(), inputTokenBudget: 128_000 - 16_384 });
+  document.querySelector("#plan").textContent = plan
+    ? `Summarize ${plan.messagesToSummarize.length} messages, keep from #${plan.firstKeptIndex}: ${plan.estimateBefore} → ${plan.estimateAfterWithoutSummary} tokens before the summary`
+    : "Fits: nothing to compact";
 });
+
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-worker.onmessage = (event) => {
-  document.querySelector("#worker").textContent = JSON.stringify(event.data);
-};
+worker.onmessage = (event) => (document.querySelector("#worker").textContent = event.data);
+worker.postMessage(conversation());

@@ -1,5 +1,13 @@
-// A Web Worker: the first call loads the WebAssembly module synchronously (no `ready()` needed).
+// A module Web Worker: no `ready()` needed, the first call loads the WebAssembly module.
 import { Compactor } from "context-compaction";
-import { planSummary } from "./scenario.js";
 
-postMessage(planSummary({ Compactor }));
+const compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } });
+
+onmessage = (event) => {
+  const plan = compactor.plan({ messages: event.data, inputTokenBudget: 128_000 - 16_384 });
+  postMessage(
+    plan
+      ? `Summarize ${plan.messagesToSummarize.length} messages, keep from #${plan.firstKeptIndex}: ${plan.estimateBefore} → ${plan.estimateAfterWithoutSummary} tokens before the summary`
+      : "Fits: nothing to compact",
+  );
+};

@@ -1,7 +1,15 @@
-// A Node route handler that compacts (the first call loads the WebAssembly module).
-import { Compactor } from "context-compaction";
-import { compactSummary, planSummary } from "../../scenario.js";
+// A route handler (Node) that compacts the conversation it is sent.
+import { Compactor, openAICompatibleGenerator, type Message } from "context-compaction";
 
-export async function POST() {
-  return Response.json({ plan: planSummary({ Compactor }), compacted: await compactSummary({ Compactor }) });
+const compactor = new Compactor({
+  keepRecentTokens: 20_000,
+  summarizer: {
+    model: "gpt-4.1-mini",
+    generate: openAICompatibleGenerator({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }),
+  },
+});
+
+export async function POST(request: Request) {
+  const { summary, messages }: { summary?: string; messages: Message[] } = await request.json();
+  return Response.json(await compactor.compact({ summary, messages, inputTokenBudget: 128_000 - 16_384 }));
 }

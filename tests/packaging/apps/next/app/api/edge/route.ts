@@ -1,9 +1,17 @@
-// An edge route handler: the same code; the package's `edge-light` entry imports the .wasm.
-import { Compactor } from "context-compaction";
-import { compactSummary, planSummary } from "../../scenario.js";
+// The same route handler on the edge runtime: only the `runtime` line differs.
+import { Compactor, openAICompatibleGenerator, type Message } from "context-compaction";
 
 export const runtime = "edge";
 
-export async function POST() {
-  return Response.json({ plan: planSummary({ Compactor }), compacted: await compactSummary({ Compactor }) });
+const compactor = new Compactor({
+  keepRecentTokens: 20_000,
+  summarizer: {
+    model: "gpt-4.1-mini",
+    generate: openAICompatibleGenerator({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }),
+  },
+});
+
+export async function POST(request: Request) {
+  const { summary, messages }: { summary?: string; messages: Message[] } = await request.json();
+  return Response.json(await compactor.compact({ summary, messages, inputTokenBudget: 128_000 - 16_384 }));
 }
