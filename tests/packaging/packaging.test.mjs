@@ -135,6 +135,18 @@ async function servedTexts(dir, path, selectors) {
   }
 }
 
+test("the README's recipes are the apps this suite builds, verbatim", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs"];
+  for (const recipe of recipes) {
+    const text = readFileSync(join(here, "apps", recipe), "utf8");
+    assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
+  }
+  // The page recipe is one file for every bundler.
+  for (const copy of ["vite6/src/main.js", "webpack/src/index.js"]) assert.equal(readFileSync(join(here, "apps", copy), "utf8"), readFileSync(join(here, "apps/vite/src/main.js"), "utf8"), copy);
+  for (const copy of ["vite6/src/worker.js", "webpack/src/worker.js"]) assert.equal(readFileSync(join(here, "apps", copy), "utf8"), readFileSync(join(here, "apps/vite/src/worker.js"), "utf8"), copy);
+});
+
 test("Node: ES module and CommonJS", async () => {
   const dir = await prepare("node", ".");
   const [line, record] = (await run("node", ["main.mjs"], { cwd: dir, env: modelEnv })).trim().split("\n");
