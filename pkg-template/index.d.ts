@@ -58,7 +58,7 @@ export interface ToolResultMessage {
   content: string | ReadonlyArray<TextBlock | ImageBlock>;
   isError?: boolean;
 }
-/** The canonical message shape (DESIGN.md §3). */
+/** The canonical message shape (the default `format`; see docs/formats.md). */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
 export interface ToolDefinition {
