@@ -1,8 +1,8 @@
 // Loading the WebAssembly module, once per realm. The entries say where the module comes from
 // (`provide`); nothing is compiled at import. The first synchronous call compiles it
-// synchronously where the runtime allows that (Node, Web Workers, workerd, Firefox/Safari
-// pages); `ready()` compiles it asynchronously, which a Chromium page needs for a module this
-// size (it refuses synchronous compilation of more than 4 KB on the main thread).
+// synchronously where the runtime allows that (Node, Web Workers, workerd, edge runtimes and the
+// pages of current browsers); `ready()` compiles it asynchronously, which pages of older
+// Chromium need (they refused synchronous compilation of more than 4 KB on the main thread).
 import * as glue from "./context_compaction_bg.js";
 import { register } from "./api.js";
 import { CompactionError } from "./error.js";
@@ -36,13 +36,14 @@ const notReady = (detail, cause) =>
 export function ensureLoaded() {
   if (loaded) return;
   if (source === undefined || source.input !== undefined) throw notReady("`await init()` (from context-compaction/web) before the first call");
-  let module;
+  let instance;
   try {
-    module = source.module ? source.module() : new WebAssembly.Module(source.bytes());
+    const module = source.module ? source.module() : new WebAssembly.Module(source.bytes());
+    instance = new WebAssembly.Instance(module, imports());
   } catch (error) {
-    throw notReady("`await ready()` once before the first call (a browser page compiles WebAssembly asynchronously)", error);
+    throw notReady("`await ready()` once before the first call (this page compiles WebAssembly only asynchronously)", error);
   }
-  start(new WebAssembly.Instance(module, imports()));
+  start(instance);
 }
 
 /** Resolves once the module is instantiated; safe to call any number of times. */
