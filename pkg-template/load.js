@@ -73,5 +73,8 @@ async function fromResponse(response) {
   if (response.headers.get("content-type")?.startsWith("application/wasm")) {
     return (await WebAssembly.instantiateStreaming(response, imports())).instance;
   }
-  return (await WebAssembly.instantiate(await response.arrayBuffer(), imports())).instance;
+  // Awaited apart: Next.js's edge dev server wraps WebAssembly.instantiate's arguments in a
+  // plain function, where an `await` is a syntax error.
+  const bytes = await response.arrayBuffer();
+  return (await WebAssembly.instantiate(bytes, imports())).instance;
 }

@@ -223,21 +223,28 @@ async function compactsLikeNode(url, what) {
   assert.equal(result.messages.length, conversation().length - reference.record.firstKeptIndex, what);
 }
 
-test("Next.js 16 (Turbopack): client component, Node route, edge route; next build, next start", async () => {
+/** The page's preview and both routes of a running Next.js server. */
+async function nextAppWorks(port) {
+  await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
+  await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
+  assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
+}
+
+test("Next.js 16 (Turbopack): client component, Node route, edge route; next build and start, next dev", async () => {
   const dir = await prepare("next", "app");
   const env = { NEXT_TELEMETRY_DISABLED: "1", ...modelEnv };
   await run("npx", ["next", "build"], { cwd: dir, env });
-  const port = await freePort();
-  const server = spawnServer("npx", ["next", "start", "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
-  try {
-    await waitForHttp(`http://127.0.0.1:${port}/`, server);
-    await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
-    await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
-    assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
-  } finally {
-    server.stop();
-  }
   measure("Next.js 16 (client)", join(dir, ".next/static"));
+  for (const command of ["start", "dev"]) {
+    const port = await freePort();
+    const server = spawnServer("npx", ["next", command, "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/api/compact`, server);
+      await nextAppWorks(port);
+    } finally {
+      server.stop();
+    }
+  }
 });
 
 test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async () => {

@@ -1,17 +1,5 @@
-// The same route handler on the edge runtime: only the `runtime` line differs.
-import { Compactor, openAICompatibleGenerator, type Message } from "context-compaction";
+// The same handler on the edge runtime: Next.js bundles it again for the edge, where the
+// package's `edge-light` entry hands it the .wasm as a compiled module.
+export { POST } from "../compact/route";
 
 export const runtime = "edge";
-
-const compactor = new Compactor({
-  keepRecentTokens: 20_000,
-  summarizer: {
-    model: "gpt-4.1-mini",
-    generate: openAICompatibleGenerator({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }),
-  },
-});
-
-export async function POST(request: Request) {
-  const { summary, messages }: { summary?: string; messages: Message[] } = await request.json();
-  return Response.json(await compactor.compact({ summary, messages, inputTokenBudget: 128_000 - 16_384 }));
-}
