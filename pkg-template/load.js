@@ -1,8 +1,8 @@
 // Loading the WebAssembly module, once per realm. The entries say where the module comes from
 // (`provide`); nothing is compiled at import. The first synchronous call compiles it
-// synchronously where the runtime allows that (Node, Web Workers, workerd, edge runtimes and the
-// pages of current browsers); `ready()` compiles it asynchronously, which pages of older
-// Chromium need (they refused synchronous compilation of more than 4 KB on the main thread).
+// synchronously where the runtime allows that (Node, Web Workers, workerd, edge runtimes and
+// current Chromium pages); `ready()` compiles it asynchronously, which pages of older Chromium
+// need (they refused synchronous compilation of more than 4 KB on the main thread).
 import * as glue from "./context_compaction_bg.js";
 import { register } from "./api.js";
 import { CompactionError } from "./error.js";
