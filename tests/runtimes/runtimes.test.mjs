@@ -3,9 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import { run } from "./scenario.mjs";
 import * as api from "context-compaction";
 
@@ -23,30 +23,12 @@ test("the scenario passes in Node", () => {
   assert.ok(expected.summary.startsWith("SUMMARY"));
 });
 
-const types = { ".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
-
-async function serve() {
-  const server = createServer(async (req, res) => {
-    const path = join(here, decodeURIComponent(new URL(req.url, "http://x").pathname));
-    if (!path.startsWith(here)) return res.writeHead(403).end();
-    try {
-      const body = await readFile(path);
-      res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return server;
-}
+// The packaging suite's static server (and Chromium launcher), from the repository.
+const { launchChromium, serveDir } = await import(join(root, "tests/packaging/tools.mjs"));
 
 test("the scenario passes in Chromium: pages (web and default entries) and a Web Worker", async () => {
-  const { chromium } = await import(join(root, "node_modules/playwright-core/index.mjs"));
-  const server = await serve();
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const server = await serveDir(here);
+  const browser = await launchChromium(root);
   try {
     const errors = [];
     const open = async (query) => {
