@@ -7,7 +7,10 @@ import * as glue from "./context_compaction_bg.js";
 import { register } from "./api.js";
 import { CompactionError } from "./error.js";
 
-/** Where the module comes from: `{ module() }`, `{ bytes() }` or `{ input }` (what `init` takes). */
+/**
+ * Where the module comes from: `{ module() }`, `{ bytes(), bytesAsync() }` (its bytes, at once or
+ * without blocking) or `{ input }` (what `init` takes).
+ */
 let source;
 let loaded = false;
 let loading;
@@ -59,7 +62,10 @@ export function ready() {
 
 async function instantiate(from) {
   if (from.module) return new WebAssembly.Instance(from.module(), imports());
-  if (from.bytes) return (await WebAssembly.instantiate(from.bytes(), imports())).instance;
+  if (from.bytes) {
+    const bytes = from.bytesAsync ? await from.bytesAsync() : from.bytes();
+    return (await WebAssembly.instantiate(bytes, imports())).instance;
+  }
   let input = await from.input;
   if (input instanceof WebAssembly.Module) return WebAssembly.instantiate(input, imports());
   if (typeof input === "string" || input instanceof URL || (typeof Request === "function" && input instanceof Request)) input = await fetch(input);

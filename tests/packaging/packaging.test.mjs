@@ -26,8 +26,9 @@ const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction
 if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
 
 const wasm = readFileSync(join(root, "dist/context_compaction.wasm"));
-// A stretch of the inlined base64 (from its middle: the start is every module's header).
-const inlineMarker = wasm.toString("base64").slice(40_000, 40_064);
+// A stretch from the middle of the inlined module (the package's wasm-inline.js).
+const inlined = /"([A-Za-z0-9+/=]{100000,})"/.exec(readFileSync(join(root, "dist/wasm-inline.js"), "utf8"))[1];
+const inlineMarker = inlined.slice(40_000, 40_064);
 const sizes = [];
 let reference;
 let chromium;
