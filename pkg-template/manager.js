@@ -1,14 +1,26 @@
 // `ContextManager`: the public class over the glue's ContextManagerCore, so that it can be
 // built from one options object `{ compactor, contextWindowTokens, reserveTokens, estimator,
 // onEvent }` (the compactor is checked here, before it crosses into wasm).
+import { guarded, guardedOr } from "./host.js";
+
 export function defineContextManager(glue, CompactionError) {
+  const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
+  // A live (not freed) Compactor of this module.
+  const usable = (compactor) =>
+    guardedOr(() => compactor instanceof glue.Compactor && typeof compactor.__wbg_ptr === "number" && compactor.__wbg_ptr !== 0, false);
+
   return class ContextManager {
     #core;
 
     constructor(options) {
-      const compactor = options === null || typeof options !== "object" ? undefined : options.compactor;
-      if (!(compactor instanceof glue.Compactor)) {
-        throw new CompactionError("invalid_config", "invalid config: options.compactor must be a Compactor");
+      let compactor;
+      try {
+        compactor = options === null || typeof options !== "object" ? undefined : guarded("options.compactor", () => options.compactor);
+      } catch (fault) {
+        throw invalid(fault.message, fault.cause);
+      }
+      if (!usable(compactor)) {
+        throw invalid("options.compactor must be a Compactor (not freed)");
       }
       this.#core = new glue.ContextManagerCore(compactor, options);
     }

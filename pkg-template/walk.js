@@ -30,6 +30,8 @@ const TEXT_VALUE = 20;
 // Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
 const MAX_DEPTH = 64;
 
+import { Fault } from "./host.js";
+
 const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
 const encoder = new TextEncoder();
 
@@ -53,14 +55,20 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
   let k = from;
-  for (; k < indicesLen; k++) {
-    const b = out.b;
-    const o = out.o;
-    const read = message(messages[indices[k]], out);
-    if (read === DONE) continue;
-    out.b = b;
-    out.o = o;
-    if (read === FULL || !op(out, OTHER)) break;
+  // A caller's getter or Proxy trap that throws stops the walk here, as a Fault naming the
+  // message (its `index` in the array walked); wasm reports it.
+  try {
+    for (; k < indicesLen; k++) {
+      const b = out.b;
+      const o = out.o;
+      const read = message(messages[indices[k]], out);
+      if (read === DONE) continue;
+      out.b = b;
+      out.o = o;
+      if (read === FULL || !op(out, OTHER)) break;
+    }
+  } catch (cause) {
+    throw Fault.at(indices[k], cause);
   }
   out.ops[0] = out.o - 1;
   return k - from;

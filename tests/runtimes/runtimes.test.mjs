@@ -71,7 +71,7 @@ test("the scenario passes in workerd", async () => {
     });
   });
   const pkg = "node_modules/context-compaction";
-  const esm = ["workerd-worker.mjs", "scenario.mjs", ...["workerd", "api", "error", "manager", "generators", "walk", "web/context_compaction"].map((f) => `${pkg}/${f}.js`)];
+  const esm = ["workerd-worker.mjs", "scenario.mjs", ...["workerd", "api", "error", "manager", "generators", "walk", "host", "web/context_compaction"].map((f) => `${pkg}/${f}.js`)];
   const modules = [
     ...esm.map((name) => `(name = "${name}", esModule = embed "${name}")`),
     `(name = "${pkg}/web/context_compaction_bg.wasm", wasm = embed "${pkg}/web/context_compaction_bg.wasm")`,
