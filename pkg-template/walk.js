@@ -103,7 +103,9 @@ function plain(value) {
 // Content: a string, or blocks (text and image blocks for user and tool-result messages; text,
 // thinking and tool-call blocks for assistant ones).
 function content(value, out, assistant) {
-  if (value === undefined || value === null) return DONE;
+  // Missing content is the general reader's to refuse (null is empty content).
+  if (value === undefined) return UNSURE;
+  if (value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
@@ -436,7 +438,8 @@ function responsesOutput(m, out) {
 
 // A string content, or blocks each read by `block` (after the plain-object check).
 function eachBlock(blocks, out, block) {
-  if (blocks === undefined || blocks === null) return DONE;
+  if (blocks === undefined) return UNSURE;
+  if (blocks === null) return DONE;
   if (typeof blocks === "string") return text(out, blocks);
   if (!Array.isArray(blocks) || blocks.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < blocks.length; i++) {
@@ -474,7 +477,9 @@ function image(out) {
 // A string, or an array of parts: text parts (their `text`, else their `refusal`) and
 // attachments (counted as images), as the adapters' `Reader::content` reads them.
 function parts(value, out, kinds) {
-  if (value === undefined || value === null) return DONE;
+  // Missing content is the general reader's to refuse (null is empty content).
+  if (value === undefined) return UNSURE;
+  if (value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
