@@ -32,6 +32,12 @@ function guardFreed(Class, name) {
   const proto = Class.prototype;
   if (proto[guarded]) return;
   proto[guarded] = true;
+  // A second free() is a no-op (wasm would throw from inside its frames otherwise).
+  const free = proto.free;
+  proto.free = function free_() {
+    if (isLive(this)) free.call(this);
+  };
+  if (Symbol.dispose && proto[Symbol.dispose]) proto[Symbol.dispose] = proto.free;
   for (const key of Object.getOwnPropertyNames(proto)) {
     if (key === "constructor" || key === "free" || key.startsWith("__")) continue;
     const descriptor = Object.getOwnPropertyDescriptor(proto, key);
