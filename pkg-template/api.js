@@ -2,14 +2,14 @@
 // cold-path walker with an initialised glue module, and builds the classes written in
 // JavaScript.
 import { CompactionError } from "./error.js";
-import { bytes, guardedOr, list, record } from "./host.js";
+import { bytes, guardedOr, list, record, settle } from "./host.js";
 import { defineContextManager } from "./manager.js";
 import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
 export function register(glue) {
   glue.__registerErrorClass(CompactionError);
-  glue.__registerHost(list, record, bytes);
+  glue.__registerHost(list, record, bytes, settle);
   glue.__registerWalker(walk);
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     guardFreed(glue[name], name);
@@ -23,47 +23,61 @@ export function setup(glue) {
 
 // Methods that return a promise: after free() they reject rather than throw.
 const ASYNC = new Set(["apply", "compact", "maintain", "run"]);
+// Classes whose methods hold their object exclusively while they run (wasm `&mut self`).
+const EXCLUSIVE = new Set(["Conversation"]);
 const guarded = Symbol("context-compaction guarded");
+// How many calls into each object are running: a caller's getter or Proxy trap may call back
+// into the package while it reads their messages.
+const running = new WeakMap();
 
-// A glue object after free() (or a method called on something else) has no pointer: wasm
-// would throw "null pointer passed to rust" from inside its frames. Each method and getter
-// checks first and gives a CompactionError (a rejection for the async ones) instead.
+// Calls wasm could only refuse by throwing from inside its frames ("null pointer passed to
+// rust" after free(), "recursive use of an object" for a call back into a busy object) are
+// refused here first, with a CompactionError (a rejection for the async methods).
 function guardFreed(Class, name) {
   const proto = Class.prototype;
   if (proto[guarded]) return;
   proto[guarded] = true;
-  // A second free() is a no-op (wasm would throw from inside its frames otherwise).
+  const refusal = (self, key) => {
+    const what = `invalid request: ${name}.${key}: this ${name}`;
+    if (!isLive(self)) return new CompactionError("invalid_request", `${what} was freed (free() was called) and cannot be used`);
+    const busy = (running.get(self) ?? 0) > 0;
+    if (busy && (key === "free" || EXCLUSIVE.has(name))) {
+      return new CompactionError("invalid_request", `${what} is in use: called back from a getter or Proxy of the messages it is reading`);
+    }
+    return null;
+  };
+  const wrap = (key, call) =>
+    ({
+      [key](...args) {
+        const error = refusal(this, key);
+        if (error !== null) {
+          if (ASYNC.has(key)) return Promise.reject(error);
+          throw error;
+        }
+        running.set(this, (running.get(this) ?? 0) + 1);
+        try {
+          return call(this, args);
+        } finally {
+          running.set(this, running.get(this) - 1);
+        }
+      },
+    })[key];
+  // A second free() is a no-op.
   const free = proto.free;
+  const guardedFree = wrap("free", (self) => free.call(self));
   proto.free = function free_() {
-    if (isLive(this)) free.call(this);
+    if (isLive(this)) guardedFree.call(this);
   };
   if (Symbol.dispose && proto[Symbol.dispose]) proto[Symbol.dispose] = proto.free;
   for (const key of Object.getOwnPropertyNames(proto)) {
     if (key === "constructor" || key === "free" || key.startsWith("__")) continue;
     const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-    const check = (self) => {
-      if (isLive(self)) return null;
-      return new CompactionError("invalid_request", `invalid request: ${name}.${key}: this ${name} was freed (free() was called) and cannot be used`);
-    };
     if (typeof descriptor.value === "function") {
       const method = descriptor.value;
-      descriptor.value = {
-        [key](...args) {
-          const error = check(this);
-          if (error !== null) {
-            if (ASYNC.has(key)) return Promise.reject(error);
-            throw error;
-          }
-          return method.apply(this, args);
-        },
-      }[key];
+      descriptor.value = wrap(key, (self, args) => method.apply(self, args));
     } else if (descriptor.get) {
       const get = descriptor.get;
-      descriptor.get = function () {
-        const error = check(this);
-        if (error) throw error;
-        return get.call(this);
-      };
+      descriptor.get = wrap(key, (self) => get.call(self));
     }
     Object.defineProperty(proto, key, descriptor);
   }

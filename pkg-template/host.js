@@ -106,6 +106,12 @@ function isArrayBuffer(value) {
   }
 }
 
+/** A promise of the package's own for what a caller's function returned: a thenable is
+ * adopted in a later job, so a throwing `then` (or `constructor`) becomes a rejection. */
+export function settle(value) {
+  return Promise.resolve().then(() => value);
+}
+
 /** A body's bytes: a string as it is, a `Uint8Array` or an `ArrayBuffer` as a fresh
  * `Uint8Array` copy, `null` for anything else. A detached buffer is a `Fault`. */
 export function bytes(value, path) {

@@ -54,7 +54,9 @@ impl<S: Summarizer> Compactor<S> {
     pub fn new(config: CompactorConfig<S>) -> Result<Self> {
         let keep_recent_tokens = match config.keep_recent_tokens {
             None => DEFAULT_KEEP_RECENT_TOKENS,
-            Some(value) => whole_number(value, "keepRecentTokens").map_err(Error::invalid_config)?,
+            Some(value) => {
+                whole_number(value, "keepRecentTokens").map_err(Error::invalid_config)?
+            }
         };
         let trigger_ratio = config.trigger_ratio.unwrap_or(1.0);
         if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {

@@ -144,7 +144,10 @@ mod tests {
 
     #[test]
     fn codes_are_stable() {
-        assert_eq!(Error::invalid_config(String::new()).code(), "invalid_config");
+        assert_eq!(
+            Error::invalid_config(String::new()).code(),
+            "invalid_config"
+        );
         assert_eq!(Error::invalid_request("x").code(), "invalid_request");
         let summarization = Error::Summarization {
             message: String::new(),

@@ -429,11 +429,20 @@ proptest! {
 
 #[test]
 fn a_message_without_content_is_an_error_naming_it() {
-    for format in [Format::Canonical, Format::OpenAIChat, Format::Anthropic, Format::AiSdk] {
+    for format in [
+        Format::Canonical,
+        Format::OpenAIChat,
+        Format::Anthropic,
+        Format::AiSdk,
+    ] {
         let e = of(r#"[{"role":"user","content":"a"},{"role":"user","parts":[{"type":"text","text":"hi"}]}]"#, format)
             .unwrap_err();
         assert_eq!(e.code(), "invalid_request");
-        assert!(e.to_string().contains("messages[1].content: missing (the message has `parts`"), "{format:?}: {e}");
+        assert!(
+            e.to_string()
+                .contains("messages[1].content: missing (the message has `parts`"),
+            "{format:?}: {e}"
+        );
     }
     // An OpenAI assistant message with tool calls may leave its content out.
     let calls = r#"[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]"#;
@@ -443,7 +452,9 @@ fn a_message_without_content_is_an_error_naming_it() {
 #[test]
 fn numbers_read_as_json_parse_reads_them() {
     let call = |args: &str| {
-        format!(r#"[{{"role":"assistant","content":[{{"type":"toolCall","id":"a","name":"f","arguments":{{"n":{args}}}}}]}}]"#)
+        format!(
+            r#"[{{"role":"assistant","content":[{{"type":"toolCall","id":"a","name":"f","arguments":{{"n":{args}}}}}]}}]"#
+        )
     };
     let facts = |args: &str| of(&call(args), Format::Canonical).unwrap().messages;
     assert_eq!(facts("1e999"), facts("null"));

@@ -88,7 +88,11 @@ fn compact_score(value: Val, numbers: Numbers) -> Option<u64> {
     Some(match value.kind() {
         Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
         Kind::Number => match numbers {
-            Numbers::JavaScript => score(super::numbers::js_number(value.raw()).to_string().as_bytes()),
+            Numbers::JavaScript => score(
+                super::numbers::js_number(value.raw())
+                    .to_string()
+                    .as_bytes(),
+            ),
             Numbers::SerdeJson => number_score(value.raw())?,
         },
         Kind::String => string_score(value),

@@ -110,6 +110,9 @@ mod tests {
         let mut nodes = Vec::new();
         context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).unwrap();
         let value = parse(text, 0, &nodes).unwrap();
-        assert_eq!(value, serde_json::json!({"a": null, "b": [1, 0], "c": "1e999"}));
+        assert_eq!(
+            value,
+            serde_json::json!({"a": null, "b": [1, 0], "c": "1e999"})
+        );
     }
 }

@@ -31,7 +31,8 @@ pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: optional_number(config, "keepRecentTokens", "config")
             .map_err(Error::into_config)?,
-        trigger_ratio: optional_number(config, "triggerRatio", "config").map_err(Error::into_config)?,
+        trigger_ratio: optional_number(config, "triggerRatio", "config")
+            .map_err(Error::into_config)?,
         summarizer: summarizer_of(&summarizer)?,
         file_tracking: file_tracking(&read_field(config, "fileTracking", "config")?)?,
     })?;
@@ -147,7 +148,11 @@ fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    object(value, "config.fileTracking", "{ readTools, modifyTools, pathKeys }")?;
+    object(
+        value,
+        "config.fileTracking",
+        "{ readTools, modifyTools, pathKeys }",
+    )?;
     let mut tracking = FileTracking::default();
     for (key, slot) in [
         ("readTools", &mut tracking.read_tools),
@@ -159,8 +164,8 @@ fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
             continue;
         }
         let path = format!("config.fileTracking.{key}");
-        let names: Option<Vec<String>> = self::list(&list, &path)?
-            .and_then(|list| list.iter().map(|v| v.as_string()).collect());
+        let names: Option<Vec<String>> =
+            self::list(&list, &path)?.and_then(|list| list.iter().map(|v| v.as_string()).collect());
         *slot = names.ok_or_else(|| {
             invalid(format!(
                 "config.fileTracking.{key} must be an array of strings"

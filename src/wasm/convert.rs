@@ -224,12 +224,12 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
     // The arrays leave out system messages (never cut), so the prefix's start is given as an
     // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
     let (history, prefix_end) = match index("turnPrefixStart")? {
-            Some(start) => (start, first_kept_index.max(start)),
-            None => {
-                let history = length("messagesToSummarize")?;
-                (history, history + length("turnPrefixMessages")?)
-            }
-        };
+        Some(start) => (start, first_kept_index.max(start)),
+        None => {
+            let history = length("messagesToSummarize")?;
+            (history, history + length("turnPrefixMessages")?)
+        }
+    };
     let split_turn = match optional_bool(value, "splitTurn", "plan")? {
         Some(split) => split,
         None => prefix_end > history,

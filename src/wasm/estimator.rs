@@ -37,7 +37,11 @@ impl JsHeuristic {
     pub fn count_tokens(&self, text: JsValue) -> Result<f64, JsValue> {
         let text = text.as_string().ok_or_else(|| {
             let got = text.js_typeof().as_string().unwrap_or_default();
-            let got = if text.is_null() { "null".to_owned() } else { got };
+            let got = if text.is_null() {
+                "null".to_owned()
+            } else {
+                got
+            };
             super::error::to_js(&Error::invalid_request(format!(
                 "countTokens: expected a string, got {got}"
             )))

@@ -7,27 +7,47 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use super::error::{HostError, describe};
+use super::error::{HostError, describe, to_js};
 use crate::error::{Error, Result};
 
 struct Readers {
     list: Function,
     record: Function,
     bytes: Function,
+    settle: Function,
 }
 
 thread_local! {
     static READERS: RefCell<Option<Readers>> = const { RefCell::new(None) };
 }
 
-/// Registers `list`, `record` and `bytes` of `pkg-template/host.js`; the entries call it once
-/// after init.
+/// Registers `list`, `record`, `bytes` and `settle` of `pkg-template/host.js`; the entries
+/// call it once after init.
 #[wasm_bindgen(js_name = __registerHost)]
-pub fn register_host(list: Function, record: Function, bytes: Function) {
-    READERS.with(|slot| *slot.borrow_mut() = Some(Readers { list, record, bytes }));
+pub fn register_host(list: Function, record: Function, bytes: Function, settle: Function) {
+    let readers = Readers {
+        list,
+        record,
+        bytes,
+        settle,
+    };
+    READERS.with(|slot| *slot.borrow_mut() = Some(readers));
+}
+
+/// The package's own promise of what a caller's function returned (see [`settle`]).
+pub fn promise(returned: &JsValue) -> Result<Promise> {
+    Ok(read(|r| &r.settle, returned, "")?.unchecked_into())
+}
+
+/// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
+/// that throws is a rejection, never an exception inside wasm.
+pub async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
+    let promise = promise(returned).map_err(|e| to_js(&e))?;
+    JsFuture::from(promise).await
 }
 
 /// A copy of the caller's array `value`, or `None` when it is not an array.

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::{Inner, JsCompactor};
 use super::convert::{self, field, object, optional_number, optional_whole};
@@ -94,7 +94,7 @@ impl JsContextManager {
             )]);
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                JsFuture::from(Promise::resolve(&returned)).await
+                host::settle(&returned).await
             };
             let overflow = |error: &JsValue| match &is_overflow {
                 Some(custom) => custom
@@ -158,17 +158,15 @@ impl JsContextManager {
             reserve_tokens: optional_number(options, "reserveTokens", "options")
                 .map_err(Error::into_config)?,
         })?;
-        let estimator =
-            field(options, "estimator", "options").map_err(Error::into_config)?;
+        let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
         super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
-        let on_event =
-            match field(options, "onEvent", "options").map_err(Error::into_config)? {
-                v if v.is_undefined() || v.is_null() => None,
-                v => Some(
-                    v.dyn_into::<Function>()
-                        .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
-                ),
-            };
+        let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(
+                v.dyn_into::<Function>()
+                    .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
+            ),
+        };
         let conversation = Rc::new(JsConversation {
             compactor: compactor.inner(),
             estimator,
@@ -388,7 +386,10 @@ fn swallow_rejection(returned: &JsValue) {
             .unwrap_or(false);
     if thenable {
         IGNORE.with(|ignore| {
-            let _ = Promise::resolve(returned).catch(ignore);
+            // A promise of the package's own: its `catch` reads nothing of the listener's.
+            if let Ok(promise) = host::promise(returned) {
+                let _ = promise.catch(ignore);
+            }
         });
     }
 }

@@ -177,7 +177,10 @@ fn walk_from(
         .apply(&JsValue::NULL, &args)
         .map_err(|thrown| host::fault_at(&thrown, "messages", walk.first))?;
     // The walker returns how many it laid out, at most the rest of `indices`.
-    Ok(count.as_f64().map_or(0, |n| n as usize).min(indices.len() - from))
+    Ok(count
+        .as_f64()
+        .map_or(0, |n| n as usize)
+        .min(indices.len() - from))
 }
 
 fn address<T>(pointer: *const T) -> JsValue {

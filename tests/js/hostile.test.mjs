@@ -194,3 +194,33 @@ test("9. use after free() is a CompactionError, a rejection for the async method
   c[Symbol.dispose]();
   assert.ok(compactor().plan({ messages: conversation(6), inputTokenBudget: 0 }));
 });
+
+test("a getter that calls back into the object reading it, or frees it, gets a CompactionError", () => {
+  const c = compactor();
+  const history = c.conversation({});
+  const sneaky = (act) =>
+    Object.defineProperty({ role: "user" }, "content", {
+      get() {
+        act();
+        return "hello";
+      },
+      enumerable: true,
+    });
+  let inner;
+  const grab = (fn) => () => {
+    try {
+      fn();
+    } catch (e) {
+      inner = e;
+    }
+  };
+  history.append(sneaky(grab(() => history.append(user("again")))));
+  isError(inner, "invalid_request", /Conversation\.append: this Conversation is in use/);
+  inner = undefined;
+  c.plan({ messages: [sneaky(grab(() => c.free()))] });
+  isError(inner, "invalid_request", /Compactor\.free: this Compactor is in use/);
+  assert.equal(history.length, 1);
+  assert.doesNotThrow(() => c.plan({ messages: conversation(3) }));
+  history.free();
+  c.free();
+});
