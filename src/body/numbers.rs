@@ -28,10 +28,10 @@ fn js_double(value: Option<f64>) -> Value {
         if v == 0.0 {
             return Value::from(0u64);
         }
-        if v > 0.0 && v < 18_446_744_073_709_551_616.0 {
+        if (0.0..18_446_744_073_709_551_616.0).contains(&v) {
             return Value::from(v as u64);
         }
-        if v < 0.0 && v >= -9_223_372_036_854_775_808.0 {
+        if (-9_223_372_036_854_775_808.0..0.0).contains(&v) {
             return Value::from(v as i64);
         }
     }
