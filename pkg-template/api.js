@@ -2,7 +2,7 @@
 // cold-path walker with an initialised glue module, and builds the classes written in
 // JavaScript.
 import { CompactionError } from "./error.js";
-import { bytes, guardedOr, list, record, settle } from "./host.js";
+import { bytes, isLive, list, record, settle } from "./host.js";
 import { defineContextManager } from "./manager.js";
 import { walk } from "./walk.js";
 
@@ -81,12 +81,4 @@ function guardFreed(Class, name) {
     }
     Object.defineProperty(proto, key, descriptor);
   }
-}
-
-/** Whether `object` is a glue object that has not been freed. */
-export function isLive(object) {
-  if (typeof object !== "object" || object === null) return false;
-  // A Proxy posing as one may throw from its traps: then it is not one.
-  const pointer = guardedOr(() => object.__wbg_ptr, 0);
-  return typeof pointer === "number" && pointer !== 0;
 }

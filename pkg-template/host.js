@@ -59,6 +59,15 @@ export function guardedOr(read, otherwise) {
   }
 }
 
+/** Whether `object` is one of the package's objects (from the glue) that has not been freed:
+ * those hold a pointer into wasm memory, 0 once freed. */
+export function isLive(object) {
+  if (typeof object !== "object" || object === null) return false;
+  // A Proxy posing as one may throw from its traps: then it is not one.
+  const pointer = guardedOr(() => object.__wbg_ptr, 0);
+  return typeof pointer === "number" && pointer !== 0;
+}
+
 /** A fresh array of `value`'s elements, or `null` when it is not an array. */
 export function list(value, path) {
   if (!guarded(path, () => Array.isArray(value))) return null;

@@ -1,13 +1,12 @@
 // `ContextManager`: the public class over the glue's ContextManagerCore, so that it can be
 // built from one options object `{ compactor, contextWindowTokens, reserveTokens, estimator,
 // onEvent }` (the compactor is checked here, before it crosses into wasm).
-import { guarded, guardedOr } from "./host.js";
+import { guarded, guardedOr, isLive } from "./host.js";
 
 export function defineContextManager(glue, CompactionError) {
   const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
   // A live (not freed) Compactor of this module.
-  const usable = (compactor) =>
-    guardedOr(() => compactor instanceof glue.Compactor && typeof compactor.__wbg_ptr === "number" && compactor.__wbg_ptr !== 0, false);
+  const usable = (compactor) => guardedOr(() => compactor instanceof glue.Compactor, false) && isLive(compactor);
 
   return class ContextManager {
     #core;

@@ -5,6 +5,8 @@
 // canonical units its format adapter makes of it). Anything it is not sure of becomes OTHER,
 // and wasm reads that message the general way.
 
+import { Fault } from "./host.js";
+
 // Keep in step with `op` in src/body/walked.rs.
 const USER = 1;
 const ASSISTANT = 2;
@@ -29,8 +31,6 @@ const TEXT_VALUE = 20;
 
 // Arguments nested deeper are left to the general reader (serde_json has a nesting limit).
 const MAX_DEPTH = 64;
-
-import { Fault } from "./host.js";
 
 const STOP_REASONS = new Set(["stop", "length", "toolUse", "error", "aborted"]);
 const encoder = new TextEncoder();
