@@ -1,7 +1,9 @@
 // The hostile-input fuzzer (issue 13), run with a fixed budget by fuzz.test.mjs and for a long
 // run by scripts/fuzz. fast-check builds each case: an entry point (plan, planBytes, apply,
-// compact, conversation, ContextManager, estimate), a format, a real history in it, and up to
-// three places in the request replaced by hostile values (throwing or revoked Proxies, throwing
+// compact, conversation, append, maintain, run, estimate, summarizerInput, projectSummary,
+// isContextOverflowError, countTokens), a format, a real history in it, and up to three places
+// in the request, its options, the Compactor config or the ContextManager and
+// HeuristicEstimator options replaced by hostile values (throwing or revoked Proxies, throwing
 // getters, detached buffers, cycles, huge and deep values, wrong types). For each case:
 //   - the result is a plan / null / result object, or a CompactionError (thrown, or a rejection
 //     for the async entry points, which must settle);
@@ -116,6 +118,9 @@ function hostileValue(spec, original) {
 /** Every [parent, key] place in `value` (plain objects and arrays), parents first. */
 function places(value, out = [], depth = 0) {
   if (typeof value !== "object" || value === null || depth > 8) return out;
+  // The package's own objects (a Compactor given in options) are replaced, not entered.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== Array.prototype) return out;
   for (const key of Object.keys(value)) {
     out.push([value, key]);
     places(value[key], out, depth + 1);
@@ -123,7 +128,10 @@ function places(value, out = [], depth = 0) {
   return out;
 }
 
-const ENTRIES = ["plan", "planBytes", "apply", "compact", "conversation", "append", "manager", "estimate", "summarizerInput"];
+const ENTRIES = [
+  "plan", "planBytes", "apply", "compact", "conversation", "append", "maintain", "run", "estimate", "summarizerInput",
+  "projectSummary", "isContextOverflowError", "countTokens",
+];
 
 /** The fast-check arbitrary of one case. */
 export const hostileCase = fc.record({
@@ -140,6 +148,17 @@ function base(c) {
   const messages = Array.from({ length: c.copies }, () => JSON.parse(fixtures[c.format])).flat();
   const request = { messages, format: c.format, systemPrompt: "You are helpful.", summary: "", inputTokenBudget: c.budget };
   return { request, options: { signal: new AbortController().signal } };
+}
+
+/** A Compactor config and the options of a ContextManager and a HeuristicEstimator, which the
+ * hostile changes may reach too. */
+function configs(api) {
+  const summarizer = { model: "m", generate: async () => "SUMMARY", retry: { delaysMs: [] }, maxOutputTokens: 1_000, systemPrompt: "Summarize." };
+  return {
+    config: { keepRecentTokens: 200, triggerRatio: 0.8, summarizer, fileTracking: { readTools: ["read"], modifyTools: ["edit"], pathKeys: ["path"] }, cacheFacts: true },
+    manager: { compactor: new api.Compactor({ keepRecentTokens: 200, summarizer }), contextWindowTokens: 3_000, reserveTokens: 100 },
+    heuristic: { imageTokens: 1_000 },
+  };
 }
 
 /** Applies the case's changes: each replaces one place of the request or options. */
@@ -172,10 +191,11 @@ export async function check(api, c, reference) {
   const { Compactor, ContextManager, CompactionError, estimate } = api;
   const { request, options } = base(c);
   const body = c.entry === "planBytes" ? { body: JSON.stringify(request.messages) } : {};
-  const subject = { request, options, ...body };
+  const settings = configs(api);
+  const managerCompactor = settings.manager.compactor;
+  const subject = { request, options, ...body, ...settings };
   mutate(c, subject);
   const before = fingerprint(subject);
-  const compactor = new Compactor({ keepRecentTokens: 200, summarizer: { model: "m", generate: async () => "SUMMARY", retry: { delaysMs: [] } } });
   const outcome = (value) => assert.ok(value === null || typeof value === "object" || typeof value === "number", `unexpected result ${String(value)}`);
   const allowed = (error) => {
     assert.ok(error instanceof CompactionError, `escaped: ${error?.stack ?? String(error)}`);
@@ -203,7 +223,13 @@ export async function check(api, c, reference) {
   };
   const r = subject.request;
   const o = subject.options;
-  switch (c.entry) {
+  let compactor;
+  try {
+    compactor = new Compactor(subject.config);
+  } catch (error) {
+    allowed(error);
+  }
+  switch (compactor && c.entry) {
     case "plan": sync(() => compactor.plan(r)); break;
     case "planBytes": sync(() => compactor.planBytes(subject.body, { format: c.format, inputTokenBudget: c.budget })); break;
     case "estimate": sync(() => estimate(r)); break;
@@ -213,26 +239,50 @@ export async function check(api, c, reference) {
     case "conversation": sync(() => compactor.conversation(r).plan(r)); break;
     case "append": {
       const history = compactor.conversation({ format: c.format });
-      let messages = r;
-      try {
-        messages = r.messages;
-      } catch {
-        // A hostile request: appended as it is.
-      }
-      sync(() => history.append(messages));
+      sync(() => history.append(field(r, "messages")));
       sync(() => history.plan(r));
       break;
     }
-    case "manager": {
-      const manager = new ContextManager({ compactor, contextWindowTokens: 3_000 });
-      await settles(() => manager.maintain(r, o));
+    case "maintain":
+    case "run": {
+      let manager;
+      try {
+        manager = new ContextManager(subject.manager);
+      } catch (error) {
+        allowed(error);
+        break;
+      }
+      // The provider rejects once for overflow, then answers: the run compacts in between.
+      let sent = 0;
+      const overflow = Object.assign(new Error("prompt is too long: context window exceeded"), { status: 400 });
+      const send = async () => (sent++ === 0 ? Promise.reject(overflow) : { ok: true });
+      await settles(() => (c.entry === "run" ? manager.run(r, send, o) : manager.maintain(r, o)));
       manager.free();
       break;
     }
+    case "projectSummary": sync(() => api.projectSummary(field(r, "summary"), c.format)); break;
+    case "isContextOverflowError": sync(() => (api.isContextOverflowError(r), null)); break;
+    case "countTokens": {
+      let heuristic;
+      sync(() => (heuristic = new api.HeuristicEstimator(subject.heuristic)));
+      if (heuristic) sync(() => heuristic.countTokens(field(r, "systemPrompt")));
+      heuristic?.free();
+      break;
+    }
   }
-  compactor.free();
+  compactor?.free();
   assert.deepEqual(fingerprint(subject), before, "the caller's objects changed");
+  managerCompactor.free();
   if (reference) assert.deepEqual(reference.plan(api), reference.want, "a fresh Compactor plans differently");
+}
+
+// `object[key]` read by the harness itself (a hostile object is passed as it is instead).
+function field(object, key) {
+  try {
+    return object[key];
+  } catch {
+    return object;
+  }
 }
 
 // A plan for the case's unchanged history (apply and summarizerInput get a real one).

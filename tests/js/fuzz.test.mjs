@@ -10,7 +10,7 @@ const api = await import("context-compaction");
 const unhandled = [];
 process.on("unhandledRejection", (reason) => unhandled.push(reason));
 
-test("the fuzzer: 1,500 hostile cases over every entry point and format, no escapes", async () => {
+test("the fuzzer: 1,500 hostile cases over every entry point, config and format, no escapes", async () => {
   assert.equal(await fuzz(api, { runs: 1_500, seed: 13 }), 1_500);
   assert.deepEqual(unhandled, []);
 });
