@@ -1,7 +1,7 @@
 // `ContextManager`: the public class over the glue's ContextManagerCore, so that it can be
 // built from one options object `{ compactor, contextWindowTokens, reserveTokens, estimator,
 // onEvent }` (the compactor is checked here, before it crosses into wasm).
-import { guarded, guardedOr, isLive } from "./host.js";
+import { describe, guarded, guardedOr, isLive } from "./host.js";
 
 export function defineContextManager(glue, CompactionError) {
   const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
@@ -21,7 +21,14 @@ export function defineContextManager(glue, CompactionError) {
       if (!usable(compactor)) {
         throw invalid("options.compactor must be a Compactor (not freed)");
       }
-      this.#core = new glue.ContextManagerCore(compactor, options);
+      // The glue reads the compactor again (its class, its pointer) before it calls into wasm: a
+      // Proxy posing as one may throw there. What wasm itself refuses is a CompactionError.
+      try {
+        this.#core = new glue.ContextManagerCore(compactor, options);
+      } catch (error) {
+        if (error instanceof CompactionError) throw error;
+        throw invalid(`options.compactor: reading it threw: ${describe(error)}`, error);
+      }
     }
 
     /** Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`. */

@@ -61,6 +61,9 @@ test("1. host exceptions become CompactionErrors naming the place, the host's ex
   throwsAt(() => new Compactor({ summarizer: trapping({ model: "m", generate() {} }, "get", "model") }), "invalid_config", /summarizer\.model: reading it threw/, boom);
   throwsAt(() => new ContextManager({ compactor: c, estimator: revoked({}) }), "invalid_config", /estimator/, TypeError);
   throwsAt(() => new ContextManager(trapping({ compactor: c }, "get", "compactor")), "invalid_config", /options\.compactor: reading it threw/, boom);
+  let reads = 0;
+  const flaky = new Proxy(c, { getPrototypeOf: (t) => (reads++ > 0 ? (() => { throw boom; })() : Reflect.getPrototypeOf(t)) });
+  throwsAt(() => new ContextManager({ compactor: flaky }), "invalid_config", /options\.compactor: reading it threw/, boom);
   const buffer = new ArrayBuffer(8);
   const view = new Uint8Array(buffer);
   structuredClone(buffer, { transfer: [buffer] });
