@@ -5,6 +5,8 @@
 // canonical units its format adapter makes of it). Anything it is not sure of becomes OTHER,
 // and wasm reads that message the general way.
 
+import { Fault } from "./host.js";
+
 // Keep in step with `op` in src/body/walked.rs.
 const USER = 1;
 const ASSISTANT = 2;
@@ -53,14 +55,20 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
   const indices = new Uint32Array(buffer, indicesAt, indicesLen);
   const out = { bytes: new Uint8Array(buffer, bytesAt, bytesCap), ops: new Uint32Array(buffer, opsAt, opsCap), b: 0, o: 1 };
   let k = from;
-  for (; k < indicesLen; k++) {
-    const b = out.b;
-    const o = out.o;
-    const read = message(messages[indices[k]], out);
-    if (read === DONE) continue;
-    out.b = b;
-    out.o = o;
-    if (read === FULL || !op(out, OTHER)) break;
+  // A caller's getter or Proxy trap that throws stops the walk here, as a Fault naming the
+  // message (its `index` in the array walked); wasm reports it.
+  try {
+    for (; k < indicesLen; k++) {
+      const b = out.b;
+      const o = out.o;
+      const read = message(messages[indices[k]], out);
+      if (read === DONE) continue;
+      out.b = b;
+      out.o = o;
+      if (read === FULL || !op(out, OTHER)) break;
+    }
+  } catch (cause) {
+    throw Fault.at(indices[k], cause);
   }
   out.ops[0] = out.o - 1;
   return k - from;
@@ -95,7 +103,9 @@ function plain(value) {
 // Content: a string, or blocks (text and image blocks for user and tool-result messages; text,
 // thinking and tool-call blocks for assistant ones).
 function content(value, out, assistant) {
-  if (value === undefined || value === null) return DONE;
+  // Missing content is the general reader's to refuse (null is empty content).
+  if (value === undefined) return UNSURE;
+  if (value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {
@@ -428,7 +438,8 @@ function responsesOutput(m, out) {
 
 // A string content, or blocks each read by `block` (after the plain-object check).
 function eachBlock(blocks, out, block) {
-  if (blocks === undefined || blocks === null) return DONE;
+  if (blocks === undefined) return UNSURE;
+  if (blocks === null) return DONE;
   if (typeof blocks === "string") return text(out, blocks);
   if (!Array.isArray(blocks) || blocks.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < blocks.length; i++) {
@@ -466,7 +477,9 @@ function image(out) {
 // A string, or an array of parts: text parts (their `text`, else their `refusal`) and
 // attachments (counted as images), as the adapters' `Reader::content` reads them.
 function parts(value, out, kinds) {
-  if (value === undefined || value === null) return DONE;
+  // Missing content is the general reader's to refuse (null is empty content).
+  if (value === undefined) return UNSURE;
+  if (value === null) return DONE;
   if (typeof value === "string") return text(out, value);
   if (!Array.isArray(value) || value.toJSON !== undefined) return UNSURE;
   for (let i = 0; i < value.length; i++) {

@@ -54,19 +54,21 @@ impl<S: Summarizer> Compactor<S> {
     pub fn new(config: CompactorConfig<S>) -> Result<Self> {
         let keep_recent_tokens = match config.keep_recent_tokens {
             None => DEFAULT_KEEP_RECENT_TOKENS,
-            Some(value) => whole_number(value, "keepRecentTokens").map_err(Error::InvalidConfig)?,
+            Some(value) => {
+                whole_number(value, "keepRecentTokens").map_err(Error::invalid_config)?
+            }
         };
         let trigger_ratio = config.trigger_ratio.unwrap_or(1.0);
         if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {
-            return Err(Error::InvalidConfig(format!(
+            return Err(Error::invalid_config(format!(
                 "triggerRatio must be a positive finite number, got {}",
                 crate::error::show_number(trigger_ratio)
             )));
         }
         let summarizer = config
             .summarizer
-            .ok_or_else(|| Error::InvalidConfig("a summarizer is required".to_owned()))?;
-        summarizer.validate().map_err(Error::InvalidConfig)?;
+            .ok_or_else(|| Error::invalid_config("a summarizer is required".to_owned()))?;
+        summarizer.validate().map_err(Error::invalid_config)?;
         Ok(Compactor {
             keep_recent_tokens,
             trigger_ratio,

@@ -13,8 +13,14 @@ pub type BoxError = Box<dyn StdError + 'static>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// [`crate::Compactor::new`] rejected the configuration.
-    #[error("invalid config: {0}")]
-    InvalidConfig(String),
+    #[error("invalid config: {message}")]
+    InvalidConfig {
+        /// What is wrong and where.
+        message: String,
+        /// The host error behind it, when reading the config threw.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// The request, one of its messages, or the plan given to apply was invalid. The message names
     /// the place, e.g. `messages[12].content[3].type: unknown block type "foo"`.
     #[error("invalid request: {message}")]
@@ -55,12 +61,28 @@ impl Error {
     /// The stable machine code the JavaScript layer exposes as `CompactionError.code`.
     pub fn code(&self) -> &'static str {
         match self {
-            Error::InvalidConfig(_) => "invalid_config",
+            Error::InvalidConfig { .. } => "invalid_config",
             Error::InvalidRequest { .. } => "invalid_request",
             Error::Summarization { .. } => "summarization",
             Error::EmptySummary => "empty_summary",
             Error::NoReduction(_) => "no_reduction",
             Error::Cancelled { .. } => "aborted",
+        }
+    }
+
+    /// An [`Error::InvalidConfig`] without a host error behind it.
+    pub fn invalid_config(message: impl Into<String>) -> Self {
+        Error::InvalidConfig {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// The same error as [`Error::InvalidConfig`] (a request error met while reading a config).
+    pub fn into_config(self) -> Self {
+        match self {
+            Error::InvalidRequest { message, source } => Error::InvalidConfig { message, source },
+            other => other,
         }
     }
 
@@ -122,7 +144,10 @@ mod tests {
 
     #[test]
     fn codes_are_stable() {
-        assert_eq!(Error::InvalidConfig(String::new()).code(), "invalid_config");
+        assert_eq!(
+            Error::invalid_config(String::new()).code(),
+            "invalid_config"
+        );
         assert_eq!(Error::invalid_request("x").code(), "invalid_request");
         let summarization = Error::Summarization {
             message: String::new(),

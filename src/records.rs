@@ -118,7 +118,9 @@ pub fn truncate(text: &str, keep: Keep) -> String {
 }
 
 fn head(text: &str) -> &str {
-    let mut end = text
+    // A trailing line break does not start a line of its own (as in `tail`).
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut end = body
         .match_indices('\n')
         .nth(MAX_LINES - 1)
         .map_or(text.len(), |(i, _)| i);
@@ -164,6 +166,15 @@ mod tests {
         assert!(tail.ends_with("\n149\n"));
         assert!(tail.contains("truncated]\n50\n51\n"), "{tail}");
         assert!(!tail.contains("\n49\n"));
+    }
+
+    #[test]
+    fn a_final_line_break_is_not_a_line() {
+        let text: String = (0..100).map(|i| format!("{i}\n")).collect();
+        assert_eq!(truncate(&text, Keep::Head), text);
+        assert_eq!(truncate(&text, Keep::Tail), text);
+        let longer = format!("{text}100\n");
+        assert!(truncate(&longer, Keep::Head).ends_with("\n99\n[… 5 of 294 bytes truncated]"));
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn canonical_edge_cases_match_the_general_reader() {
         json!({"role": "assistant", "content": null, "stopReason": null}),
         json!({"role": "user", "content": [{"type": "image", "data": "AAAA"}, {"type": "text", "text": ""}]}),
         json!({"role": "toolResult", "toolCallId": "c", "toolName": null, "isError": true, "content": "out"}),
-        json!({"role": "user"}),
+        json!({"role": "user", "content": null}),
         json!({"role": "user", "content": "日本語 and emoji 😀", "extra": {"deep": [[[]]]}}),
     ];
     let text = serde_json::to_string(&cases).unwrap();
@@ -137,7 +137,9 @@ fn canonical_edge_cases_match_the_general_reader() {
     let text = r#"[{"role":"assistant","content":[{"type":"toolCall","id":"\u0061","name":"r\/w","arguments":{"a":1.50,"b":1e2,"c":"\u00e9"}}]},
         {"role":"user","content":"x","role":"user"},
         {"role":"assistant","content":[{"type":"toolCall","id":"a","name":"n","arguments":{"k":1,"k":2}}]}]"#;
-    let messages: Vec<Value> = serde_json::from_str(text).unwrap();
+    // The objects path sees the numbers `JSON.parse` reads: 1.5 and 100.
+    let parsed = text.replace("1.50", "1.5").replace("1e2", "100");
+    let messages: Vec<Value> = serde_json::from_str(&parsed).unwrap();
     let want = expected(Format::Canonical, &messages, &Heuristic::new()).unwrap();
     assert_eq!(of(text, Format::Canonical).unwrap().messages, want);
 }
@@ -148,7 +150,7 @@ fn openai_chat_edge_cases_match_the_general_reader() {
         json!({"role": "user", "content": "plain, 日本語 and 😀"}),
         json!({"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:,"}}, {"type": "input_audio"}, {"type": "file"}, {"type": "text", "text": null}, {"type": "text", "refusal": "r"}]}),
         json!({"role": "user", "content": null, "name": "someone"}),
-        json!({"role": "user"}),
+        json!({"role": "user", "content": null}),
         json!({"role": "assistant", "content": [{"type": "text", "text": "calling"}, {"type": "refusal", "refusal": "no"}, {"type": "text", "text": "", "refusal": "ignored"}], "refusal": "I can't",
         "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "edit", "arguments": "{\"path\":\"a.rs\",\"n\":1.50,\"e\":1e2,\"s\":\"caf\\u00e9 \\/\"}"}},
@@ -233,7 +235,7 @@ fn anthropic_edge_cases_match_the_general_reader() {
         json!({"role": "assistant", "content": null}),
         // Read the general way: no blocks, so no units.
         json!({"role": "user", "content": []}),
-        json!({"role": "user"}),
+        json!({"role": "user", "content": null}),
     ];
     let text = serde_json::to_string(&cases).unwrap();
     let want = expected(Format::Anthropic, &cases, &Heuristic::new()).unwrap();
@@ -296,11 +298,11 @@ fn malformed_bodies_name_the_place() {
         e.contains("request: messages: invalid JSON: ") && e.contains("column"),
         "{e}"
     );
-    let e = err(r#"[{"role":"user"}] x"#);
+    let e = err(r#"[{"role":"user","content":"a"}] x"#);
     assert!(e.contains("request: messages: invalid JSON"), "{e}");
-    let e = err("{\"role\":\"user\"}\n{\"role\":\"user\",}\n");
+    let e = err("{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",}\n");
     assert!(e.contains("request: messages[1]: invalid JSON: "), "{e}");
-    let e = err("{\"role\":\"user\"} {\"role\":\"user\"}\n");
+    let e = err("{\"role\":\"user\",\"content\":\"a\"} {\"role\":\"user\"}\n");
     assert!(e.contains("request: messages[0]: invalid JSON"), "{e}");
     let e = err("[\"a\u{1}\"]");
     assert!(e.contains("control character"), "{e}");
@@ -423,4 +425,41 @@ proptest! {
     fn generated_anthropic_messages_read_the_same_from_bytes(messages in prop::collection::vec(anthropic_strategy(), 0..8)) {
         reads_the_same(Format::Anthropic, &messages)?;
     }
+}
+
+#[test]
+fn a_message_without_content_is_an_error_naming_it() {
+    for format in [
+        Format::Canonical,
+        Format::OpenAIChat,
+        Format::Anthropic,
+        Format::AiSdk,
+    ] {
+        let e = of(r#"[{"role":"user","content":"a"},{"role":"user","parts":[{"type":"text","text":"hi"}]}]"#, format)
+            .unwrap_err();
+        assert_eq!(e.code(), "invalid_request");
+        assert!(
+            e.to_string()
+                .contains("messages[1].content: missing (the message has `parts`"),
+            "{format:?}: {e}"
+        );
+    }
+    // An OpenAI assistant message with tool calls may leave its content out.
+    let calls = r#"[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]"#;
+    assert!(of(calls, Format::OpenAIChat).is_ok());
+}
+
+#[test]
+fn numbers_read_as_json_parse_reads_them() {
+    let call = |args: &str| {
+        format!(
+            r#"[{{"role":"assistant","content":[{{"type":"toolCall","id":"a","name":"f","arguments":{{"n":{args}}}}}]}}]"#
+        )
+    };
+    let facts = |args: &str| of(&call(args), Format::Canonical).unwrap().messages;
+    assert_eq!(facts("1e999"), facts("null"));
+    assert_eq!(facts(&"9".repeat(400)), facts("null"));
+    assert_eq!(facts("1.0"), facts("1"));
+    assert_eq!(facts("1e2"), facts("100"));
+    assert_eq!(facts("-0"), facts("0"));
 }

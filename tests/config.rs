@@ -41,7 +41,7 @@ fn trigger_ratio_must_be_positive_and_finite_and_may_exceed_one() {
     assert_eq!(config(None, Some(2.5)).unwrap().trigger_ratio(), 2.5);
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         let err = config(None, Some(bad)).unwrap_err();
-        assert!(matches!(err, Error::InvalidConfig(_)), "{bad}");
+        assert!(matches!(err, Error::InvalidConfig { .. }), "{bad}");
         assert!(err.to_string().contains("triggerRatio"), "{err}");
     }
 }

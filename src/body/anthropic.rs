@@ -144,7 +144,6 @@ mod tests {
                 r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"redacted_thinking","data":"x"},{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"read","input":{"path":"a.rs"}}]}"#,
                 r#"{"role":"assistant","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{"q":"x"}},{"type":"web_search_tool_result","tool_use_id":"s1","content":[{"url":"u"}]},{"type":"mcp_tool_result","tool_use_id":"s2","content":"text"}]}"#,
                 r#"{"role":"assistant","content":"plain"}"#,
-                r#"{"role":"assistant"}"#,
             ],
         );
     }

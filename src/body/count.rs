@@ -34,11 +34,11 @@ impl Counter {
         rounded(score)
     }
 
-    /// The tokens of `value` written as compact JSON (`serde_json::to_string`, as tool-call
+    /// The tokens of `value`, a value of the body itself, written as compact JSON (as tool-call
     /// arguments are counted), or `None` when that text is not known without building it (an
-    /// object with a repeated key).
+    /// object with a repeated key). Its numbers are those `JSON.parse` reads (`1e2` is 100).
     pub fn compact(&self, value: Val) -> Option<u64> {
-        Some(rounded(compact_score(value)?))
+        Some(rounded(compact_score(value, Numbers::JavaScript)?))
     }
 }
 
@@ -48,7 +48,7 @@ pub(super) fn json_score(text: &str) -> Option<u64> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
     if end == Some(text.len())
-        && let Some(score) = compact_score(Val::root(text, &nodes))
+        && let Some(score) = compact_score(Val::root(text, &nodes), Numbers::SerdeJson)
     {
         return Some(score);
     }
@@ -74,17 +74,32 @@ pub(super) fn quoted_score(text: &[u8]) -> u64 {
     score(written.unwrap_or_default().as_bytes())
 }
 
+/// Who reads the numbers of a value in the objects path: `JSON.parse` for the body's own
+/// values, `serde_json` for JSON held in a string (OpenAI's arguments text).
+#[derive(Clone, Copy)]
+enum Numbers {
+    JavaScript,
+    SerdeJson,
+}
+
 /// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece
 /// is delimited by JSON punctuation.
-fn compact_score(value: Val) -> Option<u64> {
+fn compact_score(value: Val, numbers: Numbers) -> Option<u64> {
     Some(match value.kind() {
         Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
-        Kind::Number => number_score(value.raw())?,
+        Kind::Number => match numbers {
+            Numbers::JavaScript => score(
+                super::numbers::js_number(value.raw())
+                    .to_string()
+                    .as_bytes(),
+            ),
+            Numbers::SerdeJson => number_score(value.raw())?,
+        },
         Kind::String => string_score(value),
         Kind::Array => {
             let mut total = PAIR;
             for (i, item) in value.children().enumerate() {
-                total += compact_score(item)? + if i > 0 { PUNCTUATION } else { 0 };
+                total += compact_score(item, numbers)? + if i > 0 { PUNCTUATION } else { 0 };
             }
             total
         }
@@ -95,7 +110,7 @@ fn compact_score(value: Val) -> Option<u64> {
             while let (Some(key), Some(item)) = (children.next(), children.next()) {
                 // A colon, and a comma before every entry but the first.
                 total += PUNCTUATION + if keys.is_empty() { 0 } else { PUNCTUATION };
-                total += string_score(key) + compact_score(item)?;
+                total += string_score(key) + compact_score(item, numbers)?;
                 let key = key.str()?;
                 // serde_json keeps one entry per key; repeats (and objects too large to check
                 // cheaply) are counted by serde_json itself.
@@ -164,7 +179,7 @@ mod tests {
         for text in [
             r#"{"path": "src/main.rs", "limit": 200, "flags": [true, false, null]}"#,
             r#"{"command":"ls -la\n  cd /tmp && echo \"hi\"", "n": -12}"#,
-            r#"{"x": 1.50, "y": 1e2, "z": -0, "w": 12345678901234567890}"#,
+            r#"{"x": 1.5, "y": 100, "z": 0, "w": 12345678901234567890}"#,
             r#"{"s": "caf\u00e9 \/ \u0001 \ud83d\ude00"}"#,
             r#"[[], {}, "", [1, [2, {"a": {"b": "c"}}]]]"#,
             "\"just a string with   spaces\"",

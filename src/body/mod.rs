@@ -11,6 +11,7 @@
 mod anthropic;
 mod canonical;
 mod count;
+mod numbers;
 mod openai_chat;
 mod parts;
 pub mod walked;
@@ -141,7 +142,10 @@ impl Reader<'_> {
             return Ok(None);
         };
         let i = self.out.messages.len();
+        let root = Val::root(self.text, &self.nodes);
+        // A message without `content` is left to the general reader, which refuses it.
         let direct = match (&self.counter, self.format) {
+            _ if root.field("content").is_none() => None,
             (Some(counter), Format::Canonical) => {
                 canonical::facts(Val::root(self.text, &self.nodes), counter)
             }
@@ -165,8 +169,8 @@ impl Reader<'_> {
     /// The facts of message `i` through `serde_json` and the format's reader.
     fn general(&self, span: Range<usize>, i: usize) -> Result<MessageFacts> {
         let path = format!("messages[{i}]");
-        let text = self.text.get(span).unwrap_or("");
-        let value = json_text(text)
+        let text = self.text.get(span.clone()).unwrap_or("");
+        let value = numbers::parse(text, span.start, &self.nodes)
             .map_err(|e| Error::invalid_request(format!("{path}: invalid JSON: {e}")))?;
         let host = self.format.read(&value, &path)?;
         MessageFacts::of_host(&host, self.estimator).map_err(|e| estimator_failed(&path, e))

@@ -66,13 +66,51 @@ impl Format {
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
         let reader = Reader::new(value, path)?;
-        match self {
-            Format::Canonical => Ok(HostMessage::of(crate::parse::message(value, path)?)),
-            Format::OpenAIChat => openai_chat::read(&reader),
-            Format::OpenAIResponses => openai_responses::read(&reader),
-            Format::Anthropic => anthropic::read(&reader),
-            Format::AiSdk => ai_sdk::read(&reader),
+        let message = match self {
+            Format::Canonical => HostMessage::of(crate::parse::message(value, path)?),
+            Format::OpenAIChat => openai_chat::read(&reader)?,
+            Format::OpenAIResponses => openai_responses::read(&reader)?,
+            Format::Anthropic => anthropic::read(&reader)?,
+            Format::AiSdk => ai_sdk::read(&reader)?,
+        };
+        self.check_content(value, path)?;
+        Ok(message)
+    }
+
+    /// A message without `content` (a UI message with `parts`, say) is an error rather than
+    /// an empty message: it would be estimated at a few tokens and never compacted. Only an
+    /// OpenAI Chat assistant message with tool calls or a refusal, and Responses items other
+    /// than messages, may leave it out. (`null` is allowed: it is content that says nothing.)
+    fn check_content(self, value: &Value, path: &str) -> Result<()> {
+        let Some(object) = value.as_object() else {
+            return Ok(());
+        };
+        if object.contains_key("content") {
+            return Ok(());
         }
+        let has = |key: &str| object.get(key).is_some_and(|v| !v.is_null());
+        let needed = match self {
+            Format::Canonical | Format::Anthropic | Format::AiSdk => true,
+            Format::OpenAIChat => {
+                object.get("role").and_then(Value::as_str) != Some("assistant")
+                    || !(has("tool_calls") || has("function_call") || has("refusal"))
+            }
+            Format::OpenAIResponses => match object.get("type").and_then(Value::as_str) {
+                Some(kind) => kind == "message",
+                None => has("role"),
+            },
+        };
+        if !needed {
+            return Ok(());
+        }
+        let hint = if has("parts") {
+            " (the message has `parts`: a UI message? pass model messages, e.g. the AI SDK's convertToModelMessages)"
+        } else {
+            ""
+        };
+        Err(Error::invalid_request(format!(
+            "{path}.content: missing{hint}"
+        )))
     }
 
     /// The message a summary projects to, in this format; `None` for an empty summary.

@@ -206,18 +206,18 @@ impl ContextManager {
     pub fn new(config: ManagerConfig) -> Result<Self> {
         let context_window_tokens = match config.context_window_tokens {
             Some(n) if n.is_nan() => {
-                return Err(Error::InvalidConfig(
+                return Err(Error::invalid_config(
                     "contextWindowTokens must be a number".to_owned(),
                 ));
             }
             Some(n) if n > 0.0 => {
-                whole_number(n, "contextWindowTokens").map_err(Error::InvalidConfig)?
+                whole_number(n, "contextWindowTokens").map_err(Error::invalid_config)?
             }
             _ => 0,
         };
         let reserve_tokens = match config.reserve_tokens {
             None => DEFAULT_RESERVE_TOKENS,
-            Some(n) => whole_number(n, "reserveTokens").map_err(Error::InvalidConfig)?,
+            Some(n) => whole_number(n, "reserveTokens").map_err(Error::invalid_config)?,
         };
         Ok(ContextManager {
             context_window_tokens,

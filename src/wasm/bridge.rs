@@ -1,9 +1,8 @@
 //! Host callbacks: the summarizer's `generate` and `summarize` functions, how their failures
 //! are classified for retries, and what they may return.
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::convert::{self, object};
 use super::error::{HostError, describe};
@@ -46,7 +45,7 @@ async fn call_host(
     b: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let returned = f.call2(this, a, b)?;
-    JsFuture::from(Promise::resolve(&returned)).await
+    super::host::settle(&returned).await
 }
 
 /// Sorts a host failure for the retry rules (DESIGN.md §3, "Retries in JS").

@@ -69,6 +69,7 @@ fn read_together(
     let read = walk::read(
         &request.messages,
         &missed,
+        0,
         request.format,
         &request.estimator,
     )?;

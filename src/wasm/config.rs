@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
 use super::convert::{field, optional_number, optional_whole};
+use super::host;
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result, whole_number};
@@ -29,8 +30,9 @@ pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
     };
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: optional_number(config, "keepRecentTokens", "config")
-            .map_err(invalid)?,
-        trigger_ratio: optional_number(config, "triggerRatio", "config").map_err(invalid)?,
+            .map_err(Error::into_config)?,
+        trigger_ratio: optional_number(config, "triggerRatio", "config")
+            .map_err(Error::into_config)?,
         summarizer: summarizer_of(&summarizer)?,
         file_tracking: file_tracking(&read_field(config, "fileTracking", "config")?)?,
     })?;
@@ -88,22 +90,25 @@ fn generator(
         model,
         system_prompt,
         max_output_tokens: optional_whole(value, "maxOutputTokens", "summarizer")
-            .map_err(invalid)?,
+            .map_err(Error::into_config)?,
         retry: retry(&read_field(value, "retry", "summarizer")?)?,
     })
 }
 
+/// Longest retry wait: timers clamp longer delays (2^31 ms and more fire after 1 ms in Node).
+const MAX_DELAY_MS: u64 = (1 << 31) - 1;
+
 fn retry(value: &JsValue) -> Result<RetryPolicy> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(RetryPolicy::default());
+    }
+    object(value, "summarizer.retry", "{ delaysMs }")?;
     let delays = read_field(value, "delaysMs", "summarizer.retry")?;
     if delays.is_undefined() || delays.is_null() {
         return Ok(RetryPolicy::default());
     }
-    if !Array::is_array(&delays) {
-        return Err(invalid(
-            "summarizer.retry.delaysMs must be an array of milliseconds",
-        ));
-    }
-    let delays: Array = delays.unchecked_into();
+    let delays = list(&delays, "summarizer.retry.delaysMs")?
+        .ok_or_else(|| invalid("summarizer.retry.delaysMs must be an array of milliseconds"))?;
     let delays = delays
         .iter()
         .enumerate()
@@ -112,12 +117,29 @@ fn retry(value: &JsValue) -> Result<RetryPolicy> {
             let ms = ms
                 .as_f64()
                 .ok_or_else(|| invalid(format!("{path} must be a number")))?;
-            Ok(Duration::from_millis(
-                whole_number(ms, &path).map_err(invalid)?,
-            ))
+            let ms = whole_number(ms, &path).map_err(invalid)?;
+            if ms > MAX_DELAY_MS {
+                return Err(invalid(format!(
+                    "{path} must be at most {MAX_DELAY_MS} (2^31-1 ms, the longest timer), got {ms}"
+                )));
+            }
+            Ok(Duration::from_millis(ms))
         })
         .collect::<Result<_>>()?;
     Ok(RetryPolicy { delays })
+}
+
+/// Checks that an optional config section is an object (not a number, string or array).
+fn object(value: &JsValue, path: &str, shape: &str) -> Result<()> {
+    if !value.is_object() || list(value, path)?.is_some() {
+        return Err(invalid(format!("{path} must be an object {shape}")));
+    }
+    Ok(())
+}
+
+/// A copy of a config array, or `None` when it is not one.
+fn list(value: &JsValue, path: &str) -> Result<Option<Array>> {
+    host::list(value, path).map_err(Error::into_config)
 }
 
 /// `{ readTools, modifyTools, pathKeys }`, each an array of strings; missing ones keep their
@@ -126,6 +148,11 @@ fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
+    object(
+        value,
+        "config.fileTracking",
+        "{ readTools, modifyTools, pathKeys }",
+    )?;
     let mut tracking = FileTracking::default();
     for (key, slot) in [
         ("readTools", &mut tracking.read_tools),
@@ -136,14 +163,9 @@ fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
         if list.is_undefined() || list.is_null() {
             continue;
         }
-        let names: Option<Vec<String>> = Array::is_array(&list)
-            .then(|| {
-                list.unchecked_into::<Array>()
-                    .iter()
-                    .map(|v| v.as_string())
-                    .collect()
-            })
-            .flatten();
+        let path = format!("config.fileTracking.{key}");
+        let names: Option<Vec<String>> =
+            self::list(&list, &path)?.and_then(|list| list.iter().map(|v| v.as_string()).collect());
         *slot = names.ok_or_else(|| {
             invalid(format!(
                 "config.fileTracking.{key} must be an array of strings"
@@ -154,9 +176,9 @@ fn file_tracking(value: &JsValue) -> Result<Option<FileTracking>> {
 }
 
 fn read_field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
-    field(object, key, path).map_err(|e| invalid(e.to_string()))
+    field(object, key, path).map_err(Error::into_config)
 }
 
 fn invalid(message: impl Into<String>) -> Error {
-    Error::InvalidConfig(message.into())
+    Error::invalid_config(message.into())
 }

@@ -8,16 +8,16 @@ use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::compactor::Inner;
-use super::convert::{self, field, optional_string, optional_whole};
+use super::convert::{self, field, optional_string};
 use super::error::to_js;
 use super::estimator::AnyEstimator;
+use super::host;
 use super::walk;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::parse;
-use crate::request::PlanOptions;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -71,16 +71,16 @@ impl JsHistory {
         if value.is_undefined() || value.is_null() {
             return Ok(Vec::new());
         }
-        let incoming: Array = if Array::is_array(value) {
-            value.clone().unchecked_into()
-        } else {
-            Array::of1(value)
+        // A copy of the caller's array (or the one message), read once.
+        let incoming = match host::list(value, "messages")? {
+            Some(list) => list,
+            None => Array::of1(value),
         };
         // A long history (the first call, or a reset) is read together, as a cold plan is.
         let mut walked = match incoming.length() as usize {
             n if n >= walk::BULK => {
                 let indices: Vec<u32> = (0..incoming.length()).collect();
-                walk::read(&incoming, &indices, self.format, &self.estimator)?
+                walk::read(&incoming, &indices, start, self.format, &self.estimator)?
             }
             _ => Vec::new(),
         };
@@ -158,11 +158,7 @@ impl JsHistory {
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
-            let plan_options = PlanOptions {
-                input_token_budget: optional_whole(&options, "inputTokenBudget", "options")
-                    .map_err(Error::invalid_request)?,
-                require_reduction: field(&options, "requireReduction", "options")?.is_truthy(),
-            };
+            let plan_options = convert::plan_options(&options, "options")?;
             self.compactor
                 .core
                 .plan_with_ledger(&fixed, &self.ledger, plan_options)

@@ -7,8 +7,9 @@ use js_sys::{Array, JSON, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::error::describe;
+use super::error::{HostError, describe};
 use super::estimator::AnyEstimator;
+use super::host;
 use super::js::AbortSignal;
 use crate::error::{Error, Result, whole_number};
 use crate::facts::{MessageFacts, RequestFacts, Role};
@@ -16,6 +17,7 @@ use crate::formats::{Format, HostMessage};
 use crate::message::{Message, ToolDefinition};
 use crate::parse;
 use crate::plan::Plan;
+use crate::request::PlanOptions;
 use crate::{Record, Usage};
 
 /// A request read from JavaScript; `messages` is the host's own array.
@@ -36,11 +38,9 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
     if !value.is_object() {
         return Err(Error::invalid_request("request: expected an object"));
     }
-    let messages = field(value, "messages", "request")?;
-    if !Array::is_array(&messages) {
-        return Err(Error::invalid_request("messages: expected an array"));
-    }
-    request_around(value, messages.unchecked_into())
+    let messages = host::list(&field(value, "messages", "request")?, "messages")?
+        .ok_or_else(|| Error::invalid_request("messages: expected an array"))?;
+    request_around(value, messages)
 }
 
 /// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
@@ -71,6 +71,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
     } else {
         parse::tools(&json(&tools, "tools")?)?
     };
+    let options = plan_options(value, "request")?;
     Ok(JsRequest {
         format,
         system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
@@ -78,20 +79,27 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
             .unwrap_or_default(),
         messages,
         tools,
-        input_token_budget: optional_whole(value, "inputTokenBudget", "request")
-            .map_err(Error::invalid_request)?,
-        require_reduction: optional_bool(value, "requireReduction", "request")?.unwrap_or(false),
+        input_token_budget: options.input_token_budget,
+        require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+    })
+}
+
+/// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan
+/// options), read the same way everywhere.
+pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
+    Ok(PlanOptions {
+        input_token_budget: optional_whole(value, "inputTokenBudget", path)?,
+        require_reduction: optional_bool(value, "requireReduction", path)?.unwrap_or(false),
     })
 }
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
 pub fn body(value: &JsValue) -> Result<Vec<u8>> {
+    // A fresh Uint8Array of the package's own (a copy of the caller's view or buffer).
+    let value = host::bytes(value, "body")?;
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());
-    }
-    if let Some(buffer) = value.dyn_ref::<js_sys::ArrayBuffer>() {
-        return Ok(js_sys::Uint8Array::new(buffer).to_vec());
     }
     value.as_string().map(String::into_bytes).ok_or_else(|| {
         Error::invalid_request("body: expected a Uint8Array, an ArrayBuffer or a string")
@@ -122,8 +130,9 @@ pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
 /// they do in JavaScript).
 pub fn json(value: &JsValue, path: &str) -> Result<Value> {
     let text = JSON::stringify(value)
-        .map_err(|e| {
-            Error::invalid_request(format!("{path}: cannot be read as JSON: {}", describe(&e)))
+        .map_err(|e| Error::InvalidRequest {
+            message: format!("{path}: cannot be read as JSON: {}", describe(&e)),
+            source: Some(Box::new(HostError::new(e))),
         })?
         .as_string()
         .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))?;
@@ -132,10 +141,10 @@ pub fn json(value: &JsValue, path: &str) -> Result<Value> {
 
 /// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
 pub fn system_prompt(value: &JsValue) -> Result<String> {
-    if !Array::is_array(value) {
+    let Some(blocks) = host::list(value, "systemPrompt")? else {
         return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
-    }
-    let blocks = parse::content_blocks(&json(value, "systemPrompt")?, "systemPrompt")?;
+    };
+    let blocks = parse::content_blocks(&json(&blocks, "systemPrompt")?, "systemPrompt")?;
     Ok(crate::formats::join_texts(&blocks))
 }
 
@@ -200,31 +209,27 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
     if !value.is_object() {
         return Err(Error::invalid_request("plan: expected an object or null"));
     }
-    let index = |key: &str| -> Result<usize> {
-        Ok(optional_whole(value, key, "plan")
-            .map_err(Error::invalid_request)?
-            .unwrap_or(0) as usize)
+    let index = |key: &str| -> Result<Option<usize>> {
+        optional_whole(value, key, "plan")?
+            .map(|n| message_index(n, &format!("plan.{key}")))
+            .transpose()
     };
     let length = |key: &str| -> Result<usize> {
-        let list = field(value, key, "plan")?;
-        if !Array::is_array(&list) {
-            return Err(Error::invalid_request(format!(
-                "plan.{key}: expected an array"
-            )));
-        }
-        Ok(list.unchecked_into::<Array>().length() as usize)
+        let path = format!("plan.{key}");
+        let list = host::list(&field(value, key, "plan")?, &path)?
+            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
+        Ok(list.length() as usize)
     };
-    let first_kept_index = index("firstKeptIndex")?;
+    let first_kept_index = index("firstKeptIndex")?.unwrap_or(0);
     // The arrays leave out system messages (never cut), so the prefix's start is given as an
     // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
-    let (history, prefix_end) =
-        match optional_whole(value, "turnPrefixStart", "plan").map_err(Error::invalid_request)? {
-            Some(start) => (start as usize, first_kept_index.max(start as usize)),
-            None => {
-                let history = length("messagesToSummarize")?;
-                (history, history + length("turnPrefixMessages")?)
-            }
-        };
+    let (history, prefix_end) = match index("turnPrefixStart")? {
+        Some(start) => (start, first_kept_index.max(start)),
+        None => {
+            let history = length("messagesToSummarize")?;
+            (history, history + length("turnPrefixMessages")?)
+        }
+    };
     let split_turn = match optional_bool(value, "splitTurn", "plan")? {
         Some(split) => split,
         None => prefix_end > history,
@@ -238,6 +243,20 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
         estimate_after_without_summary: 0,
         message_tokens: Vec::new(),
     }))
+}
+
+/// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
+/// (rather than truncated to 32 bits).
+fn message_index(n: u64, path: &str) -> Result<usize> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&n| n < u32::MAX)
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            Error::invalid_request(format!(
+                "{path}: {n} is out of range (an array has at most 2^32-1 messages)"
+            ))
+        })
 }
 
 /// The JavaScript plan object, with slices of the host's own messages.
@@ -331,14 +350,20 @@ pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
     if !value.is_object() {
         return Ok(None);
     }
-    let get = |key: &str| optional_whole(value, key, "usage").map(|n| n.unwrap_or(0));
+    let whole = |key: &str| {
+        optional_whole(value, key, "usage").map_err(|e| match e {
+            Error::InvalidRequest { message, .. } => message,
+            other => other.to_string(),
+        })
+    };
+    let get = |key: &str| whole(key).map(|n| n.unwrap_or(0));
     let (input, output) = (get("input")?, get("output")?);
     Ok(Some(Usage {
         input,
         output,
         cache_read: get("cacheRead")?,
         cache_write: get("cacheWrite")?,
-        total_tokens: optional_whole(value, "totalTokens", "usage")?.unwrap_or(input + output),
+        total_tokens: whole("totalTokens")?.unwrap_or(input + output),
     }))
 }
 
@@ -382,8 +407,9 @@ pub fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
     if !object.is_object() {
         return Ok(JsValue::UNDEFINED);
     }
-    Reflect::get(object, &JsValue::from_str(key)).map_err(|e| {
-        Error::invalid_request(format!("{path}.{key}: reading it threw: {}", describe(&e)))
+    Reflect::get(object, &JsValue::from_str(key)).map_err(|e| Error::InvalidRequest {
+        message: format!("{path}.{key}: reading it threw: {}", describe(&e)),
+        source: Some(Box::new(HostError::new(e))),
     })
 }
 
@@ -398,26 +424,27 @@ pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
         .ok_or_else(|| Error::invalid_request(format!("{path}: expected a string")))
 }
 
-/// `object[key]` as a whole non-negative number, or nothing; errors are messages.
-pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>, String> {
+/// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
+/// them with [`Error::into_config`]).
+pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>> {
     optional_number(object, key, path)?
-        .map(|n| whole_number(n, &format!("{path}.{key}")))
+        .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
         .transpose()
 }
 
-/// `object[key]` as a number, or nothing; errors are messages.
-pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>, String> {
-    let value = field(object, key, path).map_err(|e| e.to_string())?;
+/// `object[key]` as a number, or nothing.
+pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>> {
+    let value = field(object, key, path)?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     value
         .as_f64()
         .map(Some)
-        .ok_or_else(|| format!("{path}.{key} must be a number"))
+        .ok_or_else(|| Error::invalid_request(format!("{path}.{key} must be a number")))
 }
 
-fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
+pub fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
     let value = field(object, key, path)?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);

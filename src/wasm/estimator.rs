@@ -1,9 +1,10 @@
 //! Estimators seen from JavaScript: the exported `HeuristicEstimator` and host
 //! `{ countTokens(text) }` objects.
 
-use js_sys::{Function, Reflect};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+use super::convert::field;
 use super::error::{HostError, describe};
 use crate::error::{BoxError, Error, whole_number};
 use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
@@ -24,17 +25,28 @@ impl JsHeuristic {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
         let image_tokens = super::convert::optional_whole(&options, "imageTokens", "options")
-            .map_err(|e| super::error::to_js(&Error::InvalidConfig(e)))?
+            .map_err(|e| super::error::to_js(&e.into_config()))?
             .unwrap_or(DEFAULT_IMAGE_TOKENS);
         Ok(JsHeuristic {
             inner: Heuristic { image_tokens },
         })
     }
 
-    /// The estimated tokens of `text`.
+    /// The estimated tokens of `text` (a string).
     #[wasm_bindgen(js_name = countTokens)]
-    pub fn count_tokens(&self, text: &str) -> f64 {
-        self.inner.count(text) as f64
+    pub fn count_tokens(&self, text: JsValue) -> Result<f64, JsValue> {
+        let text = text.as_string().ok_or_else(|| {
+            let got = text.js_typeof().as_string().unwrap_or_default();
+            let got = if text.is_null() {
+                "null".to_owned()
+            } else {
+                got
+            };
+            super::error::to_js(&Error::invalid_request(format!(
+                "countTokens: expected a string, got {got}"
+            )))
+        })?;
+        Ok(self.inner.count(&text) as f64)
     }
 
     /// Tokens counted for one image.
@@ -73,18 +85,17 @@ impl AnyEstimator {
                 "estimator: expected an object with countTokens(text)",
             ));
         }
-        let marker = Reflect::get(value, &NATIVE_MARKER.into()).unwrap_or(JsValue::UNDEFINED);
+        let marker = field(value, NATIVE_MARKER, "estimator")?;
         if let Some(image_tokens) = marker.as_f64() {
             let image_tokens = whole_number(image_tokens, "estimator.imageTokens")
                 .map_err(Error::invalid_request)?;
             return Ok(AnyEstimator::Native(Heuristic { image_tokens }));
         }
-        let count = Reflect::get(value, &"countTokens".into())
+        let count = field(value, "countTokens", "estimator")?
+            .dyn_into::<Function>()
             .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
             .ok_or_else(|| Error::invalid_request("estimator.countTokens: expected a function"))?;
-        let image_tokens = super::convert::optional_whole(value, "imageTokens", "estimator")
-            .map_err(Error::invalid_request)?
+        let image_tokens = super::convert::optional_whole(value, "imageTokens", "estimator")?
             .unwrap_or(DEFAULT_IMAGE_TOKENS);
         Ok(AnyEstimator::Host {
             object: value.clone(),

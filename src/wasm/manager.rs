@@ -6,11 +6,12 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::{Inner, JsCompactor};
 use super::convert::{self, field, object, optional_number, optional_whole};
 use super::error::{describe, to_js};
+use super::host;
 use super::js::AbortSignal;
 use crate::apply::Record;
 use crate::error::{Error, Result};
@@ -93,7 +94,7 @@ impl JsContextManager {
             )]);
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                JsFuture::from(Promise::resolve(&returned)).await
+                host::settle(&returned).await
             };
             let overflow = |error: &JsValue| match &is_overflow {
                 Some(custom) => custom
@@ -150,24 +151,22 @@ impl JsContextManager {
 
 impl JsContextManager {
     fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
-        let invalid = |message: String| Error::InvalidConfig(message);
+        let invalid = |message: String| Error::invalid_config(message);
         let core = ContextManager::new(ManagerConfig {
             context_window_tokens: optional_number(options, "contextWindowTokens", "options")
-                .map_err(invalid)?,
+                .map_err(Error::into_config)?,
             reserve_tokens: optional_number(options, "reserveTokens", "options")
-                .map_err(invalid)?,
+                .map_err(Error::into_config)?,
         })?;
-        let estimator =
-            field(options, "estimator", "options").map_err(|e| invalid(e.to_string()))?;
-        super::estimator::AnyEstimator::from_js(&estimator).map_err(|e| invalid(e.to_string()))?;
-        let on_event =
-            match field(options, "onEvent", "options").map_err(|e| invalid(e.to_string()))? {
-                v if v.is_undefined() || v.is_null() => None,
-                v => Some(
-                    v.dyn_into::<Function>()
-                        .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
-                ),
-            };
+        let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
+        super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
+        let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(
+                v.dyn_into::<Function>()
+                    .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
+            ),
+        };
         let conversation = Rc::new(JsConversation {
             compactor: compactor.inner(),
             estimator,
@@ -178,7 +177,7 @@ impl JsContextManager {
 }
 
 fn maintain_options(options: &JsValue) -> Result<MaintainOptions> {
-    let whole = |key: &str| optional_whole(options, key, "options").map_err(Error::invalid_request);
+    let whole = |key: &str| optional_whole(options, key, "options");
     Ok(MaintainOptions {
         max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
         skill_tokens: whole("skillTokens")?.unwrap_or(0),
@@ -249,13 +248,22 @@ pub fn is_context_overflow_error(error: JsValue) -> bool {
 }
 
 impl JsConversation {
+    /// A plain copy of the caller's state (read once, so a throwing getter is an error here
+    /// and nothing of the caller's is read again after an await).
+    fn copy(state: &JsValue) -> Result<Object> {
+        host::record(state, "state")?.ok_or_else(|| {
+            Error::invalid_request("state: expected { systemPrompt, summary, messages, tools }")
+        })
+    }
+
     fn request(&self, state: &JsValue) -> Result<convert::JsRequest> {
-        if !state.is_object() {
-            return Err(Error::invalid_request(
-                "state: expected { systemPrompt, summary, messages, tools }",
-            ));
-        }
-        let request = Object::assign(&Object::new(), state.unchecked_ref());
+        self.request_of(&Self::copy(state)?)
+    }
+
+    /// The request of a state copy: the manager's estimator, no budget options.
+    fn request_of(&self, copy: &Object) -> Result<convert::JsRequest> {
+        // Another plain object of the package's own: assigning it reads no caller getters.
+        let request = Object::assign(&Object::new(), copy);
         let _ = Reflect::set(&request, &"estimator".into(), &self.estimator);
         for key in ["inputTokenBudget", "requireReduction"] {
             let _ = Reflect::delete_property(&request, &key.into());
@@ -330,7 +338,8 @@ impl Conversation for JsConversation {
         signal: &'a Option<AbortSignal>,
     ) -> LocalFuture<'a, Result<(JsValue, Record)>> {
         Box::pin(async move {
-            let mut request = self.request(state)?;
+            let next = Self::copy(state)?;
+            let mut request = self.request_of(&next)?;
             request.require_reduction = require_reduction;
             let job = self.compactor.job_with_facts(
                 request,
@@ -344,7 +353,6 @@ impl Conversation for JsConversation {
                 .await?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
             let messages = &job.request.messages;
-            let next = Object::assign(&Object::new(), state.unchecked_ref());
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
             let kept = convert::kept(messages, facts, plan.first_kept_index);
             let _ = Reflect::set(&next, &"messages".into(), &kept);
@@ -378,7 +386,10 @@ fn swallow_rejection(returned: &JsValue) {
             .unwrap_or(false);
     if thenable {
         IGNORE.with(|ignore| {
-            let _ = Promise::resolve(returned).catch(ignore);
+            // A promise of the package's own: its `catch` reads nothing of the listener's.
+            if let Ok(promise) = host::promise(returned) {
+                let _ = promise.catch(ignore);
+            }
         });
     }
 }

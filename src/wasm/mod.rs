@@ -9,6 +9,7 @@ mod conversation;
 mod convert;
 mod error;
 mod estimator;
+mod host;
 mod js;
 mod manager;
 mod timer;

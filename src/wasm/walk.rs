@@ -10,6 +10,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::estimator::AnyEstimator;
+use super::host;
 use crate::body::walked;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
@@ -44,10 +45,12 @@ pub const BULK: usize = 32;
 
 /// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
 /// allows; `None` (or nothing) for those to be read one by one, which also gives any error its
-/// own index. An error only when the walker is not registered.
+/// own index. An error when the walker is not registered, or when reading a message threw
+/// (named `messages[first + i]`, the caller's exception as its cause).
 pub fn read(
     messages: &Array,
     indices: &[u32],
+    first: usize,
     format: Format,
     estimator: &AnyEstimator,
 ) -> Result<Vec<Option<MessageFacts>>> {
@@ -64,37 +67,39 @@ pub fn read(
             let walk = Walk {
                 walker: walker()?,
                 format: code,
+                first,
             };
-            facts(&walk, messages, indices, heuristic).unwrap_or_default()
+            facts(&walk, messages, indices, heuristic)?.unwrap_or_default()
         }
         None => Vec::new(),
     })
 }
 
-/// The walker and the format it reads messages in.
+/// The walker, the format it reads messages in, and the index of `messages[0]` in errors.
 struct Walk {
     walker: Function,
     format: u32,
+    first: usize,
 }
 
 /// The walker, or an error when the glue is used without an entry file (every entry registers
 /// it): going on without it would be silently slow.
 fn walker() -> Result<Function> {
     WALKER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
-        Error::InvalidConfig(
+        Error::invalid_config(
             "the package's walker is not registered: import context-compaction through one of its entries".to_owned(),
         )
     })
 }
 
 /// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
-/// way; `None` as a whole when the walker failed.
+/// way; `None` as a whole when the walker gave up.
 fn facts(
     walk: &Walk,
     messages: &Array,
     indices: &[u32],
     heuristic: Heuristic,
-) -> Option<Vec<Option<MessageFacts>>> {
+) -> Result<Option<Vec<Option<MessageFacts>>>> {
     let (mut bytes, mut ops) = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
     if bytes.len() < FIRST_BYTES || ops.len() < FIRST_OPS {
         bytes.resize(FIRST_BYTES, 0);
@@ -116,27 +121,30 @@ fn read_all(
     heuristic: Heuristic,
     bytes: &mut Vec<u8>,
     ops: &mut Vec<u32>,
-) -> Option<Vec<Option<MessageFacts>>> {
+) -> Result<Option<Vec<Option<MessageFacts>>>> {
     let mut out = Vec::with_capacity(indices.len());
     while out.len() < indices.len() {
         let count = walk_from(walk, messages, indices, out.len(), bytes, ops)?;
         if count > 0 {
             // `ops[0]` holds how many ops follow it.
-            let used = *ops.first()? as usize;
-            let read = walked::facts(ops.get(1..1 + used)?, bytes, count, heuristic)?;
+            let used = ops.first().map_or(0, |&n| n as usize);
+            let read = ops
+                .get(1..1 + used)
+                .and_then(|ops| walked::facts(ops, bytes, count, heuristic));
+            let Some(read) = read else { return Ok(None) };
             out.extend(read);
         }
         // Nothing fit (one large message), or the buffers filled up on a long history.
         let limit = if count == 0 { MAX_BYTES } else { BYTES };
         if count == 0 && bytes.len() >= limit {
-            return None;
+            return Ok(None);
         }
         if out.len() < indices.len() && bytes.len() < limit {
             bytes.resize(bytes.len() * 2, 0);
             ops.resize(ops.len() * 2, 0);
         }
     }
-    (out.len() == indices.len()).then_some(out)
+    Ok((out.len() == indices.len()).then_some(out))
 }
 
 /// One call of the walker from message `from` on: how many messages it laid out.
@@ -147,7 +155,7 @@ fn walk_from(
     from: usize,
     bytes: &mut [u8],
     ops: &mut [u32],
-) -> Option<usize> {
+) -> Result<usize> {
     // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches them
     // until it returns.
     let args: Array = [
@@ -164,8 +172,15 @@ fn walk_from(
     ]
     .iter()
     .collect();
-    let count = walk.walker.apply(&JsValue::NULL, &args).ok()?.as_f64()?;
-    Some(count as usize)
+    let count = walk
+        .walker
+        .apply(&JsValue::NULL, &args)
+        .map_err(|thrown| host::fault_at(&thrown, "messages", walk.first))?;
+    // The walker returns how many it laid out, at most the rest of `indices`.
+    Ok(count
+        .as_f64()
+        .map_or(0, |n| n as usize)
+        .min(indices.len() - from))
 }
 
 fn address<T>(pointer: *const T) -> JsValue {

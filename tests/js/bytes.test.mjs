@@ -93,7 +93,7 @@ test("bad bodies are errors that name the place", () => {
     assert.throws(() => compactor.planBytes(body, options), (e) => e instanceof CompactionError && e.code === "invalid_request" && pattern.test(e.message), String(pattern));
   fails(encode('[{"role":"user","content":"a"},]'), {}, /messages: invalid JSON: .*column/);
   fails(encode('{"role":"user","content":"a"}\n{"role":"robot"}\n'), {}, /messages\[1\]\.role: unknown role "robot"/);
-  fails(encode('{"role":"user"}\n{"role":"user",\n'), {}, /messages\[1\]: invalid JSON/);
+  fails(encode('{"role":"user","content":"a"}\n{"role":"user",\n'), {}, /messages\[1\]: invalid JSON/);
   fails(new Uint8Array([0x5b, 0x22, 0xff, 0x22, 0x5d]), {}, /not UTF-8 \(at byte 2\)/);
   fails(42, {}, /body: expected a Uint8Array/);
   fails("[]", { messages: [] }, /request\.messages: leave it out/);

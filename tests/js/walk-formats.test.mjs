@@ -108,7 +108,7 @@ function anthropicEdgeCases() {
     { role: "assistant", content: null },
     // Read the general way: no blocks (no units), a toJSON.
     { role: "user", content: [] },
-    { role: "user" },
+    { role: "user", content: null },
     { role: "user", content: "short", toJSON: () => ({ role: "user", content: "what JSON.stringify writes instead" }) },
   ]);
 }
@@ -131,7 +131,7 @@ function aiSdkEdgeCases() {
     { role: "system", content: "be brief" },
     { role: "user", content: "plain words, café, 😀, a lone \udc00 surrogate" },
     { role: "user", content: [{ type: "text", text: "look" }, { type: "image", image: "data:," }, { type: "file", data: "x", mediaType: "application/pdf" }] },
-    { role: "user" },
+    { role: "user", content: null },
     {
       role: "assistant",
       content: [
@@ -186,7 +186,7 @@ function responsesEdgeCases() {
     { role: "user", content: "an easy message, café, 😀, a lone \ud800 surrogate" },
     { type: "message", role: "user", content: [{ type: "input_text", text: "look" }, { type: "input_image", image_url: "data:," }, { type: "input_file", file_id: "f" }, { type: "input_audio" }] },
     { type: "message", role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text: "seen", annotations: [] }, { type: "refusal", refusal: "but no" }, { type: "input_image" }] },
-    { type: "message", role: "user" },
+    { type: "message", role: "user", content: null },
     { type: "function_call", id: "fc_1", call_id: "r1", name: "read", arguments: '{"path":"a.rs","n":1.50}' },
     { type: "function_call", call_id: "r2", name: "noArgs" },
     { type: "function_call", call_id: "r3", name: "notJson", arguments: "{broken" },
