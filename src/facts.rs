@@ -4,25 +4,10 @@
 //! computing facts for the new messages only.
 
 use crate::error::{BoxError, Error, Result};
-use crate::formats::HostMessage;
-use crate::message::{AssistantBlock, ContentBlock, Message, ToolDefinition};
+use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
 use crate::request::Request;
 use crate::summary;
 use crate::token::Estimator;
-
-/// What a message is, as far as cuts and turns are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// A user message.
-    User,
-    /// An assistant message.
-    Assistant,
-    /// A tool result (or a host message of only tool results).
-    ToolResult,
-    /// A system or developer message inside the history: counted, never cut (it stays in
-    /// front of the kept messages).
-    System,
-}
 
 /// The facts of one message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::message::Role;
 use crate::request::PlanOptions;
 
 /// A decision to compact: which messages to summarize and where the kept suffix starts.

@@ -21,6 +21,13 @@ const MISSING: Node = Node {
 };
 
 impl<'a> Val<'a> {
+    /// No value: reads as `null`, with no children.
+    pub const EMPTY: Val<'a> = Val {
+        text: "",
+        nodes: &[],
+        index: 0,
+    };
+
     /// The root of a tape (its first node) over `text`.
     pub fn root(text: &'a str, nodes: &'a [Node]) -> Val<'a> {
         Val {

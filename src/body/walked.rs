@@ -5,10 +5,11 @@
 //! The walker only lays out what it is sure of; anything else it marks [`op::OTHER`], and that
 //! message is read the general way (for the same facts or error).
 
-use super::count::{
+use crate::facts::MessageFacts;
+use crate::formats::count::{
     PAIR, PUNCTUATION, arguments_text_score, json_score, number_score, quoted_score,
 };
-use crate::facts::{MessageFacts, Role};
+use crate::message::Role;
 use crate::token::{Estimator, Heuristic, rounded, score};
 
 // Values nested deeper than this are not from the walker (it stops at 64).

@@ -13,7 +13,7 @@ use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::walk;
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
+use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::parse;
@@ -91,10 +91,8 @@ impl JsHistory {
                 if let Some(facts) = walked.get_mut(k).and_then(Option::take) {
                     return Ok((message, facts));
                 }
-                let path = format!("messages[{}]", start + k);
-                let host = self.format.read(&convert::json(&message, &path)?, &path)?;
-                let facts = MessageFacts::of_host(&host, &self.estimator)
-                    .map_err(|e| estimator_failed(&path, e))?;
+                let facts =
+                    convert::message_facts(&message, start + k, self.format, &self.estimator)?;
                 Ok((message, facts))
             })
             .collect()

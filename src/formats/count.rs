@@ -2,49 +2,19 @@
 
 use std::borrow::Cow;
 
-use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{Kind, Val, backslash, score_escaped, score_quoted, unescape};
+use crate::token::score;
+use context_compaction_scan::{Kind, Val, backslash, score_quoted, unescape};
 
 // A pair of quotes or brackets.
-pub(super) const PAIR: u64 = 2 * PUNCTUATION;
+pub(crate) const PAIR: u64 = 2 * PUNCTUATION;
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 const MAX_CHECKED_KEYS: usize = 32;
 // What the heuristic scores each JSON punctuation byte (`{`, `"`, `:`, …).
-pub(super) const PUNCTUATION: u64 = 40;
-
-/// Counts tokens the way [`Heuristic::count`] does on the values of a body.
-pub(crate) struct Counter {
-    pub heuristic: Heuristic,
-}
-
-impl Counter {
-    /// The tokens of a string's value (0 for anything else, as for an empty text).
-    pub fn text(&self, value: Val) -> u64 {
-        let raw = value.raw();
-        if value.kind() != Kind::String || raw.is_empty() {
-            return 0;
-        }
-        // As `Heuristic::count` scores the value, without building it when the escapes allow.
-        let score = match value.escaped() {
-            false => score(raw.as_bytes()),
-            true => {
-                score_escaped(raw.as_bytes()).unwrap_or_else(|| score(unescape(raw).as_bytes()))
-            }
-        };
-        rounded(score)
-    }
-
-    /// The tokens of `value` written as compact JSON (`serde_json::to_string`, as tool-call
-    /// arguments are counted), or `None` when that text is not known without building it (an
-    /// object with a repeated key).
-    pub fn compact(&self, value: Val) -> Option<u64> {
-        Some(rounded(compact_score(value)?))
-    }
-}
+pub(crate) const PUNCTUATION: u64 = 40;
 
 /// The heuristic score of the value JSON `text` holds, written as compact JSON (as
 /// `serde_json` writes the value it parses); `None` when `text` is not JSON.
-pub(super) fn json_score(text: &str) -> Option<u64> {
+pub(crate) fn json_score(text: &str) -> Option<u64> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
     if end == Some(text.len())
@@ -58,13 +28,13 @@ pub(super) fn json_score(text: &str) -> Option<u64> {
 
 /// The heuristic score of tool-call arguments given as JSON text, as the adapters read them: the
 /// value the text holds, or the text itself as a string when it is not JSON.
-pub(super) fn arguments_text_score(text: &str) -> u64 {
+pub(crate) fn arguments_text_score(text: &str) -> u64 {
     json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
 }
 
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
 /// escapes it); `serde_json` writes it when that is not known without writing it.
-pub(super) fn quoted_score(text: &[u8]) -> u64 {
+pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
@@ -76,7 +46,7 @@ pub(super) fn quoted_score(text: &[u8]) -> u64 {
 
 /// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece
 /// is delimited by JSON punctuation.
-fn compact_score(value: Val) -> Option<u64> {
+pub(crate) fn compact_score(value: Val) -> Option<u64> {
     Some(match value.kind() {
         Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
         Kind::Number => number_score(value.raw())?,
@@ -134,7 +104,7 @@ fn rewritten(raw: &[u8]) -> bool {
 
 /// A number as `serde_json` writes it back: short integers as they stand, anything else
 /// through `serde_json` (`1.50` → `1.5`, `1e2` → `100.0`); `None` when it cannot hold it.
-pub(super) fn number_score(raw: &str) -> Option<u64> {
+pub(crate) fn number_score(raw: &str) -> Option<u64> {
     let digits = raw.strip_prefix('-').unwrap_or(raw);
     let plain = digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit());
     if plain && !raw.starts_with("-0") {
@@ -147,15 +117,13 @@ pub(super) fn number_score(raw: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::token::Heuristic;
     use context_compaction_scan as tape;
 
     fn compact(text: &str) -> Option<u64> {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        Counter {
-            heuristic: Heuristic::new(),
-        }
-        .compact(Val::root(text, &nodes))
+        compact_score(Val::root(text, &nodes)).map(crate::token::rounded)
     }
 
     #[test]
