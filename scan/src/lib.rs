@@ -11,4 +11,4 @@ mod tape;
 pub use find::backslash;
 pub use node::{Children, Val, unescape};
 pub use score::{score, score_escaped, score_quoted};
-pub use tape::{Kind, Malformed, Node, skip_space, value};
+pub use tape::{Kind, Malformed, Node, check, skip_space, value};

@@ -15,6 +15,7 @@ pub struct Val<'a> {
 const MISSING: Node = Node {
     kind: Kind::Null,
     escaped: false,
+    verbatim: false,
     start: 0,
     end: 0,
     next: u32::MAX,
@@ -37,6 +38,11 @@ impl<'a> Val<'a> {
         }
     }
 
+    /// The value at `index` of a tape (a message among several laid out together).
+    pub fn at(text: &'a str, nodes: &'a [Node], index: usize) -> Val<'a> {
+        Val { text, nodes, index }
+    }
+
     fn node(&self) -> Node {
         self.nodes.get(self.index).copied().unwrap_or(MISSING)
     }
@@ -52,6 +58,11 @@ impl<'a> Val<'a> {
     /// A string with escape sequences (its raw text is not its value).
     pub fn escaped(&self) -> bool {
         self.node().escaped
+    }
+
+    /// A string laid out as its value (see [`crate::Node::verbatim`]).
+    pub fn verbatim(&self) -> bool {
+        self.node().verbatim
     }
 
     /// The raw text: a string's content between the quotes (escapes as written), anything

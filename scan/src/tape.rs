@@ -23,6 +23,9 @@ pub struct Node {
     pub kind: Kind,
     /// A string with at least one escape sequence (its content is not its text).
     pub escaped: bool,
+    /// A string laid out as its value rather than as JSON text (by a writer other than the
+    /// scanner): written as JSON, it may need escapes.
+    pub verbatim: bool,
     pub start: u32,
     pub end: u32,
     pub next: u32,
@@ -52,6 +55,35 @@ pub fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
     Ok(scanner.pos)
 }
 
+/// Checks a tape laid out by another writer (`nodes` over a text of `text_len` bytes): every
+/// node's range is inside the text, every subtree ends after its node and inside its parent's,
+/// and containers nest no deeper than `serde_json` allows. The views can then read it safely.
+pub fn check(nodes: &[Node], text_len: usize) -> Scan<()> {
+    // The ends of the containers open at the current node, innermost last.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        while open.last().is_some_and(|&end| end <= i) {
+            open.pop();
+        }
+        let (start, end, next) = (node.start as usize, node.end as usize, node.next as usize);
+        let parent_end = open.last().copied().unwrap_or(nodes.len());
+        if start > end || end > text_len || next <= i || next > parent_end {
+            return Err(Malformed);
+        }
+        let container = matches!(node.kind, Kind::Array | Kind::Object);
+        if !container && next != i + 1 {
+            return Err(Malformed);
+        }
+        if container {
+            if open.len() >= MAX_DEPTH {
+                return Err(Malformed);
+            }
+            open.push(next);
+        }
+    }
+    Ok(())
+}
+
 /// The position of the first byte at or after `pos` that is not JSON whitespace.
 pub fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
     while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -76,6 +108,7 @@ impl Scanner<'_, '_> {
         self.nodes.push(Node {
             kind,
             escaped,
+            verbatim: false,
             start: start as u32,
             end: end as u32,
             next: index as u32 + 1,

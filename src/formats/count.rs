@@ -82,6 +82,9 @@ pub(crate) fn compact_score(value: Val) -> Option<u64> {
 /// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
 fn string_score(value: Val) -> u64 {
     let raw = value.raw();
+    if value.verbatim() {
+        return quoted_score(raw.as_bytes());
+    }
     if value.escaped() && rewritten(raw.as_bytes()) {
         let written = serde_json::to_string(&unescape(raw)).unwrap_or_default();
         return score(written.as_bytes());

@@ -6,7 +6,8 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::Val;
+use context_compaction_scan::{Kind, Val};
+use serde_json::Value;
 
 use crate::message::StopReason;
 
@@ -98,7 +99,7 @@ impl Text<'_> {
         match self {
             Text::Str(value) => value.str().unwrap_or_default().into_owned(),
             Text::Json(value) => to_value(value).to_string(),
-            Text::Value(Some(value)) if value.kind() == context_compaction_scan::Kind::String => {
+            Text::Value(Some(value)) if value.kind() == Kind::String => {
                 value.str().unwrap_or_default().into_owned()
             }
             Text::Value(value) => to_value(value).to_string(),
@@ -107,15 +108,27 @@ impl Text<'_> {
     }
 }
 
-/// A scanned value as a `serde_json` value (`null` when missing), for the rare places that keep
-/// one (tool-call arguments in records).
-pub(crate) fn to_value(value: Option<Val>) -> serde_json::Value {
-    use serde_json::Value;
+/// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
+/// one (tool-call arguments in records). Built from the nodes, so it works on any tape; a
+/// repeated key keeps its first place and its last value, as `serde_json` reads it.
+pub(crate) fn to_value(value: Option<Val>) -> Value {
     let Some(value) = value else {
         return Value::Null;
     };
-    match value.str() {
-        Some(text) => Value::String(text.into_owned()),
-        None => crate::parse::json_text(value.raw()).unwrap_or(Value::Null),
+    match value.kind() {
+        Kind::Null => Value::Null,
+        Kind::Bool => Value::Bool(value.raw() == "true"),
+        Kind::Number => crate::parse::json_text(value.raw()).unwrap_or(Value::Null),
+        Kind::String => Value::String(value.str().unwrap_or_default().into_owned()),
+        Kind::Array => Value::Array(value.children().map(|v| to_value(Some(v))).collect()),
+        Kind::Object => {
+            let mut object = serde_json::Map::new();
+            let mut children = value.children();
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                let key = key.str().unwrap_or_default().into_owned();
+                object.insert(key, to_value(Some(item)));
+            }
+            Value::Object(object)
+        }
     }
 }
