@@ -5,8 +5,6 @@
 //! reader (the one the objects path uses) reads its facts from them: with the default heuristic
 //! strings are counted in place, with any other estimator from the units it makes.
 
-pub mod walked;
-
 use std::ops::Range;
 
 use crate::error::{Error, Result};

@@ -67,9 +67,10 @@ fn read_together(
     if missed.len() < walk::BULK {
         return Ok(());
     }
-    let read = walk::read(
+    let read = walk::facts(
         &request.messages,
         &missed,
+        0,
         request.format,
         &request.estimator,
     )?;

@@ -80,7 +80,7 @@ impl JsHistory {
         let mut walked = match incoming.length() as usize {
             n if n >= walk::BULK => {
                 let indices: Vec<u32> = (0..incoming.length()).collect();
-                walk::read(&incoming, &indices, self.format, &self.estimator)?
+                walk::facts(&incoming, &indices, start, self.format, &self.estimator)?
             }
             _ => Vec::new(),
         };

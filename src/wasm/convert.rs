@@ -14,7 +14,7 @@ use crate::error::{Error, Result, whole_number};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
 use crate::message::Role;
-use crate::message::{Message, ToolDefinition};
+use crate::message::ToolDefinition;
 use crate::parse;
 use crate::plan::Plan;
 use crate::{Record, Usage};
@@ -159,20 +159,6 @@ pub fn message_facts(
 ) -> Result<MessageFacts> {
     let path = format!("messages[{i}]");
     format.facts_json(&json_text(message, &path)?, &path, estimator)
-}
-
-/// The canonical units of host messages `start..end`.
-pub fn messages(
-    messages: &Array,
-    start: usize,
-    end: usize,
-    format: Format,
-) -> Result<Vec<Message>> {
-    let mut units = Vec::new();
-    for i in start..end {
-        units.extend(host(messages, i, format)?.units);
-    }
-    Ok(units)
 }
 
 /// Host messages `range` without the system messages among them (those are never cut); one
