@@ -52,7 +52,7 @@ export interface ToolResultMessage {
   content: string | ReadonlyArray<TextBlock | ImageBlock>;
   isError?: boolean;
 }
-/** The canonical message shape (DESIGN.md §3). */
+/** The canonical message shape (docs/formats.md in the repository). */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
 export interface ToolDefinition {

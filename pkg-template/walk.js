@@ -166,8 +166,23 @@ function string(out, v) {
 
 function number(out, v) {
   const start = out.b;
-  if (ascii(out, String(v)) < 0) return FULL;
+  if (Number.isSafeInteger(v) && v >= 0 && !Object.is(v, -0)) {
+    if (digits(out, v) < 0) return FULL;
+  } else if (ascii(out, String(v)) < 0) {
+    return FULL;
+  }
   return literal(out, NUMBER, start, out.b);
+}
+
+// A non-negative integer's digits, as String writes them, without making the string.
+function digits(out, v) {
+  let length = 1;
+  for (let rest = v; rest >= 10; rest = Math.floor(rest / 10)) length++;
+  const { bytes, b } = out;
+  if (length > bytes.length - b) return -1;
+  for (let i = b + length - 1, rest = v; i >= b; i--, rest = Math.floor(rest / 10)) bytes[i] = 48 + (rest % 10);
+  out.b = b + length;
+  return length;
 }
 
 // Short strings (ids, names, types) are copied here when they are ASCII: cheaper than a view

@@ -186,7 +186,7 @@ impl RequestFacts {
 }
 
 /// Tokens of the user message a summary projects to (0 for an empty summary).
-pub fn summary_tokens(summary: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
+pub(crate) fn summary_tokens(summary: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
     match summary::project(summary) {
         None => Ok(0),
         Some(text) => text_message_tokens(&text, estimator),
@@ -248,7 +248,7 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
 }
 
 /// The `invalid_request` error for an estimator that failed on `place`.
-pub fn estimator_failed(place: &str, source: BoxError) -> Error {
+pub(crate) fn estimator_failed(place: &str, source: BoxError) -> Error {
     Error::InvalidRequest {
         message: format!("{place}: the estimator failed: {source}"),
         source: Some(source),

@@ -1,4 +1,4 @@
-//! Planning: the threshold check and the choice of a tool-safe cut (DESIGN.md §3).
+//! Planning: the threshold check and the choice of a tool-safe cut.
 //!
 //! Pure and cheap: it works on [`RequestFacts`] alone and never calls the summarizer.
 
@@ -73,7 +73,7 @@ pub(crate) struct History<'a> {
 }
 
 /// Plans a compaction from facts; see [`crate::Compactor::plan`].
-pub fn plan(
+pub(crate) fn plan(
     facts: &RequestFacts,
     options: PlanOptions,
     keep_recent_tokens: u64,

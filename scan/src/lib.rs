@@ -3,6 +3,8 @@
 //! scanner that records values as a flat tape pointing into the input, views over that tape,
 //! and the score the default token heuristic gives a text.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod find;
 mod node;
 mod score;

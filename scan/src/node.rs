@@ -47,10 +47,12 @@ impl<'a> Val<'a> {
         self.nodes.get(self.index).copied().unwrap_or(MISSING)
     }
 
+    /// What the value is (`Null` when missing).
     pub fn kind(&self) -> Kind {
         self.node().kind
     }
 
+    /// Whether the value is `null` (or missing).
     pub fn is_null(&self) -> bool {
         self.kind() == Kind::Null
     }

@@ -7,11 +7,17 @@
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool,
+    /// A number.
     Number,
+    /// A string.
     String,
+    /// An array.
     Array,
+    /// An object.
     Object,
 }
 
@@ -20,14 +26,18 @@ pub enum Kind {
 /// value, key, value…); `next` is the index just past the node's subtree.
 #[derive(Debug, Clone, Copy)]
 pub struct Node {
+    /// What the value is.
     pub kind: Kind,
     /// A string with at least one escape sequence (its content is not its text).
     pub escaped: bool,
     /// A string laid out as its value rather than as JSON text (by a writer other than the
     /// scanner): written as JSON, it may need escapes.
     pub verbatim: bool,
+    /// Where the node's text starts.
     pub start: u32,
+    /// Where it ends.
     pub end: u32,
+    /// The index just past the node's subtree.
     pub next: u32,
 }
 
