@@ -41,13 +41,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// in the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
-    if let Some(text) = r.get("content").filter(|v| v.kind() == Kind::String) {
-        sink.text(Text::Str(text));
-        return Ok(());
-    }
-    for (i, value) in r.array("content")?.enumerate() {
-        let part = r.item(value, "content", i)?;
-        match part.kind()?.as_ref() {
+    r.blocks("content", sink, &mut |part, kind, sink| {
+        match kind {
             "text" => sink.text(Text::Str(part.required("text")?)),
             "reasoning" => sink.thinking(Text::Str(part.required("text")?)),
             "tool-call" => {
@@ -66,6 +61,10 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 return Err(part.unknown(other, "text, reasoning, tool-call, tool-result or file"));
             }
         }
+        Ok(())
+    })?;
+    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+        return Ok(());
     }
     for (i, value) in r.array("content")?.enumerate() {
         let part = r.item(value, "content", i)?;

@@ -66,13 +66,8 @@ fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
-    if let Some(text) = r.get("content").filter(|v| v.kind() == Kind::String) {
-        sink.text(Text::Str(text));
-        return Ok(());
-    }
-    for (i, value) in r.array("content")?.enumerate() {
-        let block = r.item(value, "content", i)?;
-        match block.kind()?.as_ref() {
+    r.blocks("content", sink, &mut |block, kind, sink| {
+        match kind {
             "text" => sink.text(Text::Str(block.required("text")?)),
             "thinking" => sink.thinking(Text::Str(block.required("thinking")?)),
             "redacted_thinking" => sink.opaque(match block.string("data")? {
@@ -92,6 +87,10 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 ));
             }
         }
+        Ok(())
+    })?;
+    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+        return Ok(());
     }
     for (i, value) in r.array("content")?.enumerate() {
         let block = r.item(value, "content", i)?;

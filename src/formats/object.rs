@@ -166,6 +166,26 @@ impl<'a, 'p> Obj<'a, 'p> {
         )
     }
 
+    /// A content at `key` given as a string (one text) or as an array of typed blocks, each
+    /// read by `block` with its type.
+    pub(crate) fn blocks(
+        &self,
+        key: &str,
+        sink: &mut dyn Sink<'a>,
+        block: &mut dyn FnMut(&Obj<'a, '_>, &str, &mut dyn Sink<'a>) -> Result<()>,
+    ) -> Result<()> {
+        if let Some(text) = self.get(key).filter(|v| v.kind() == Kind::String) {
+            sink.text(Text::Str(text));
+            return Ok(());
+        }
+        for (i, value) in self.array(key)?.enumerate() {
+            let item = self.item(value, key, i)?;
+            let kind = item.kind()?;
+            block(&item, &kind, sink)?;
+        }
+        Ok(())
+    }
+
     /// A content at `key`: a string, or an array of text parts (`texts`: their `text`, else
     /// their `refusal`) and attachments (`attachments`, counted as images), into `sink`.
     pub(crate) fn content(
