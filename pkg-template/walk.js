@@ -49,6 +49,7 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
       b: 0,
       n: 0,
       keys: new Map(),
+      inherited: enumerates(Object.prototype),
     };
     if (ascii(out, LITERALS) < 0) return 0;
     for (; k < indicesLen; k++) {
@@ -68,6 +69,12 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
   } catch (cause) {
     return { index: k < indicesLen ? new Uint32Array(memory.buffer, indicesAt, indicesLen)[k] : 0, cause };
   }
+}
+
+// Whether `for (const key in {})` would see anything.
+function enumerates(proto) {
+  for (const key in proto) return true;
+  return false;
 }
 
 // A message is written by JSON.stringify only when it is an object or an array.
@@ -119,7 +126,10 @@ function array(out, v, depth) {
 function object(out, v, depth) {
   const at = node(out, OBJECT, 0, 0);
   if (at < 0) return FULL;
-  for (const key of Object.keys(v)) {
+  // for-in sees what Object.keys sees, in the same order, without making an array, unless
+  // something made an inherited property enumerable.
+  for (const key in v) {
+    if (out.inherited && !Object.hasOwn(v, key)) continue;
     const item = v[key];
     // JSON.stringify leaves such a property out.
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;

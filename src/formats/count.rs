@@ -26,7 +26,7 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
     Some(score(value.to_string().as_bytes()))
 }
 
-/// The heuristic score of tool-call arguments given as JSON text, as the adapters read them: the
+/// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the
 /// value the text holds, or the text itself as a string when it is not JSON.
 pub(crate) fn arguments_text_score(text: &str) -> u64 {
     json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))

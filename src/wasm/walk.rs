@@ -285,7 +285,7 @@ fn laid_out<'a>(
     nodes: &mut Vec<Node>,
 ) -> Option<(Vec<Option<usize>>, &'a str)> {
     let (&count, &used) = (words.first()?, words.get(1)?);
-    let text = std::str::from_utf8(bytes.get(..used as usize)?).ok()?;
+    let text = tape::utf8(bytes.get(..used as usize)?)?;
     let words = words.get(4..4 + 4 * count as usize)?;
     nodes.clear();
     let mut skipped = Vec::new();
