@@ -37,7 +37,7 @@ const encoder = new TextEncoder();
  * number of nodes and of bytes used. When reading a message throws, returns
  * `{ index, cause }` instead (the message's index in `messages` and what was thrown).
  */
-export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, nodesAt, nodesCap) {
+export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, nodesAt, nodesCap, keys) {
   let k = from;
   try {
     const buffer = memory.buffer;
@@ -50,6 +50,8 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
       n: 0,
       keys: new Map(),
       inherited: enumerates(Object.prototype),
+      // The top-level keys the format's reader reads (all when null).
+      only: keys === null ? null : new Set(keys),
     };
     if (ascii(out, LITERALS) < 0) return 0;
     for (; k < indicesLen; k++) {
@@ -77,10 +79,12 @@ function enumerates(proto) {
   return false;
 }
 
-// A message is written by JSON.stringify only when it is an object or an array.
+// A message is written by JSON.stringify only when it is an object or an array; of a plain
+// object, only the keys the reader reads are laid out.
 function message(out, m) {
   if (typeof m !== "object" || m === null) return UNSURE;
-  return value(out, m, 0);
+  if (out.only === null || Array.isArray(m)) return value(out, m, 0);
+  return plain(m) ? object(out, m, 0, out.only) : UNSURE;
 }
 
 function value(out, v, depth) {
@@ -96,7 +100,7 @@ function value(out, v, depth) {
       if (v === null) return literal(out, NULL, 9, 13);
       if (depth >= MAX_DEPTH) return UNSURE;
       if (Array.isArray(v)) return v.toJSON === undefined ? array(out, v, depth) : UNSURE;
-      return plain(v) ? object(out, v, depth) : UNSURE;
+      return plain(v) ? object(out, v, depth, null) : UNSURE;
     case "bigint":
       return UNSURE;
     default:
@@ -123,13 +127,14 @@ function array(out, v, depth) {
   return DONE;
 }
 
-function object(out, v, depth) {
+function object(out, v, depth, only = null) {
   const at = node(out, OBJECT, 0, 0);
   if (at < 0) return FULL;
   // for-in sees what Object.keys sees, in the same order, without making an array, unless
   // something made an inherited property enumerable.
   for (const key in v) {
     if (out.inherited && !Object.hasOwn(v, key)) continue;
+    if (only !== null && !only.has(key)) continue;
     const item = v[key];
     // JSON.stringify leaves such a property out.
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;

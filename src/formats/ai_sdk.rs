@@ -10,6 +10,9 @@ use super::object::Obj;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
 
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &["role", "content"];
+
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
         "system" => sink.system(r.required_str("content")?.into_owned()),

@@ -12,6 +12,9 @@ use crate::error::Result;
 
 const ATTACHMENTS: [&str; 3] = ["image", "document", "search_result"];
 
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &["role", "content"];
+
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
         "user" => user(r, sink),

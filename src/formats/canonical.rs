@@ -8,6 +8,16 @@ use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
 use crate::message::StopReason;
 
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &[
+    "role",
+    "content",
+    "stopReason",
+    "isError",
+    "toolCallId",
+    "toolName",
+];
+
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
         "user" => {

@@ -77,6 +77,19 @@ impl Format {
         }
     }
 
+    /// The top-level keys of a message its reader looks at, or `None` when it may look at all
+    /// of them (an OpenAI Responses item of an unknown type counts as its whole JSON). Readers
+    /// that are handed only these keys read the same.
+    pub fn keys(self) -> Option<&'static [&'static str]> {
+        match self {
+            Format::Canonical => Some(canonical::KEYS),
+            Format::OpenAIChat => Some(openai_chat::KEYS),
+            Format::OpenAIResponses => None,
+            Format::Anthropic => Some(anthropic::KEYS),
+            Format::AiSdk => Some(ai_sdk::KEYS),
+        }
+    }
+
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
         self.read_json(&value.to_string(), path)
@@ -129,7 +142,7 @@ impl Format {
         path: Path,
         sink: &mut dyn Sink<'a>,
     ) -> Result<()> {
-        let r = Obj::new(message, path)?;
+        let r = Obj::message(message, path, self.keys())?;
         match self {
             Format::Canonical => canonical::read(&r, sink),
             Format::OpenAIChat => openai_chat::read(&r, sink),
@@ -176,10 +189,7 @@ pub(crate) fn scan<'a>(
 pub fn joined_text(text: &str, path: &str) -> Result<String> {
     let mut nodes = Vec::new();
     let value = scan(text, path, &mut nodes)?;
-    let owner = Obj {
-        value,
-        path: Path::root(path),
-    };
+    let owner = Obj::at(value, Path::root(path));
     let mut joined = Joined::default();
     canonical::content(
         &owner,

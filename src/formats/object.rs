@@ -56,16 +56,44 @@ pub(crate) struct Obj<'a, 'p> {
     pub(crate) value: Val<'a>,
     /// Where it is.
     pub(crate) path: Path<'p>,
+    /// For a message, the keys its reader may read (see [`super::Format::keys`]); checked in
+    /// debug builds.
+    keys: Option<&'static [&'static str]>,
 }
 
 impl<'a, 'p> Obj<'a, 'p> {
     /// `value` at `path`, which must be an object.
     pub(crate) fn new(value: Val<'a>, path: Path<'p>) -> Result<Obj<'a, 'p>> {
-        let obj = Obj { value, path };
+        let obj = Obj {
+            value,
+            path,
+            keys: None,
+        };
         if value.kind() != Kind::Object {
             return Err(obj.invalid(&format!("expected an object, got {}", describe(value))));
         }
         Ok(obj)
+    }
+
+    /// A message, of which its reader may read only `keys` (all when `None`).
+    pub(crate) fn message(
+        value: Val<'a>,
+        path: Path<'p>,
+        keys: Option<&'static [&'static str]>,
+    ) -> Result<Obj<'a, 'p>> {
+        Ok(Obj {
+            keys,
+            ..Obj::new(value, path)?
+        })
+    }
+
+    /// A value at `path` read as an object whatever it is (content given on its own).
+    pub(crate) fn at(value: Val<'a>, path: Path<'p>) -> Obj<'a, 'p> {
+        Obj {
+            value,
+            path,
+            keys: None,
+        }
     }
 
     /// The object at `key`.
@@ -93,6 +121,10 @@ impl<'a, 'p> Obj<'a, 'p> {
 
     /// The value at `key`, `null` read as missing.
     pub(crate) fn get(&self, key: &str) -> Option<Val<'a>> {
+        debug_assert!(
+            self.keys.is_none_or(|keys| keys.contains(&key)),
+            "a reader reads \"{key}\", which is not among its format's keys"
+        );
         self.value.field(key)
     }
 

@@ -9,6 +9,17 @@ use crate::error::Result;
 
 const ATTACHMENTS: [&str; 3] = ["image_url", "input_audio", "file"];
 
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &[
+    "role",
+    "content",
+    "refusal",
+    "tool_calls",
+    "function_call",
+    "tool_call_id",
+    "name",
+];
+
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
         "system" | "developer" => {

@@ -67,7 +67,7 @@ pub fn facts(
     estimator: &dyn Estimator,
 ) -> Result<Vec<Option<MessageFacts>>> {
     let mut out = Vec::with_capacity(indices.len());
-    each(messages, indices, base, &mut |k, message| {
+    each(messages, indices, base, format, &mut |k, message| {
         out.push(match message {
             Some(message) => Some(format.facts(message, Path::message(k), estimator)?),
             None => None,
@@ -81,7 +81,7 @@ pub fn facts(
 pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
-    each(messages, &indices, 0, &mut |i, message| {
+    each(messages, &indices, 0, format, &mut |i, message| {
         let host = match message {
             Some(message) => {
                 let mut units = Units::default();
@@ -97,14 +97,20 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
-/// out, or `None` for one to be read through `JSON.stringify`.
+/// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
+/// through `JSON.stringify`.
 fn each(
     messages: &Array,
     indices: &[u32],
     base: usize,
+    format: Format,
     each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
 ) -> Result<()> {
     let walker = walker()?;
+    let keys = match format.keys() {
+        Some(keys) => keys.iter().map(|k| JsValue::from_str(k)).collect::<Array>().into(),
+        None => JsValue::NULL,
+    };
     let mut buffers = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
     buffers.reserve(FIRST_BYTES, FIRST_WORDS);
     let walk = Walk {
@@ -112,6 +118,7 @@ fn each(
         messages,
         indices,
         base,
+        keys,
     };
     let read = walk.all(&mut buffers, each);
     // Only buffers of the usual size are kept (a huge message's are let go).
@@ -169,6 +176,8 @@ struct Walk<'a> {
     messages: &'a Array,
     indices: &'a [u32],
     base: usize,
+    /// The top-level keys to lay out (`null` for all).
+    keys: JsValue,
 }
 
 impl Walk<'_> {
@@ -215,6 +224,7 @@ impl Walk<'_> {
             JsValue::from(buffers.bytes.len() as u32),
             address(buffers.words.as_mut_ptr()),
             JsValue::from(buffers.words.len() as u32),
+            self.keys.clone(),
         ]
         .iter()
         .collect();
