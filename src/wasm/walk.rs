@@ -108,7 +108,11 @@ fn each(
 ) -> Result<()> {
     let walker = walker()?;
     let keys = match format.keys() {
-        Some(keys) => keys.iter().map(|k| JsValue::from_str(k)).collect::<Array>().into(),
+        Some(keys) => keys
+            .iter()
+            .map(|k| JsValue::from_str(k))
+            .collect::<Array>()
+            .into(),
         None => JsValue::NULL,
     };
     let mut buffers = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
