@@ -385,6 +385,37 @@ mod tests {
     }
 
     #[test]
+    fn a_tape_from_elsewhere_is_checked_before_it_is_read() {
+        let text = r#"{"k":[1,"v"]}"#;
+        let nodes = scan(text).unwrap();
+        assert!(check(&nodes, text.len()).is_ok());
+        let broken = |edit: fn(&mut Vec<Node>)| {
+            let mut nodes = nodes.clone();
+            edit(&mut nodes);
+            check(&nodes, text.len()).is_err()
+        };
+        // A subtree that does not move on, one past its parent's end, a range past the text.
+        assert!(broken(|n| n[2].next = 2));
+        assert!(broken(|n| n[3].next = 9));
+        assert!(broken(|n| n[4].end = 99));
+        assert!(broken(|n| n[1].next = 3));
+        // Nesting deeper than serde_json allows.
+        let nested = |n: usize| -> Vec<Node> {
+            let array = Node {
+                kind: Kind::Array,
+                escaped: false,
+                verbatim: false,
+                start: 0,
+                end: 0,
+                next: n as u32,
+            };
+            vec![array; n]
+        };
+        assert!(check(&nested(MAX_DEPTH), 0).is_ok());
+        assert!(check(&nested(MAX_DEPTH + 1), 0).is_err());
+    }
+
+    #[test]
     fn records_string_contents_and_subtrees() {
         let text = r#"{"k":"v\"w","n":[1,2]}"#;
         let nodes = scan(text).unwrap();
