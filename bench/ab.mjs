@@ -1,9 +1,10 @@
 // A/B: two built packages timed against each other in one process, alternately, on the cold
 // paths (plan from objects, planBytes) of every format. On a shared, noisy machine the ratio of
-// each round (B over A, taken back to back) is steadier than two separate runs.
+// each round (B over A, taken back to back, in CPU time) is steadier than two separate runs.
 //
-//   node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15]
+//   node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15] [--only WORD]
 //
+// `--only objects` (or `bytes`, or a format's name) times only the cases whose name has WORD.
 // A dist is a folder scripts/build wrote (e.g. the one of another commit:
 // `git worktree add /tmp/base <commit> && /tmp/base/scripts/build`, then `/tmp/base/dist`).
 // Prints per case the median time of each and the median of the per-round ratios B / A.
@@ -18,8 +19,9 @@ const option = (name, fallback) => {
 };
 const n = option("--n", 10_000);
 const rounds = option("--rounds", 15);
+const only = args.includes("--only") ? args.splice(args.indexOf("--only"), 2)[1] : "";
 if (args.length !== 2) {
-  console.error("usage: node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15]");
+  console.error("usage: node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15] [--only WORD]");
   process.exit(2);
 }
 const builds = await Promise.all(
@@ -37,20 +39,23 @@ for (const [format, convert] of [["canonical", (m) => m], ["openai-chat", openAI
   const body = new TextEncoder().encode(JSON.stringify(host));
   const options = format === "canonical" ? {} : { format };
   cases.push({ name: `${format} plan (objects)`, run: (c) => c.plan({ messages: host, ...options, inputTokenBudget: 0 }) });
-  cases.push({ name: `${format} planBytes`, run: (c) => c.planBytes(body, { ...options, inputTokenBudget: 0 }) });
+  cases.push({ name: `${format} planBytes (bytes)`, run: (c) => c.planBytes(body, { ...options, inputTokenBudget: 0 }) });
 }
 
+// CPU time of the process (ms) rather than wall time: on a machine shared with other work,
+// time spent waiting for a core is not the code's.
 const time = (fn) => {
-  const start = performance.now();
+  const start = process.cpuUsage();
   fn();
-  return performance.now() - start;
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log(`A: ${args[0]}\nB: ${args[1]}\n${n} messages, ${rounds} rounds\n`);
-console.log("| case | A (ms) | B (ms) | B / A |");
+console.log("| case | A (CPU ms) | B (CPU ms) | B / A |");
 console.log("|---|---:|---:|---:|");
-for (const { name, run } of cases) {
+for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
   // Both agree (same cut) and are warm before timing.
   const [a, b] = builds.map((c) => run(c));
   if (a.firstKeptIndex !== b.firstKeptIndex) throw new Error(`${name}: A and B cut differently`);

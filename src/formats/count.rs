@@ -1,7 +1,5 @@
 //! Heuristic token counts of scanned values, without building strings where it can be helped.
 
-use std::borrow::Cow;
-
 use crate::token::score;
 use context_compaction_scan::{Kind, Val, backslash, score_quoted, unescape};
 
@@ -60,23 +58,32 @@ pub(crate) fn compact_score(value: Val) -> Option<u64> {
         }
         Kind::Object => {
             let mut total = PAIR;
-            let mut keys: Vec<Cow<str>> = Vec::new();
             let mut children = value.children();
+            let mut entries = 0;
             while let (Some(key), Some(item)) = (children.next(), children.next()) {
                 // A colon, and a comma before every entry but the first.
-                total += PUNCTUATION + if keys.is_empty() { 0 } else { PUNCTUATION };
+                total += PUNCTUATION + if entries == 0 { 0 } else { PUNCTUATION };
                 total += string_score(key) + compact_score(item)?;
-                let key = key.str()?;
                 // serde_json keeps one entry per key; repeats (and objects too large to check
-                // cheaply) are counted by serde_json itself.
-                if keys.len() >= MAX_CHECKED_KEYS || keys.contains(&key) {
+                // cheaply) are counted by serde_json itself. The keys before are read again
+                // rather than kept: most arguments have a few, and a list would allocate.
+                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
                     return None;
                 }
-                keys.push(key);
+                entries += 1;
             }
             total
         }
     })
+}
+
+/// Whether one of the first `entries` keys of `object` is `key`.
+fn repeated(object: Val, entries: usize, key: &str) -> bool {
+    object
+        .children()
+        .step_by(2)
+        .take(entries)
+        .any(|k| k.str().is_some_and(|k| k == key))
 }
 
 /// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
