@@ -6,7 +6,8 @@
 //
 // `--only objects` (or `bytes`, or a format's name) times only the cases whose name has WORD.
 // A dist is a folder scripts/build wrote (e.g. the one of another commit:
-// `git worktree add /tmp/base <commit> && /tmp/base/scripts/build`, then `/tmp/base/dist`).
+// `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
+// `/tmp/base/dist`).
 // Prints per case the median time of each and the median of the per-round ratios B / A.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
