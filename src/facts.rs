@@ -4,25 +4,10 @@
 //! computing facts for the new messages only.
 
 use crate::error::{BoxError, Error, Result};
-use crate::formats::HostMessage;
-use crate::message::{AssistantBlock, ContentBlock, Message, ToolDefinition};
+use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
 use crate::request::Request;
 use crate::summary;
 use crate::token::Estimator;
-
-/// What a message is, as far as cuts and turns are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// A user message.
-    User,
-    /// An assistant message.
-    Assistant,
-    /// A tool result (or a host message of only tool results).
-    ToolResult,
-    /// A system or developer message inside the history: counted, never cut (it stays in
-    /// front of the kept messages).
-    System,
-}
 
 /// The facts of one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,7 +186,7 @@ impl RequestFacts {
 }
 
 /// Tokens of the user message a summary projects to (0 for an empty summary).
-pub fn summary_tokens(summary: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
+pub(crate) fn summary_tokens(summary: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
     match summary::project(summary) {
         None => Ok(0),
         Some(text) => text_message_tokens(&text, estimator),
@@ -263,7 +248,7 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
 }
 
 /// The `invalid_request` error for an estimator that failed on `place`.
-pub fn estimator_failed(place: &str, source: BoxError) -> Error {
+pub(crate) fn estimator_failed(place: &str, source: BoxError) -> Error {
     Error::InvalidRequest {
         message: format!("{place}: the estimator failed: {source}"),
         source: Some(source),

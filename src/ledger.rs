@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::message::Role;
 use crate::plan::{History, Plan, plan_history};
 use crate::request::PlanOptions;
 

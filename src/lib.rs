@@ -47,6 +47,8 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod apply;
 pub mod body;
 mod compactor;
@@ -67,20 +69,23 @@ mod retry;
 mod summarizer;
 mod summary;
 pub mod token;
+// The binding layer still marks its crate-private items `pub` (to change once the hardening
+// of the same files has landed).
 #[cfg(target_arch = "wasm32")]
+#[allow(unreachable_pub)]
 mod wasm;
 
 pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};
 pub use error::{BoxError, Error, Result, whole_number};
-pub use facts::{MessageFacts, RequestFacts, Role};
+pub use facts::{MessageFacts, RequestFacts};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
 pub use ledger::Ledger;
 pub use message::{
-    AssistantBlock, AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolDefinition,
-    ToolResultMessage, UserMessage,
+    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, Role, StopReason,
+    ToolCall, ToolDefinition, ToolResultMessage, UserMessage,
 };
 pub use overflow::is_context_overflow;
 pub use plan::Plan;

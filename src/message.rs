@@ -1,4 +1,5 @@
-//! The canonical message model (DESIGN.md §3): user, assistant and tool-result messages.
+//! The canonical message model (`docs/formats.md`): user, assistant and tool-result messages,
+//! and host messages (of any format) as the units they hold.
 //!
 //! Only what compaction needs is kept: visible text, thinking, tool calls with their arguments,
 //! tool results with their status, and the presence of images (never their payload).
@@ -170,6 +171,80 @@ impl ToolCall {
             id: id.to_owned(),
             name: name.to_owned(),
             arguments,
+        }
+    }
+}
+
+/// What a message is, as far as cuts and turns are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
+    /// A tool result (or a host message of only tool results).
+    ToolResult,
+    /// A system or developer message inside the history: counted, never cut (it stays in
+    /// front of the kept messages).
+    System,
+}
+
+/// One host message as the planner and the summarizer see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostMessage {
+    /// What it is for cuts: `System` messages are never cut (they count as system prompt).
+    pub role: Role,
+    /// Whether a turn starts here: a user message with more than tool results.
+    pub starts_turn: bool,
+    /// Its canonical units, in order (none for a system message).
+    pub units: Vec<Message>,
+    /// The text of a system or developer message.
+    pub system: Option<String>,
+}
+
+impl HostMessage {
+    /// A canonical message as a host message of one unit.
+    pub fn of(message: Message) -> HostMessage {
+        let (role, starts_turn) = match &message {
+            Message::User(_) => (Role::User, true),
+            Message::Assistant(_) => (Role::Assistant, false),
+            Message::ToolResult(_) => (Role::ToolResult, false),
+        };
+        HostMessage {
+            role,
+            starts_turn,
+            units: vec![message],
+            system: None,
+        }
+    }
+
+    /// A system or developer message.
+    pub fn system(text: String) -> HostMessage {
+        HostMessage {
+            role: Role::System,
+            starts_turn: false,
+            units: Vec::new(),
+            system: Some(text),
+        }
+    }
+
+    /// Units read from one host message: a user message of only tool results does not start
+    /// a turn; one with assistant content is an assistant message.
+    pub fn of_units(units: Vec<Message>) -> HostMessage {
+        let assistant = units.iter().any(|u| matches!(u, Message::Assistant(_)));
+        let user = units.iter().any(|u| matches!(u, Message::User(_)));
+        let role = if assistant {
+            Role::Assistant
+        } else if user || units.is_empty() {
+            Role::User
+        } else {
+            Role::ToolResult
+        };
+        HostMessage {
+            role,
+            starts_turn: user && !assistant,
+            units,
+            system: None,
         }
     }
 }

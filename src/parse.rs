@@ -1,15 +1,14 @@
 //! Reading canonical messages and tool definitions from JSON, with errors that name the place.
 //!
-//! Unknown extra fields are ignored. Anything the planner relies on (roles, block types, ids)
-//! is checked, so that bad input becomes an `invalid_request` error rather than a wrong plan.
+//! Messages are read by the canonical format's reader (`formats`); unknown extra fields are
+//! ignored, and anything the planner relies on (roles, block types, ids) is checked, so that bad
+//! input becomes an `invalid_request` error rather than a wrong plan.
 
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::message::{
-    AssistantBlock, AssistantMessage, ContentBlock, Message, StopReason, ToolCall, ToolDefinition,
-    ToolResultMessage, UserMessage,
-};
+use crate::formats::Format;
+use crate::message::{Message, ToolDefinition};
 
 /// Reads a JSON array of canonical messages; errors name `messages[i]…`.
 pub fn messages(value: &Value) -> Result<Vec<Message>> {
@@ -25,27 +24,11 @@ pub fn messages(value: &Value) -> Result<Vec<Message>> {
 
 /// Reads one canonical message; `path` names it in errors.
 pub fn message(value: &Value, path: &str) -> Result<Message> {
-    let object = object(value, path)?;
-    let role = required_str(object, "role", path)?;
-    match role {
-        "user" => Ok(Message::User(UserMessage {
-            content: content_blocks_at(object.get("content"), path)?,
-        })),
-        "assistant" => assistant(object, path),
-        "toolResult" => tool_result(object, path),
-        other => Err(invalid(
-            &format!("{path}.role"),
-            &format!(
-                "unknown role \"{other}\" (expected \"user\", \"assistant\" or \"toolResult\")"
-            ),
-        )),
-    }
-}
-
-/// Reads content given as a string or an array of text and image blocks; errors name
-/// `{path}.content[i]`.
-pub fn content_blocks(value: &Value, path: &str) -> Result<Vec<ContentBlock>> {
-    content_blocks_at(Some(value), path)
+    let mut units = Format::Canonical.read(value, path)?.units;
+    // A canonical message is exactly one unit.
+    units
+        .pop()
+        .ok_or_else(|| invalid(path, "expected a message"))
 }
 
 /// Reads a JSON array of tool definitions `{ name, description?, parameters? }`.
@@ -125,120 +108,6 @@ fn replace_lone_surrogates(text: &str) -> String {
     out
 }
 
-fn assistant(object: &Map<String, Value>, path: &str) -> Result<Message> {
-    let stop_reason = match optional_str(object, "stopReason", path)? {
-        None => None,
-        Some(text) => Some(stop_reason(text, &format!("{path}.stopReason"))?),
-    };
-    let content = match object.get("content") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(text)) => vec![AssistantBlock::Text(text.clone())],
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .enumerate()
-            .map(|(i, block)| assistant_block(block, &format!("{path}.content[{i}]")))
-            .collect::<Result<_>>()?,
-        Some(_) => {
-            return Err(invalid(
-                &format!("{path}.content"),
-                "expected a string or an array of blocks",
-            ));
-        }
-    };
-    Ok(Message::Assistant(AssistantMessage {
-        content,
-        stop_reason,
-    }))
-}
-
-fn tool_result(object: &Map<String, Value>, path: &str) -> Result<Message> {
-    let is_error = match object.get("isError") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(flag)) => *flag,
-        Some(_) => return Err(invalid(&format!("{path}.isError"), "expected a boolean")),
-    };
-    Ok(Message::ToolResult(ToolResultMessage {
-        tool_call_id: required_str(object, "toolCallId", path)?.to_owned(),
-        tool_name: optional_str(object, "toolName", path)?.map(str::to_owned),
-        content: content_blocks_at(object.get("content"), path)?,
-        is_error,
-    }))
-}
-
-fn stop_reason(text: &str, path: &str) -> Result<StopReason> {
-    Ok(match text {
-        "stop" => StopReason::Stop,
-        "length" => StopReason::Length,
-        "toolUse" => StopReason::ToolUse,
-        "error" => StopReason::Error,
-        "aborted" => StopReason::Aborted,
-        other => {
-            return Err(invalid(
-                path,
-                &format!(
-                    "unknown stop reason \"{other}\" (expected stop, length, toolUse, error or aborted)"
-                ),
-            ));
-        }
-    })
-}
-
-fn content_blocks_at(value: Option<&Value>, path: &str) -> Result<Vec<ContentBlock>> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(text)) => Ok(vec![ContentBlock::Text(text.clone())]),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .enumerate()
-            .map(|(i, block)| content_block(block, &format!("{path}.content[{i}]")))
-            .collect(),
-        Some(_) => Err(invalid(
-            &format!("{path}.content"),
-            "expected a string or an array of blocks",
-        )),
-    }
-}
-
-fn content_block(value: &Value, path: &str) -> Result<ContentBlock> {
-    let object = object(value, path)?;
-    match required_str(object, "type", path)? {
-        "text" => Ok(ContentBlock::Text(
-            required_str(object, "text", path)?.to_owned(),
-        )),
-        "image" => Ok(ContentBlock::Image),
-        other => Err(unknown_block(path, other, "\"text\" or \"image\"")),
-    }
-}
-
-fn assistant_block(value: &Value, path: &str) -> Result<AssistantBlock> {
-    let object = object(value, path)?;
-    match required_str(object, "type", path)? {
-        "text" => Ok(AssistantBlock::Text(
-            required_str(object, "text", path)?.to_owned(),
-        )),
-        "thinking" => Ok(AssistantBlock::Thinking(
-            required_str(object, "thinking", path)?.to_owned(),
-        )),
-        "toolCall" => Ok(AssistantBlock::ToolCall(ToolCall {
-            id: required_str(object, "id", path)?.to_owned(),
-            name: required_str(object, "name", path)?.to_owned(),
-            arguments: object.get("arguments").cloned().unwrap_or(Value::Null),
-        })),
-        other => Err(unknown_block(
-            path,
-            other,
-            "\"text\", \"thinking\" or \"toolCall\"",
-        )),
-    }
-}
-
-fn unknown_block(path: &str, found: &str, expected: &str) -> Error {
-    invalid(
-        &format!("{path}.type"),
-        &format!("unknown block type \"{found}\" (expected {expected})"),
-    )
-}
-
 fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
     value
         .as_object()
@@ -284,6 +153,7 @@ fn invalid(path: &str, what: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::{ContentBlock, UserMessage};
     use serde_json::json;
 
     fn error_of(value: Value) -> String {

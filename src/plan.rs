@@ -1,4 +1,4 @@
-//! Planning: the threshold check and the choice of a tool-safe cut (DESIGN.md §3).
+//! Planning: the threshold check and the choice of a tool-safe cut.
 //!
 //! Pure and cheap: it works on [`RequestFacts`] alone and never calls the summarizer.
 
@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::message::Role;
 use crate::request::PlanOptions;
 
 /// A decision to compact: which messages to summarize and where the kept suffix starts.
@@ -72,7 +73,7 @@ pub(crate) struct History<'a> {
 }
 
 /// Plans a compaction from facts; see [`crate::Compactor::plan`].
-pub fn plan(
+pub(crate) fn plan(
     facts: &RequestFacts,
     options: PlanOptions,
     keep_recent_tokens: u64,

@@ -29,7 +29,7 @@ Be concise and concrete. Keep exact file paths, identifiers, commands and error 
 pub const NO_HISTORY_PLACEHOLDER: &str = "No earlier history.";
 
 /// The user prompt of a history summary.
-pub fn history(records: &str, previous_summary: &str) -> String {
+pub(crate) fn history(records: &str, previous_summary: &str) -> String {
     if previous_summary.is_empty() {
         return format!(
             "<conversation>\n{records}\n</conversation>\n\nSummarize the conversation above."
@@ -41,7 +41,7 @@ pub fn history(records: &str, previous_summary: &str) -> String {
 }
 
 /// The user prompt of a split turn's prefix summary.
-pub fn turn_prefix(records: &str) -> String {
+pub(crate) fn turn_prefix(records: &str) -> String {
     format!(
         "<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above are the beginning of a turn that is still going on; the rest of the turn is kept verbatim after this summary. Summarize what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
     )

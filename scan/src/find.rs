@@ -3,7 +3,7 @@
 
 /// The index of the first byte at or after `pos` that ends a run of plain string content: a
 /// quote, a backslash or a control byte (below 0x20); `bytes.len()` when there is none.
-pub fn string_stop(bytes: &[u8], pos: usize) -> usize {
+pub(crate) fn string_stop(bytes: &[u8], pos: usize) -> usize {
     first(bytes, pos, true)
 }
 
@@ -17,7 +17,7 @@ pub(crate) fn stops16(chunk: &[u8; 16]) -> u32 {
 /// long as it is plain text and one-letter escapes: returns the index of the first unescaped
 /// quote, control byte or backslash of another escape (`\u`, a bad one, or one whose escaped
 /// byte is in the next block), or where the last whole block ends.
-pub fn skip_escaped(bytes: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_escaped(bytes: &[u8], mut pos: usize) -> usize {
     while let Some(part) = bytes.get(pos..pos + 64) {
         let mut chunk = [0u8; 64];
         chunk.copy_from_slice(part);

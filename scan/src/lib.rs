@@ -3,12 +3,16 @@
 //! scanner that records values as a flat tape pointing into the input, views over that tape,
 //! and the score the default token heuristic gives a text.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod find;
 mod node;
 mod score;
 mod tape;
+mod text;
 
 pub use find::backslash;
 pub use node::{Children, Val, unescape};
 pub use score::{score, score_escaped, score_quoted};
-pub use tape::{Kind, Malformed, Node, skip_space, value};
+pub use tape::{Kind, Malformed, Node, check, skip_space, value};
+pub use text::utf8;

@@ -15,12 +15,20 @@ pub struct Val<'a> {
 const MISSING: Node = Node {
     kind: Kind::Null,
     escaped: false,
+    verbatim: false,
     start: 0,
     end: 0,
     next: u32::MAX,
 };
 
 impl<'a> Val<'a> {
+    /// No value: reads as `null`, with no children.
+    pub const EMPTY: Val<'a> = Val {
+        text: "",
+        nodes: &[],
+        index: 0,
+    };
+
     /// The root of a tape (its first node) over `text`.
     pub fn root(text: &'a str, nodes: &'a [Node]) -> Val<'a> {
         Val {
@@ -30,14 +38,21 @@ impl<'a> Val<'a> {
         }
     }
 
+    /// The value at `index` of a tape (a message among several laid out together).
+    pub fn at(text: &'a str, nodes: &'a [Node], index: usize) -> Val<'a> {
+        Val { text, nodes, index }
+    }
+
     fn node(&self) -> Node {
         self.nodes.get(self.index).copied().unwrap_or(MISSING)
     }
 
+    /// What the value is (`Null` when missing).
     pub fn kind(&self) -> Kind {
         self.node().kind
     }
 
+    /// Whether the value is `null` (or missing).
     pub fn is_null(&self) -> bool {
         self.kind() == Kind::Null
     }
@@ -45,6 +60,11 @@ impl<'a> Val<'a> {
     /// A string with escape sequences (its raw text is not its value).
     pub fn escaped(&self) -> bool {
         self.node().escaped
+    }
+
+    /// A string laid out as its value (see [`crate::Node::verbatim`]).
+    pub fn verbatim(&self) -> bool {
+        self.node().verbatim
     }
 
     /// The raw text: a string's content between the quotes (escapes as written), anything
@@ -113,20 +133,47 @@ impl<'a> Val<'a> {
     }
 
     // The loop of `fields`, once for every `N` (which keeps the package smaller).
+    // It walks the nodes themselves rather than `Val`s: a reader looks a field up for nearly
+    // every value it reads, so this is the hottest loop of reading a message.
     #[inline(never)]
     fn find(&self, keys: &[&str], found: &mut [Option<Val<'a>>]) {
-        if self.kind() != Kind::Object {
+        let node = self.node();
+        if node.kind != Kind::Object {
             return;
         }
-        let mut children = self.children();
-        while let (Some(k), Some(v)) = (children.next(), children.next()) {
-            if let Some(slot) = keys
-                .iter()
-                .position(|key| k.is(key))
-                .and_then(|i| found.get_mut(i))
-            {
-                *slot = Some(v);
+        let end = (node.next as usize).min(self.nodes.len());
+        let text = self.text.as_bytes();
+        let mut at = self.index + 1;
+        // The key at `at`, its value just after it.
+        while let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) {
+            if at + 1 >= end {
+                break;
             }
+            if key.kind == Kind::String {
+                let raw = text
+                    .get(key.start as usize..key.end as usize)
+                    .unwrap_or_default();
+                for (word, slot) in keys.iter().zip(found.iter_mut()) {
+                    let hit = if key.escaped {
+                        self.text
+                            .get(key.start as usize..key.end as usize)
+                            .is_some_and(|raw| unescape(raw) == *word)
+                    } else {
+                        raw == word.as_bytes()
+                    };
+                    if hit {
+                        *slot = Some(Val {
+                            index: at + 1,
+                            ..*self
+                        });
+                    }
+                }
+            }
+            // A tape that does not go forward (never one `check` passes) ends the search.
+            if (value.next as usize) <= at + 1 {
+                break;
+            }
+            at = value.next as usize;
         }
     }
 

@@ -7,11 +7,17 @@
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool,
+    /// A number.
     Number,
+    /// A string.
     String,
+    /// An array.
     Array,
+    /// An object.
     Object,
 }
 
@@ -20,11 +26,18 @@ pub enum Kind {
 /// value, key, value…); `next` is the index just past the node's subtree.
 #[derive(Debug, Clone, Copy)]
 pub struct Node {
+    /// What the value is.
     pub kind: Kind,
     /// A string with at least one escape sequence (its content is not its text).
     pub escaped: bool,
+    /// A string laid out as its value rather than as JSON text (by a writer other than the
+    /// scanner): written as JSON, it may need escapes.
+    pub verbatim: bool,
+    /// Where the node's text starts.
     pub start: u32,
+    /// Where it ends.
     pub end: u32,
+    /// The index just past the node's subtree.
     pub next: u32,
 }
 
@@ -52,6 +65,35 @@ pub fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
     Ok(scanner.pos)
 }
 
+/// Checks a tape laid out by another writer (`nodes` over a text of `text_len` bytes): every
+/// node's range is inside the text, every subtree ends after its node and inside its parent's,
+/// and containers nest no deeper than `serde_json` allows. The views can then read it safely.
+pub fn check(nodes: &[Node], text_len: usize) -> Scan<()> {
+    // The ends of the containers open at the current node, innermost last.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        while open.last().is_some_and(|&end| end <= i) {
+            open.pop();
+        }
+        let (start, end, next) = (node.start as usize, node.end as usize, node.next as usize);
+        let parent_end = open.last().copied().unwrap_or(nodes.len());
+        if start > end || end > text_len || next <= i || next > parent_end {
+            return Err(Malformed);
+        }
+        let container = matches!(node.kind, Kind::Array | Kind::Object);
+        if !container && next != i + 1 {
+            return Err(Malformed);
+        }
+        if container {
+            if open.len() >= MAX_DEPTH {
+                return Err(Malformed);
+            }
+            open.push(next);
+        }
+    }
+    Ok(())
+}
+
 /// The position of the first byte at or after `pos` that is not JSON whitespace.
 pub fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
     while matches!(bytes.get(pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -76,6 +118,7 @@ impl Scanner<'_, '_> {
         self.nodes.push(Node {
             kind,
             escaped,
+            verbatim: false,
             start: start as u32,
             end: end as u32,
             next: index as u32 + 1,
@@ -339,6 +382,37 @@ mod tests {
         let content = |n: &Node| crate::unescape(&text[n.start as usize..n.end as usize]);
         assert_eq!(content(&nodes[1]), "a\u{fffd}b");
         assert_eq!(content(&nodes[2]), "\u{fffd}");
+    }
+
+    #[test]
+    fn a_tape_from_elsewhere_is_checked_before_it_is_read() {
+        let text = r#"{"k":[1,"v"]}"#;
+        let nodes = scan(text).unwrap();
+        assert!(check(&nodes, text.len()).is_ok());
+        let broken = |edit: fn(&mut Vec<Node>)| {
+            let mut nodes = nodes.clone();
+            edit(&mut nodes);
+            check(&nodes, text.len()).is_err()
+        };
+        // A subtree that does not move on, one past its parent's end, a range past the text.
+        assert!(broken(|n| n[2].next = 2));
+        assert!(broken(|n| n[3].next = 9));
+        assert!(broken(|n| n[4].end = 99));
+        assert!(broken(|n| n[1].next = 3));
+        // Nesting deeper than serde_json allows.
+        let nested = |n: usize| -> Vec<Node> {
+            let array = Node {
+                kind: Kind::Array,
+                escaped: false,
+                verbatim: false,
+                start: 0,
+                end: 0,
+                next: n as u32,
+            };
+            vec![array; n]
+        };
+        assert!(check(&nested(MAX_DEPTH), 0).is_ok());
+        assert!(check(&nested(MAX_DEPTH + 1), 0).is_err());
     }
 
     #[test]

@@ -1,30 +1,18 @@
 //! Facts straight from a request body's bytes: a JSON array of messages, or JSON lines (one
 //! message per line), as a Worker receives them, with no JSON objects built on the way.
 //!
-//! The scanner (`tape`) records each message as nodes pointing into the bytes; with the default
-//! heuristic, canonical, OpenAI Chat and Anthropic messages have their facts read from those
-//! nodes directly (`canonical`, `openai_chat`, `anthropic`), strings counted in place. Any
-//! other format or estimator, and any message a direct reader is not sure of, goes through the
-//! general reader (`serde_json` and [`Format::read`]), so the facts and the errors are always
-//! those of the objects path.
-
-mod anthropic;
-mod canonical;
-mod count;
-mod numbers;
-mod openai_chat;
-mod parts;
-pub mod walked;
+//! The scanner (`tape`) records each message as nodes pointing into the bytes, and the format's
+//! reader (the one the objects path uses) reads its facts from them: with the default heuristic
+//! strings are counted in place, with any other estimator from the units it makes.
 
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, estimator_failed};
-use crate::formats::Format;
+use crate::facts::MessageFacts;
+use crate::formats::{Format, Path};
 use crate::parse::json_text;
 use crate::token::Estimator;
 use context_compaction_scan::{self as tape, Val};
-use count::Counter;
 
 /// The facts of every message of a body, and where each message's text is in it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,9 +37,6 @@ pub fn facts(bytes: &[u8], format: Format, estimator: &dyn Estimator) -> Result<
         text,
         format,
         estimator,
-        counter: estimator
-            .as_heuristic()
-            .map(|heuristic| Counter { heuristic }),
         nodes: Vec::new(),
         out: BodyFacts::default(),
     };
@@ -68,8 +53,6 @@ struct Reader<'a> {
     text: &'a str,
     format: Format,
     estimator: &'a dyn Estimator,
-    /// Set when facts can be read directly (the default heuristic).
-    counter: Option<Counter>,
     nodes: Vec<tape::Node>,
     out: BodyFacts,
 }
@@ -141,39 +124,12 @@ impl Reader<'_> {
         let Ok(end) = tape::value(self.text.as_bytes(), pos, &mut self.nodes) else {
             return Ok(None);
         };
-        let i = self.out.messages.len();
-        let root = Val::root(self.text, &self.nodes);
-        // A message without `content` is left to the general reader, which refuses it.
-        let direct = match (&self.counter, self.format) {
-            _ if root.field("content").is_none() => None,
-            (Some(counter), Format::Canonical) => {
-                canonical::facts(Val::root(self.text, &self.nodes), counter)
-            }
-            (Some(counter), Format::OpenAIChat) => {
-                openai_chat::facts(Val::root(self.text, &self.nodes), counter)
-            }
-            (Some(counter), Format::Anthropic) => {
-                anthropic::facts(Val::root(self.text, &self.nodes), counter)
-            }
-            _ => None,
-        };
-        let facts = match direct {
-            Some(facts) => facts,
-            None => self.general(pos..end, i)?,
-        };
+        let path = Path::message(self.out.messages.len());
+        let message = Val::root(self.text, &self.nodes);
+        let facts = self.format.facts(message, path, self.estimator)?;
         self.out.messages.push(facts);
         self.out.spans.push(pos..end);
         Ok(Some(end))
-    }
-
-    /// The facts of message `i` through `serde_json` and the format's reader.
-    fn general(&self, span: Range<usize>, i: usize) -> Result<MessageFacts> {
-        let path = format!("messages[{i}]");
-        let text = self.text.get(span.clone()).unwrap_or("");
-        let value = numbers::parse(text, span.start, &self.nodes)
-            .map_err(|e| Error::invalid_request(format!("{path}: invalid JSON: {e}")))?;
-        let host = self.format.read(&value, &path)?;
-        MessageFacts::of_host(&host, self.estimator).map_err(|e| estimator_failed(&path, e))
     }
 
     /// The error for malformed JSON in `text` (the body, or one line of it), as `serde_json`

@@ -2,128 +2,122 @@
 //! (text, reasoning, tool-call parts, provider-executed tool results), `tool` (tool-result
 //! parts whose `output` is text, json, error-text, error-json or content).
 
-use serde_json::Value;
+use std::borrow::Cow;
 
-use super::read::Reader;
-use super::{HostMessage, assistant_host};
+use context_compaction_scan::Kind;
+
+use super::object::Obj;
+use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
-use crate::message::{
-    AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage, UserMessage,
-};
 
-pub(super) fn read(r: &Reader) -> Result<HostMessage> {
-    match r.required_str("role")? {
-        "system" => Ok(HostMessage::system(r.required_str("content")?.to_owned())),
-        "user" => Ok(HostMessage::of_units(vec![Message::User(UserMessage {
-            content: r.content("content", &["text"], &["image", "file"])?,
-        })])),
-        "assistant" => assistant_message(r),
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
+
+pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    match r.required_str("role")?.as_ref() {
+        "system" => sink.system(r.required_str("content")?.into_owned()),
+        "user" => {
+            sink.unit(Unit::User);
+            r.content("content", &["text"], &["image", "file"], sink)?;
+        }
+        "assistant" => assistant(r, sink)?,
         "tool" => {
-            let mut units = Vec::new();
-            for (path, value) in r.array("content")? {
-                let part = Reader::new(value, &path)?;
-                match part.kind()? {
-                    "tool-result" => units.push(tool_result(&part)?),
+            for (i, value) in r.array("content")?.enumerate() {
+                let part = r.item(value, "content", i)?;
+                match part.kind()?.as_ref() {
+                    "tool-result" => tool_result(&part, sink)?,
                     other => return Err(part.unknown(other, "\"tool-result\"")),
                 }
             }
-            Ok(HostMessage::of_units(units))
         }
-        other => Err(r.error(
-            "role",
-            &format!("unknown role \"{other}\" (expected system, user, assistant or tool)"),
-        )),
+        other => {
+            return Err(r.error(
+                "role",
+                &format!("unknown role \"{other}\" (expected system, user, assistant or tool)"),
+            ));
+        }
     }
+    Ok(())
 }
 
-fn assistant_message(r: &Reader) -> Result<HostMessage> {
-    if let Some(Value::String(text)) = r.get("content") {
-        return Ok(assistant_host(
-            vec![AssistantBlock::Text(text.clone())],
-            Vec::new(),
-        ));
-    }
-    let mut blocks = Vec::new();
-    let mut results = Vec::new();
-    for (path, value) in r.array("content")? {
-        let part = Reader::new(value, &path)?;
-        match part.kind()? {
-            "text" => blocks.push(AssistantBlock::Text(part.required_str("text")?.to_owned())),
-            "reasoning" => blocks.push(AssistantBlock::Thinking(
-                part.required_str("text")?.to_owned(),
-            )),
-            "tool-call" => blocks.push(AssistantBlock::ToolCall(ToolCall {
-                id: part.required_str("toolCallId")?.to_owned(),
-                name: part.required_str("toolName")?.to_owned(),
+/// An assistant message: its parts, then the results of provider-executed tools, which arrive
+/// in the same message as their calls.
+fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    sink.unit(Unit::Assistant(None));
+    r.blocks("content", sink, &mut |part, kind, sink| {
+        match kind {
+            "text" => sink.text(Text::Str(part.required("text")?)),
+            "reasoning" => sink.thinking(Text::Str(part.required("text")?)),
+            "tool-call" => {
+                let id = part.required_str("toolCallId")?;
+                let name = part.required("toolName")?;
                 // `input` since AI SDK 5, `args` before.
-                arguments: part
-                    .get("input")
-                    .or(part.get("args"))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            })),
-            // A provider-executed tool's result, in the assistant message with its call.
-            "tool-result" => results.push(tool_result(&part)?),
-            "file" => blocks.push(AssistantBlock::Opaque(
-                part.str("mediaType")?.unwrap_or_default().to_owned(),
-            )),
+                let arguments = part.get("input").or(part.get("args"));
+                sink.call(id, Text::Str(name), Args::Value(arguments));
+            }
+            "tool-result" => {}
+            "file" => sink.opaque(match part.string("mediaType")? {
+                Some(kind) => Text::Str(kind),
+                None => Text::Made(Cow::Borrowed("")),
+            }),
             other => {
                 return Err(part.unknown(other, "text, reasoning, tool-call, tool-result or file"));
             }
         }
+        Ok(())
+    })?;
+    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+        return Ok(());
     }
-    Ok(assistant_host(blocks, results))
+    for (i, value) in r.array("content")?.enumerate() {
+        let part = r.item(value, "content", i)?;
+        if part.kind()? == "tool-result" {
+            tool_result(&part, sink)?;
+        }
+    }
+    Ok(())
 }
 
-fn tool_result(part: &Reader) -> Result<Message> {
-    let (content, is_error) = match part.get("output") {
-        Some(output) => output_content(&part.child(output, "output")?)?,
-        // AI SDK 4: `result` and `isError`.
-        None => (
-            vec![ContentBlock::Text(json_text(
-                part.get("result").unwrap_or(&Value::Null),
-            ))],
-            part.bool("isError")?,
-        ),
+/// A tool result: `output` since AI SDK 5, `result` and `isError` before.
+fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let output = match part.get("output") {
+        Some(output) => Some(part.child(output, "output")?),
+        None => None,
     };
-    Ok(Message::ToolResult(ToolResultMessage {
-        tool_call_id: part.required_str("toolCallId")?.to_owned(),
-        tool_name: part.str("toolName")?.map(str::to_owned),
-        content,
-        is_error,
-    }))
-}
-
-fn output_content(output: &Reader) -> Result<(Vec<ContentBlock>, bool)> {
-    let value = output.get("value").unwrap_or(&Value::Null);
-    Ok(match output.kind()? {
-        "text" => (vec![ContentBlock::Text(json_text(value))], false),
-        "json" => (vec![ContentBlock::Text(value.to_string())], false),
-        "error-text" => (vec![ContentBlock::Text(json_text(value))], true),
-        "error-json" => (vec![ContentBlock::Text(value.to_string())], true),
-        "content" => {
-            let mut blocks = Vec::new();
-            for (path, item) in output.array("value")? {
-                let item = Reader::new(item, &path)?;
-                match item.kind()? {
-                    "text" => {
-                        blocks.push(ContentBlock::Text(item.required_str("text")?.to_owned()))
-                    }
-                    "media" | "image-data" | "image-url" | "file-data" | "file-url" => {
-                        blocks.push(ContentBlock::Image)
-                    }
+    let kind = match &output {
+        Some(output) => Some(output.kind()?),
+        None => None,
+    };
+    let is_error = match kind.as_deref() {
+        None => part.bool("isError")?,
+        Some("text" | "json" | "content") => false,
+        Some("error-text" | "error-json") => true,
+        Some(other) => {
+            let output = output.as_ref().unwrap_or(part);
+            return Err(output.unknown(other, "text, json, error-text, error-json or content"));
+        }
+    };
+    let id = part.required_str("toolCallId")?;
+    let name = part.str("toolName")?;
+    sink.unit(Unit::ToolResult { id, name, is_error });
+    let (Some(output), Some(kind)) = (output, kind) else {
+        sink.text(Text::Value(part.get("result")));
+        return Ok(());
+    };
+    let value = output.get("value");
+    match kind.as_ref() {
+        "text" | "error-text" => sink.text(Text::Value(value)),
+        "json" | "error-json" => sink.text(Text::Json(value)),
+        _ => {
+            for (i, item) in output.array("value")?.enumerate() {
+                let item = output.item(item, "value", i)?;
+                match item.kind()?.as_ref() {
+                    "text" => sink.text(Text::Str(item.required("text")?)),
+                    "media" | "image-data" | "image-url" | "file-data" | "file-url" => sink.image(),
                     other => return Err(item.unknown(other, "text or media")),
                 }
             }
-            (blocks, false)
         }
-        other => return Err(output.unknown(other, "text, json, error-text, error-json or content")),
-    })
-}
-
-fn json_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
     }
+    Ok(())
 }

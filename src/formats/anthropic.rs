@@ -2,21 +2,23 @@
 //! `assistant` (text, thinking, redacted thinking, `tool_use`, server tool use and the
 //! `*_tool_result` blocks that answer it).
 
-use serde_json::Value;
+use std::borrow::Cow;
 
-use super::read::Reader;
-use super::{HostMessage, assistant_host};
+use context_compaction_scan::Kind;
+
+use super::object::Obj;
+use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
-use crate::message::{
-    AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage, UserMessage,
-};
 
 const ATTACHMENTS: [&str; 3] = ["image", "document", "search_result"];
 
-pub(super) fn read(r: &Reader) -> Result<HostMessage> {
-    match r.required_str("role")? {
-        "user" => user(r),
-        "assistant" => assistant_message(r),
+/// The top-level keys `read` looks at.
+pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
+
+pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    match r.required_str("role")?.as_ref() {
+        "user" => user(r, sink),
+        "assistant" => assistant(r, sink),
         other => Err(r.error(
             "role",
             &format!("unknown role \"{other}\" (expected user or assistant)"),
@@ -24,25 +26,34 @@ pub(super) fn read(r: &Reader) -> Result<HostMessage> {
     }
 }
 
-fn user(r: &Reader) -> Result<HostMessage> {
-    if let Some(Value::String(text)) = r.get("content") {
-        return Ok(HostMessage::of_units(vec![Message::user(text.clone())]));
+/// A user message: each run of text and attachments is a unit, and so is each tool result.
+fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    if let Some(text) = r.get("content").filter(|v| v.kind() == Kind::String) {
+        sink.unit(Unit::User);
+        sink.text(Text::Str(text));
+        return Ok(());
     }
-    let mut units = Vec::new();
-    let mut pending: Vec<ContentBlock> = Vec::new();
-    for (path, value) in r.array("content")? {
-        let block = Reader::new(value, &path)?;
-        match block.kind()? {
-            "text" => pending.push(ContentBlock::Text(block.required_str("text")?.to_owned())),
-            kind if ATTACHMENTS.contains(&kind) => pending.push(ContentBlock::Image),
+    let mut in_user = false;
+    for (i, value) in r.array("content")?.enumerate() {
+        let block = r.item(value, "content", i)?;
+        let kind = block.kind()?;
+        let result = kind == "tool_result";
+        if !result && !in_user && (kind == "text" || ATTACHMENTS.contains(&kind.as_ref())) {
+            sink.unit(Unit::User);
+        }
+        in_user = !result;
+        match kind.as_ref() {
+            "text" => sink.text(Text::Str(block.required("text")?)),
+            kind if ATTACHMENTS.contains(&kind) => sink.image(),
             "tool_result" => {
-                flush(&mut units, &mut pending);
-                units.push(Message::ToolResult(ToolResultMessage {
-                    tool_call_id: block.required_str("tool_use_id")?.to_owned(),
-                    tool_name: None,
-                    content: block.content("content", &["text"], &ATTACHMENTS)?,
-                    is_error: block.bool("is_error")?,
-                }));
+                let id = block.required_str("tool_use_id")?;
+                let is_error = block.bool("is_error")?;
+                sink.unit(Unit::ToolResult {
+                    id,
+                    name: None,
+                    is_error,
+                });
+                block.content("content", &["text"], &ATTACHMENTS, sink)?;
             }
             other => {
                 return Err(
@@ -51,46 +62,27 @@ fn user(r: &Reader) -> Result<HostMessage> {
             }
         }
     }
-    flush(&mut units, &mut pending);
-    Ok(HostMessage::of_units(units))
+    Ok(())
 }
 
-fn flush(units: &mut Vec<Message>, pending: &mut Vec<ContentBlock>) {
-    if !pending.is_empty() {
-        units.push(Message::User(UserMessage {
-            content: std::mem::take(pending),
-        }));
-    }
-}
-
-fn assistant_message(r: &Reader) -> Result<HostMessage> {
-    if let Some(Value::String(text)) = r.get("content") {
-        return Ok(assistant_host(
-            vec![AssistantBlock::Text(text.clone())],
-            Vec::new(),
-        ));
-    }
-    let mut blocks = Vec::new();
-    // Results of server-side tools arrive in the same assistant message as their calls.
-    let mut results = Vec::new();
-    for (path, value) in r.array("content")? {
-        let block = Reader::new(value, &path)?;
-        match block.kind()? {
-            "text" => blocks.push(AssistantBlock::Text(block.required_str("text")?.to_owned())),
-            "thinking" => blocks.push(AssistantBlock::Thinking(
-                block.required_str("thinking")?.to_owned(),
-            )),
-            "redacted_thinking" => blocks.push(AssistantBlock::Opaque(
-                block.str("data")?.unwrap_or_default().to_owned(),
-            )),
+/// An assistant message: its blocks, then the results of server-side tools, which arrive in
+/// the same message as their calls.
+fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    sink.unit(Unit::Assistant(None));
+    r.blocks("content", sink, &mut |block, kind, sink| {
+        match kind {
+            "text" => sink.text(Text::Str(block.required("text")?)),
+            "thinking" => sink.thinking(Text::Str(block.required("thinking")?)),
+            "redacted_thinking" => sink.opaque(match block.string("data")? {
+                Some(data) => Text::Str(data),
+                None => Text::Made(Cow::Borrowed("")),
+            }),
             kind if kind == "tool_use" || kind.ends_with("_tool_use") => {
-                blocks.push(AssistantBlock::ToolCall(ToolCall {
-                    id: block.required_str("id")?.to_owned(),
-                    name: block.required_str("name")?.to_owned(),
-                    arguments: block.get("input").cloned().unwrap_or(Value::Null),
-                }))
+                let id = block.required_str("id")?;
+                let name = block.required("name")?;
+                sink.call(id, Text::Str(name), Args::Value(block.get("input")));
             }
-            kind if kind.ends_with("_tool_result") => results.push(server_result(&block, kind)?),
+            kind if kind.ends_with("_tool_result") => {}
             other => {
                 return Err(block.unknown(
                     other,
@@ -98,24 +90,30 @@ fn assistant_message(r: &Reader) -> Result<HostMessage> {
                 ));
             }
         }
+        Ok(())
+    })?;
+    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+        return Ok(());
     }
-    Ok(assistant_host(blocks, results))
+    for (i, value) in r.array("content")?.enumerate() {
+        let block = r.item(value, "content", i)?;
+        let kind = block.kind()?;
+        if let Some(tool) = kind.strip_suffix("_tool_result") {
+            server_result(&block, tool, sink)?;
+        }
+    }
+    Ok(())
 }
 
-fn server_result(block: &Reader, kind: &str) -> Result<Message> {
-    let content = block.get("content").cloned().unwrap_or(Value::Null);
+fn server_result<'a>(block: &Obj<'a, '_>, tool: &str, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let content = block.get("content");
     let is_error = content
-        .get("type")
-        .and_then(Value::as_str)
+        .and_then(|c| c.get("type"))
+        .and_then(|t| t.str())
         .is_some_and(|t| t.ends_with("_error"));
-    let text = match &content {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    Ok(Message::ToolResult(ToolResultMessage {
-        tool_call_id: block.required_str("tool_use_id")?.to_owned(),
-        tool_name: Some(kind.trim_end_matches("_tool_result").to_owned()),
-        content: vec![ContentBlock::Text(text)],
-        is_error,
-    }))
+    let id = block.required_str("tool_use_id")?;
+    let name = Some(Cow::Owned(tool.to_owned()));
+    sink.unit(Unit::ToolResult { id, name, is_error });
+    sink.text(Text::Value(content));
+    Ok(())
 }

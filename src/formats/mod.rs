@@ -1,28 +1,43 @@
-//! Message formats other than the canonical one (DESIGN.md §3): each adapter reads one host
-//! message into canonical *units*, so that planning, estimates and records work the same in
-//! every format while indices and returned messages keep referring to the host's own array.
+//! Message formats: one reader per format (`canonical` included) turns one host message,
+//! a JSON value on a scanned tape, into events for a [`Sink`]: the canonical *units* it holds
+//! ([`Units`], for records and summaries) or its planning facts ([`Tally`], with the default
+//! heuristic). Planning, estimates and records thus work the same in every format while indices
+//! and returned messages keep referring to the host's own array. The canonical shape and how
+//! each format maps onto it are described in `docs/formats.md`.
 //!
 //! One host message may hold several units (an Anthropic user message with three
 //! `tool_result` blocks is three tool results), and a cut never falls inside one.
 
 mod ai_sdk;
 mod anthropic;
+mod canonical;
+pub(crate) mod count;
+mod numbers;
+mod object;
 mod openai_chat;
 mod openai_responses;
-mod read;
+mod sink;
+mod tally;
+mod units;
 
+use context_compaction_scan::{self as tape, Val};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::facts::Role;
-use crate::message::{AssistantBlock, ContentBlock, Message};
+use crate::facts::{MessageFacts, estimator_failed};
+pub use crate::message::HostMessage;
+use crate::token::Estimator;
 
-pub(crate) use read::Reader;
+use object::Obj;
+pub(crate) use object::Path;
+pub(crate) use sink::{Joined, Sink};
+pub(crate) use tally::Tally;
+pub(crate) use units::Units;
 
 /// How the host's messages are shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
-    /// DESIGN.md §3: `user`, `assistant`, `toolResult`.
+    /// The package's own shape (`docs/formats.md`): `user`, `assistant`, `toolResult`.
     #[default]
     Canonical,
     /// OpenAI Chat Completions messages.
@@ -63,39 +78,100 @@ impl Format {
         }
     }
 
+    /// The top-level keys of a message its reader looks at, or `None` when it may look at all
+    /// of them (an OpenAI Responses item of an unknown type counts as its whole JSON). Readers
+    /// that are handed only these keys read the same. (`parts` is read only to name a UI
+    /// message when `content` is missing.)
+    pub fn keys(self) -> Option<&'static [&'static str]> {
+        match self {
+            Format::Canonical => Some(canonical::KEYS),
+            Format::OpenAIChat => Some(openai_chat::KEYS),
+            Format::OpenAIResponses => None,
+            Format::Anthropic => Some(anthropic::KEYS),
+            Format::AiSdk => Some(ai_sdk::KEYS),
+        }
+    }
+
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
-        let reader = Reader::new(value, path)?;
-        let message = match self {
-            Format::Canonical => HostMessage::of(crate::parse::message(value, path)?),
-            Format::OpenAIChat => openai_chat::read(&reader)?,
-            Format::OpenAIResponses => openai_responses::read(&reader)?,
-            Format::Anthropic => anthropic::read(&reader)?,
-            Format::AiSdk => ai_sdk::read(&reader)?,
-        };
-        self.check_content(value, path)?;
-        Ok(message)
+        self.read_json(&value.to_string(), path)
+    }
+
+    /// Reads one host message from its JSON text.
+    pub fn read_json(self, text: &str, path: &str) -> Result<HostMessage> {
+        let mut nodes = Vec::new();
+        let message = scan(text, path, &mut nodes)?;
+        let mut units = Units::default();
+        self.read_into(message, Path::root(path), &mut units)?;
+        Ok(units.finish())
+    }
+
+    /// The facts of one host message from its JSON text, counted by `estimator`.
+    pub fn facts_json(
+        self,
+        text: &str,
+        path: &str,
+        estimator: &dyn Estimator,
+    ) -> Result<MessageFacts> {
+        let mut nodes = Vec::new();
+        let message = scan(text, path, &mut nodes)?;
+        self.facts(message, Path::root(path), estimator)
+    }
+
+    /// The facts of one host message, counted by `estimator`: in place with the default
+    /// heuristic, from its units with any other estimator.
+    pub(crate) fn facts(
+        self,
+        message: Val,
+        path: Path,
+        estimator: &dyn Estimator,
+    ) -> Result<MessageFacts> {
+        if let Some(heuristic) = estimator.as_heuristic() {
+            let mut tally = Tally::new(heuristic);
+            self.read_into(message, path, &mut tally)?;
+            return Ok(tally.finish());
+        }
+        let mut units = Units::default();
+        self.read_into(message, path, &mut units)?;
+        MessageFacts::of_host(&units.finish(), estimator)
+            .map_err(|e| estimator_failed(&path.to_string(), e))
+    }
+
+    /// Reads one host message into `sink`.
+    pub(crate) fn read_into<'a>(
+        self,
+        message: Val<'a>,
+        path: Path,
+        sink: &mut dyn Sink<'a>,
+    ) -> Result<()> {
+        let r = Obj::message(message, path, self.keys())?;
+        match self {
+            Format::Canonical => canonical::read(&r, sink),
+            Format::OpenAIChat => openai_chat::read(&r, sink),
+            Format::OpenAIResponses => openai_responses::read(&r, sink),
+            Format::Anthropic => anthropic::read(&r, sink),
+            Format::AiSdk => ai_sdk::read(&r, sink),
+        }?;
+        self.check_content(&r)
     }
 
     /// A message without `content` (a UI message with `parts`, say) is an error rather than
     /// an empty message: it would be estimated at a few tokens and never compacted. Only an
     /// OpenAI Chat assistant message with tool calls or a refusal, and Responses items other
     /// than messages, may leave it out. (`null` is allowed: it is content that says nothing.)
-    fn check_content(self, value: &Value, path: &str) -> Result<()> {
-        let Some(object) = value.as_object() else {
-            return Ok(());
-        };
-        if object.contains_key("content") {
+    fn check_content(self, r: &Obj) -> Result<()> {
+        if r.value.get("content").is_some() {
             return Ok(());
         }
-        let has = |key: &str| object.get(key).is_some_and(|v| !v.is_null());
+        let string = |key: &str| r.value.field(key).and_then(|v| v.str());
+        let has = |key: &str| r.value.field(key).is_some();
         let needed = match self {
             Format::Canonical | Format::Anthropic | Format::AiSdk => true,
             Format::OpenAIChat => {
-                object.get("role").and_then(Value::as_str) != Some("assistant")
+                string("role").as_deref() != Some("assistant")
                     || !(has("tool_calls") || has("function_call") || has("refusal"))
             }
-            Format::OpenAIResponses => match object.get("type").and_then(Value::as_str) {
+            Format::OpenAIResponses => match string("type") {
                 Some(kind) => kind == "message",
                 None => has("role"),
             },
@@ -108,9 +184,7 @@ impl Format {
         } else {
             ""
         };
-        Err(Error::invalid_request(format!(
-            "{path}.content: missing{hint}"
-        )))
+        Err(r.error("content", &format!("missing{hint}")))
     }
 
     /// The message a summary projects to, in this format; `None` for an empty summary.
@@ -127,96 +201,36 @@ impl Format {
     }
 }
 
-/// One host message as the planner and the summarizer see it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostMessage {
-    /// What it is for cuts: `System` messages are never cut (they count as system prompt).
-    pub role: Role,
-    /// Whether a turn starts here: a user message with more than tool results.
-    pub starts_turn: bool,
-    /// Its canonical units, in order (none for a system message).
-    pub units: Vec<Message>,
-    /// The text of a system or developer message.
-    pub system: Option<String>,
-}
-
-impl HostMessage {
-    /// A canonical message as a host message of one unit.
-    pub fn of(message: Message) -> HostMessage {
-        let (role, starts_turn) = match &message {
-            Message::User(_) => (Role::User, true),
-            Message::Assistant(_) => (Role::Assistant, false),
-            Message::ToolResult(_) => (Role::ToolResult, false),
+/// Scans the JSON text of one value (`JSON.stringify`'s, or a line of a body) into `nodes` and
+/// returns its root; `path` names it in errors.
+pub(crate) fn scan<'a>(
+    text: &'a str,
+    path: &str,
+    nodes: &'a mut Vec<tape::Node>,
+) -> Result<Val<'a>> {
+    let end = tape::value(text.as_bytes(), 0, nodes).ok();
+    if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
+        let what = match crate::parse::json_text(text) {
+            Err(e) => e.to_string(),
+            Ok(_) => "not one JSON value".to_owned(),
         };
-        HostMessage {
-            role,
-            starts_turn,
-            units: vec![message],
-            system: None,
-        }
+        return Err(Error::invalid_request(format!("{path}: {what}")));
     }
-
-    /// A system or developer message.
-    pub fn system(text: String) -> HostMessage {
-        HostMessage {
-            role: Role::System,
-            starts_turn: false,
-            units: Vec::new(),
-            system: Some(text),
-        }
-    }
-
-    /// Units read from one host message: a user message of only tool results does not start
-    /// a turn; one with assistant content is an assistant message.
-    pub fn of_units(units: Vec<Message>) -> HostMessage {
-        let assistant = units.iter().any(|u| matches!(u, Message::Assistant(_)));
-        let user = units.iter().any(|u| matches!(u, Message::User(_)));
-        let role = if assistant {
-            Role::Assistant
-        } else if user || units.is_empty() {
-            Role::User
-        } else {
-            Role::ToolResult
-        };
-        HostMessage {
-            role,
-            starts_turn: user && !assistant,
-            units,
-            system: None,
-        }
-    }
+    Ok(Val::root(text, nodes))
 }
 
-/// Text blocks joined, for system prompts given as blocks.
-pub fn join_texts(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.as_str()),
-            ContentBlock::Image => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A tool call's arguments from a JSON string (as OpenAI sends them): parsed when it is JSON,
-/// kept as a string otherwise, so records and estimates match the other formats.
-pub(crate) fn arguments_from_text(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
-}
-
-/// An assistant host message: its blocks, then the results of provider-executed tools that
-/// arrive in the same message as their calls.
-pub(crate) fn assistant_host(blocks: Vec<AssistantBlock>, results: Vec<Message>) -> HostMessage {
-    let mut units = vec![assistant(blocks)];
-    units.extend(results);
-    HostMessage::of_units(units)
-}
-
-/// An assistant unit from blocks.
-pub(crate) fn assistant(content: Vec<AssistantBlock>) -> Message {
-    Message::Assistant(crate::message::AssistantMessage {
-        content,
-        stop_reason: None,
-    })
+/// Text content given as a string or as canonical text blocks (an Anthropic-style system
+/// prompt), as one text; errors name `{path}.content[i]`.
+pub fn joined_text(text: &str, path: &str) -> Result<String> {
+    let mut nodes = Vec::new();
+    let value = scan(text, path, &mut nodes)?;
+    let owner = Obj::at(value, Path::root(path));
+    let mut joined = Joined::default();
+    canonical::content(
+        &owner,
+        Some(value).filter(|v| !v.is_null()),
+        "content",
+        &mut joined,
+    )?;
+    Ok(joined.text())
 }

@@ -3,112 +3,131 @@
 //! their `*_output`, `reasoning` (summary and encrypted size), and unknown items carried as
 //! opaque content that still counts.
 
-use serde_json::Value;
+use std::borrow::Cow;
 
-use super::read::Reader;
-use super::{HostMessage, arguments_from_text, assistant, join_texts};
+use context_compaction_scan::Kind;
+
+use super::object::Obj;
+use super::sink::{Args, Joined, Sink, Text, Unit};
 use crate::error::Result;
-use crate::message::{
-    AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage, UserMessage,
-};
 
 const TEXTS: [&str; 3] = ["input_text", "output_text", "refusal"];
 const ATTACHMENTS: [&str; 3] = ["input_image", "input_file", "input_audio"];
 
-pub(super) fn read(r: &Reader) -> Result<HostMessage> {
+pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let kind = match r.str("type")? {
         Some(kind) => kind,
         // An "easy" input message: `{ role, content }` without a type.
-        None if r.get("role").is_some() => "message",
+        None if r.get("role").is_some() => Cow::Borrowed("message"),
         None => return Err(r.error("type", "missing (expected a string)")),
     };
-    match kind {
-        "message" => message(r),
-        "function_call" => Ok(call(
-            r,
-            r.required_str("name")?,
-            arguments_from_text(r.str("arguments")?.unwrap_or("")),
-        )?),
-        "reasoning" => reasoning(r),
-        kind if kind.ends_with("_output") && r.get("call_id").is_some() => output(r, kind),
-        kind if kind.ends_with("_call") && r.get("call_id").is_some() => {
-            let name = r.str("name")?.unwrap_or(kind.trim_end_matches("_call"));
-            let arguments = r
-                .get("input")
-                .or(r.get("action"))
-                .or(r.get("arguments"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            call(r, name, arguments)
+    let has_call_id = r.get("call_id").is_some();
+    match kind.as_ref() {
+        "message" => message(r, sink),
+        "function_call" => {
+            let name = r.required("name")?;
+            let arguments = r.str("arguments")?.unwrap_or_default();
+            call(r, Text::Str(name), Args::JsonText(arguments), sink)
         }
-        _ => Ok(HostMessage::of_units(vec![assistant(vec![
-            AssistantBlock::Opaque(Value::Object(r.object.clone()).to_string()),
-        ])])),
+        "reasoning" => reasoning(r, sink),
+        kind if kind.ends_with("_output") && has_call_id => output(r, kind, sink),
+        kind if kind.ends_with("_call") && has_call_id => {
+            let name = match r.string("name")? {
+                Some(name) => Text::Str(name),
+                None => Text::Made(Cow::Owned(kind.trim_end_matches("_call").to_owned())),
+            };
+            let arguments = r.get("input").or(r.get("action")).or(r.get("arguments"));
+            call(r, name, Args::Value(arguments), sink)
+        }
+        _ => {
+            sink.unit(Unit::Assistant(None));
+            sink.opaque(Text::Json(Some(r.value)));
+            Ok(())
+        }
     }
 }
 
-fn message(r: &Reader) -> Result<HostMessage> {
-    let content = r.content("content", &TEXTS, &ATTACHMENTS)?;
-    match r.required_str("role")? {
-        "system" | "developer" => Ok(HostMessage::system(join_texts(&content))),
-        "user" => Ok(HostMessage::of_units(vec![Message::User(UserMessage {
-            content,
-        })])),
-        "assistant" => Ok(HostMessage::of_units(vec![assistant(
-            content
-                .into_iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text(text) => Some(AssistantBlock::Text(text)),
-                    ContentBlock::Image => None,
-                })
-                .collect(),
-        )])),
-        other => Err(r.error(
-            "role",
-            &format!("unknown role \"{other}\" (expected user, assistant, system or developer)"),
-        )),
+fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let role = r.required_str("role");
+    match role.as_deref() {
+        Ok("system" | "developer") => {
+            let mut joined = Joined::default();
+            r.content("content", &TEXTS, &ATTACHMENTS, &mut joined)?;
+            sink.system(joined.text());
+        }
+        Ok("user") => {
+            sink.unit(Unit::User);
+            r.content("content", &TEXTS, &ATTACHMENTS, sink)?;
+        }
+        // Attachments in an assistant message are dropped.
+        Ok("assistant") => {
+            sink.unit(Unit::Assistant(None));
+            r.content("content", &TEXTS, &ATTACHMENTS, sink)?;
+        }
+        _ => {
+            // The content is checked first, as its errors come first.
+            r.content("content", &TEXTS, &ATTACHMENTS, &mut Joined::default())?;
+            let other = role?;
+            return Err(r.error(
+                "role",
+                &format!(
+                    "unknown role \"{other}\" (expected user, assistant, system or developer)"
+                ),
+            ));
+        }
     }
+    Ok(())
 }
 
-fn call(r: &Reader, name: &str, arguments: Value) -> Result<HostMessage> {
-    Ok(HostMessage::of_units(vec![assistant(vec![
-        AssistantBlock::ToolCall(ToolCall {
-            id: r.required_str("call_id")?.to_owned(),
-            name: name.to_owned(),
-            arguments,
-        }),
-    ])]))
+fn call<'a>(
+    r: &Obj<'a, '_>,
+    name: Text<'a>,
+    arguments: Args<'a>,
+    sink: &mut dyn Sink<'a>,
+) -> Result<()> {
+    let id = r.required_str("call_id")?;
+    sink.unit(Unit::Assistant(None));
+    sink.call(id, name, arguments);
+    Ok(())
 }
 
-fn output(r: &Reader, kind: &str) -> Result<HostMessage> {
-    let content = match r.get("output") {
-        Some(Value::String(text)) => vec![ContentBlock::Text(text.clone())],
-        Some(Value::Array(_)) => r.content("output", &TEXTS, &ATTACHMENTS)?,
-        Some(other) => vec![ContentBlock::Text(other.to_string())],
-        None => Vec::new(),
-    };
+fn output<'a>(r: &Obj<'a, '_>, kind: &str, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let id = r.required_str("call_id")?;
     let name = kind.trim_end_matches("_output").trim_end_matches("_call");
-    Ok(HostMessage::of_units(vec![Message::ToolResult(
-        ToolResultMessage {
-            tool_call_id: r.required_str("call_id")?.to_owned(),
-            tool_name: (name != "function").then(|| name.to_owned()),
-            content,
-            is_error: false,
-        },
-    )]))
+    let name = (name != "function").then(|| Cow::Owned(name.to_owned()));
+    sink.unit(Unit::ToolResult {
+        id,
+        name,
+        is_error: false,
+    });
+    match r.get("output") {
+        Some(text) if text.kind() == Kind::String => sink.text(Text::Str(text)),
+        Some(items) if items.kind() == Kind::Array => {
+            r.content("output", &TEXTS, &ATTACHMENTS, sink)?
+        }
+        Some(other) => sink.text(Text::Json(Some(other))),
+        None => {}
+    }
+    Ok(())
 }
 
-fn reasoning(r: &Reader) -> Result<HostMessage> {
+fn reasoning<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let mut summary = Vec::new();
-    for (path, value) in r.array("summary")? {
-        summary.push(Reader::new(value, &path)?.required_str("text")?.to_owned());
+    for (i, value) in r.array("summary")?.enumerate() {
+        summary.push(r.item(value, "summary", i)?.required("text")?);
     }
-    let mut blocks = Vec::new();
-    if !summary.is_empty() {
-        blocks.push(AssistantBlock::Thinking(summary.join("\n")));
+    let encrypted = r.string("encrypted_content")?;
+    sink.unit(Unit::Assistant(None));
+    match summary.as_slice() {
+        [] => {}
+        [one] => sink.thinking(Text::Str(*one)),
+        many => {
+            let texts: Vec<_> = many.iter().map(|t| t.str().unwrap_or_default()).collect();
+            sink.thinking(Text::Made(Cow::Owned(texts.join("\n"))));
+        }
     }
-    if let Some(encrypted) = r.str("encrypted_content")? {
-        blocks.push(AssistantBlock::Opaque(encrypted.to_owned()));
+    if let Some(encrypted) = encrypted {
+        sink.opaque(Text::Str(encrypted));
     }
-    Ok(HostMessage::of_units(vec![assistant(blocks)]))
+    Ok(())
 }

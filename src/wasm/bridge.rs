@@ -48,7 +48,7 @@ async fn call_host(
     super::host::settle(&returned).await
 }
 
-/// Sorts a host failure for the retry rules (DESIGN.md §3, "Retries in JS").
+/// Sorts a host failure for the retry rules (`crate::retry`).
 pub fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
     let get =
         |value: &JsValue, key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);

@@ -12,8 +12,9 @@ use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use super::walk;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts, Role, estimator_failed};
+use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
+use crate::message::Role;
 use crate::token::Estimator;
 
 thread_local! {
@@ -66,7 +67,7 @@ fn read_together(
     if missed.len() < walk::BULK {
         return Ok(());
     }
-    let read = walk::read(
+    let read = walk::facts(
         &request.messages,
         &missed,
         0,
@@ -101,11 +102,10 @@ fn store(value: &JsValue, map: Option<&WeakMap>, facts: &MessageFacts) {
 }
 
 fn message_facts(request: &JsRequest, i: u32, map: Option<&WeakMap>) -> Result<MessageFacts> {
-    let host = convert::host(&request.messages, i as usize, request.format)?;
-    let facts = MessageFacts::of_host(&host, &request.estimator)
-        .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
+    let message = request.messages.get(i);
+    let facts = convert::message_facts(&message, i as usize, request.format, &request.estimator)?;
     if map.is_some() {
-        store(&request.messages.get(i), map, &facts);
+        store(&message, map, &facts);
     }
     Ok(facts)
 }

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::bridge::{CallContext, JsSummarizer};
 use super::convert::{self, JsRequest};
 use super::js::AbortSignal;
-use super::{cache, config, error::to_js};
+use super::{cache, config, error::to_js, walk};
 use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
 use crate::error::Result;
@@ -202,8 +202,8 @@ impl Inner {
             let messages = &request.messages;
             context.history = convert::slice_without_pinned(messages, &facts.messages, h);
             context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
-            history = convert::messages(messages, h.start, h.end, request.format)?;
-            prefix = convert::messages(messages, p.start, p.end, request.format)?;
+            history = walk::units(messages, h.clone(), request.format)?;
+            prefix = walk::units(messages, p.clone(), request.format)?;
         }
         Ok(Job {
             request,
@@ -225,8 +225,8 @@ impl Inner {
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
         let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = convert::messages(messages, h.start, h.end, request.format)?;
-        let prefix = convert::messages(messages, p.start, p.end, request.format)?;
+        let history = walk::units(messages, h.clone(), request.format)?;
+        let prefix = walk::units(messages, p.clone(), request.format)?;
         let asked = SummarizeRequest {
             previous_summary: &request.summary,
             messages: &history,

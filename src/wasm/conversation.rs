@@ -14,7 +14,7 @@ use super::estimator::AnyEstimator;
 use super::host;
 use super::walk;
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
+use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::parse;
@@ -80,7 +80,7 @@ impl JsHistory {
         let mut walked = match incoming.length() as usize {
             n if n >= walk::BULK => {
                 let indices: Vec<u32> = (0..incoming.length()).collect();
-                walk::read(&incoming, &indices, start, self.format, &self.estimator)?
+                walk::facts(&incoming, &indices, start, self.format, &self.estimator)?
             }
             _ => Vec::new(),
         };
@@ -91,10 +91,8 @@ impl JsHistory {
                 if let Some(facts) = walked.get_mut(k).and_then(Option::take) {
                     return Ok((message, facts));
                 }
-                let path = format!("messages[{}]", start + k);
-                let host = self.format.read(&convert::json(&message, &path)?, &path)?;
-                let facts = MessageFacts::of_host(&host, &self.estimator)
-                    .map_err(|e| estimator_failed(&path, e))?;
+                let facts =
+                    convert::message_facts(&message, start + k, self.format, &self.estimator)?;
                 Ok((message, facts))
             })
             .collect()

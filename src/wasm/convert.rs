@@ -12,9 +12,9 @@ use super::estimator::AnyEstimator;
 use super::host;
 use super::js::AbortSignal;
 use crate::error::{Error, Result, whole_number};
-use crate::facts::{MessageFacts, RequestFacts, Role};
+use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
-use crate::message::{Message, ToolDefinition};
+use crate::message::{Role, ToolDefinition};
 use crate::parse;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -129,14 +129,20 @@ pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
 /// One host value as JSON (via `JSON.stringify`, so `toJSON`, `undefined` and `NaN` behave as
 /// they do in JavaScript).
 pub fn json(value: &JsValue, path: &str) -> Result<Value> {
-    let text = JSON::stringify(value)
+    let text = json_text(value, path)?;
+    parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
+}
+
+/// One host value as JSON text, as `JSON.stringify` writes it; what it throws is the error's
+/// source.
+pub fn json_text(value: &JsValue, path: &str) -> Result<String> {
+    JSON::stringify(value)
         .map_err(|e| Error::InvalidRequest {
             message: format!("{path}: cannot be read as JSON: {}", describe(&e)),
             source: Some(Box::new(HostError::new(e))),
         })?
         .as_string()
-        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))?;
-    parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
+        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))
 }
 
 /// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
@@ -144,28 +150,24 @@ pub fn system_prompt(value: &JsValue) -> Result<String> {
     let Some(blocks) = host::list(value, "systemPrompt")? else {
         return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
     };
-    let blocks = parse::content_blocks(&json(&blocks, "systemPrompt")?, "systemPrompt")?;
-    Ok(crate::formats::join_texts(&blocks))
+    crate::formats::joined_text(&json_text(&blocks, "systemPrompt")?, "systemPrompt")
 }
 
 /// Reads host message `i` of `messages` in `format`.
 pub fn host(messages: &Array, i: usize, format: Format) -> Result<HostMessage> {
     let path = format!("messages[{i}]");
-    format.read(&json(&messages.get(i as u32), &path)?, &path)
+    format.read_json(&json_text(&messages.get(i as u32), &path)?, &path)
 }
 
-/// The canonical units of host messages `start..end`.
-pub fn messages(
-    messages: &Array,
-    start: usize,
-    end: usize,
+/// The facts of host message `message`, at index `i`, in `format`, counted by `estimator`.
+pub fn message_facts(
+    message: &JsValue,
+    i: usize,
     format: Format,
-) -> Result<Vec<Message>> {
-    let mut units = Vec::new();
-    for i in start..end {
-        units.extend(host(messages, i, format)?.units);
-    }
-    Ok(units)
+    estimator: &dyn crate::token::Estimator,
+) -> Result<MessageFacts> {
+    let path = format!("messages[{i}]");
+    format.facts_json(&json_text(message, &path)?, &path, estimator)
 }
 
 /// Host messages `range` without the system messages among them (those are never cut); one

@@ -1,27 +1,29 @@
-//! The cold objects path for messages of every format with the default heuristic: the
-//! package's JavaScript walker (`pkg-template/walk.js`, registered at setup) copies each
-//! text-bearing string once into buffers here, and [`crate::body::walked`] reads the facts from
-//! them. This avoids building and parsing JSON per message (or for the whole history) on the
-//! way in.
+//! The cold objects path: the package's JavaScript walker (`pkg-template/walk.js`, registered at
+//! setup) lays out many host messages at once as a tape of nodes over one UTF-8 buffer in wasm
+//! memory, and the format readers read them from it as they read a scanned body. No JSON is
+//! written or parsed on the way. A message the walker is not sure of is read through
+//! `JSON.stringify` instead, one at a time.
 
 use std::cell::RefCell;
+use std::ops::Range;
 
+use context_compaction_scan::{self as tape, Kind, Node, Val};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::estimator::AnyEstimator;
+use super::convert;
 use super::host;
-use crate::body::walked;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::Format;
-use crate::token::{Estimator, Heuristic};
+use crate::formats::{Format, Path, Units};
+use crate::message::Message;
+use crate::token::Estimator;
 
 thread_local! {
     static WALKER: RefCell<Option<Function>> = const { RefCell::new(None) };
-    /// The byte and op buffers of the last walk, kept for the next one: wasm memory never
-    /// shrinks, so keeping them costs nothing, and a new walk does not zero them again.
-    static BUFFERS: RefCell<(Vec<u8>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// The buffers of the last walk, kept for the next one: wasm memory never shrinks, so
+    /// keeping them costs nothing, and a new walk does not zero them again.
+    static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::new()) };
 }
 
 /// Registers the package's walker; the entry files call it once after init.
@@ -32,155 +34,290 @@ pub fn register_walker(walker: Function) {
 
 // Buffer sizes of the first walk: small, so that a short history does not pay for a large one.
 const FIRST_BYTES: usize = 64 << 10;
-const FIRST_OPS: usize = 1 << 12;
-// They double while they fill up, to this: a few MB of text at a time keeps memory flat for
-// long histories.
+const FIRST_WORDS: usize = 16 << 10;
+// They double while they fill up, to these: a few MB at a time keeps memory flat for long
+// histories.
 const BYTES: usize = 4 << 20;
-// Past this, a message is left to the general reader.
+const WORDS: usize = 1 << 20;
+// Past this, a message is read through `JSON.stringify`.
 const MAX_BYTES: usize = 1 << 30;
 
+// The walker's node tags (keep in step with pkg-template/walk.js).
+const TAGS: [Kind; 6] = [
+    Kind::Null,
+    Kind::Bool,
+    Kind::Number,
+    Kind::String,
+    Kind::Array,
+    Kind::Object,
+];
+const SKIPPED: u32 = 6;
+
 /// From this many messages to read, they are read together rather than one crossing and one
-/// parse each.
+/// `JSON.stringify` each.
 pub const BULK: usize = 32;
 
-/// The facts of `messages[i]` for each of `indices` read together, where the default heuristic
-/// allows; `None` (or nothing) for those to be read one by one, which also gives any error its
-/// own index. An error when the walker is not registered, or when reading a message threw
-/// (named `messages[first + i]`, the caller's exception as its cause).
-pub fn read(
+/// The facts of `messages[i]` for each of `indices`, counted by `estimator`; `None` for those
+/// to be read one by one. Errors name `messages[base + i]`.
+pub fn facts(
     messages: &Array,
     indices: &[u32],
-    first: usize,
+    base: usize,
     format: Format,
-    estimator: &AnyEstimator,
+    estimator: &dyn Estimator,
 ) -> Result<Vec<Option<MessageFacts>>> {
-    // The formats the walker reads (`format` in pkg-template/walk.js).
-    let code = match format {
-        Format::Canonical => 0,
-        Format::OpenAIChat => 1,
-        Format::Anthropic => 2,
-        Format::AiSdk => 3,
-        Format::OpenAIResponses => 4,
-    };
-    Ok(match estimator.as_heuristic() {
-        Some(heuristic) => {
-            let walk = Walk {
-                walker: walker()?,
-                format: code,
-                first,
-            };
-            facts(&walk, messages, indices, heuristic)?.unwrap_or_default()
-        }
-        None => Vec::new(),
-    })
+    let mut out = Vec::with_capacity(indices.len());
+    each(messages, indices, base, format, &mut |k, message| {
+        out.push(match message {
+            Some(message) => Some(format.facts(message, Path::message(k), estimator)?),
+            None => None,
+        });
+        Ok(())
+    })?;
+    Ok(out)
 }
 
-/// The walker, the format it reads messages in, and the index of `messages[0]` in errors.
-struct Walk {
-    walker: Function,
-    format: u32,
-    first: usize,
+/// The canonical units of host messages `range`.
+pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
+    let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
+    let mut out = Vec::new();
+    each(messages, &indices, 0, format, &mut |i, message| {
+        let host = match message {
+            Some(message) => {
+                let mut units = Units::default();
+                format.read_into(message, Path::message(i), &mut units)?;
+                units.finish()
+            }
+            None => convert::host(messages, i, format)?,
+        };
+        out.extend(host.units);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
+/// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
+/// through `JSON.stringify`.
+fn each(
+    messages: &Array,
+    indices: &[u32],
+    base: usize,
+    format: Format,
+    each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+) -> Result<()> {
+    let walker = walker()?;
+    let keys = match format.keys() {
+        Some(keys) => keys
+            .iter()
+            .map(|k| JsValue::from_str(k))
+            .collect::<Array>()
+            .into(),
+        None => JsValue::NULL,
+    };
+    let mut buffers = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
+    buffers.reserve(FIRST_BYTES, FIRST_WORDS);
+    let walk = Walk {
+        walker: &walker,
+        messages,
+        indices,
+        base,
+        keys,
+    };
+    let read = walk.all(&mut buffers, each);
+    // Only buffers of the usual size are kept (a huge message's are let go).
+    if buffers.bytes.len() <= BYTES {
+        BUFFERS.with(|slot| *slot.borrow_mut() = buffers);
+    }
+    read
 }
 
 /// The walker, or an error when the glue is used without an entry file (every entry registers
-/// it): going on without it would be silently slow.
+/// it).
 fn walker() -> Result<Function> {
     WALKER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
         Error::invalid_config(
-            "the package's walker is not registered: import context-compaction through one of its entries".to_owned(),
+            "the package's walker is not registered: import context-compaction through one of its entries",
         )
     })
 }
 
-/// The facts of `messages[i]` for each of `indices`, `None` for those to be read the general
-/// way; `None` as a whole when the walker gave up.
-fn facts(
-    walk: &Walk,
-    messages: &Array,
-    indices: &[u32],
-    heuristic: Heuristic,
-) -> Result<Option<Vec<Option<MessageFacts>>>> {
-    let (mut bytes, mut ops) = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
-    if bytes.len() < FIRST_BYTES || ops.len() < FIRST_OPS {
-        bytes.resize(FIRST_BYTES, 0);
-        ops.resize(FIRST_OPS, 0);
-    }
-    let out = read_all(walk, messages, indices, heuristic, &mut bytes, &mut ops);
-    // Only buffers of the usual size are kept (a huge message's are let go).
-    if bytes.len() <= BYTES {
-        BUFFERS.with(|slot| *slot.borrow_mut() = (bytes, ops));
-    }
-    out
+/// What the walker writes into, and the nodes read from it.
+struct Buffers {
+    bytes: Vec<u8>,
+    words: Vec<u32>,
+    nodes: Vec<Node>,
 }
 
-/// Walks all of `indices` with the given buffers, growing them as needed.
-fn read_all(
-    walk: &Walk,
-    messages: &Array,
-    indices: &[u32],
-    heuristic: Heuristic,
-    bytes: &mut Vec<u8>,
-    ops: &mut Vec<u32>,
-) -> Result<Option<Vec<Option<MessageFacts>>>> {
-    let mut out = Vec::with_capacity(indices.len());
-    while out.len() < indices.len() {
-        let count = walk_from(walk, messages, indices, out.len(), bytes, ops)?;
-        if count > 0 {
-            // `ops[0]` holds how many ops follow it.
-            let used = ops.first().map_or(0, |&n| n as usize);
-            let read = ops
-                .get(1..1 + used)
-                .and_then(|ops| walked::facts(ops, bytes, count, heuristic));
-            let Some(read) = read else { return Ok(None) };
-            out.extend(read);
-        }
-        // Nothing fit (one large message), or the buffers filled up on a long history.
-        let limit = if count == 0 { MAX_BYTES } else { BYTES };
-        if count == 0 && bytes.len() >= limit {
-            return Ok(None);
-        }
-        if out.len() < indices.len() && bytes.len() < limit {
-            bytes.resize(bytes.len() * 2, 0);
-            ops.resize(ops.len() * 2, 0);
+impl Buffers {
+    const fn new() -> Buffers {
+        Buffers {
+            bytes: Vec::new(),
+            words: Vec::new(),
+            nodes: Vec::new(),
         }
     }
-    Ok((out.len() == indices.len()).then_some(out))
+
+    fn reserve(&mut self, bytes: usize, words: usize) {
+        if self.bytes.len() < bytes {
+            self.bytes.resize(bytes, 0);
+        }
+        if self.words.len() < words {
+            self.words.resize(words, 0);
+        }
+    }
 }
 
-/// One call of the walker from message `from` on: how many messages it laid out.
-fn walk_from(
-    walk: &Walk,
-    messages: &Array,
-    indices: &[u32],
-    from: usize,
-    bytes: &mut [u8],
-    ops: &mut [u32],
-) -> Result<usize> {
-    // The walker writes into `bytes` and `ops` through wasm memory; nothing here touches them
-    // until it returns.
-    let args: Array = [
-        messages.clone().into(),
-        wasm_bindgen::memory(),
-        address(indices.as_ptr()),
-        JsValue::from(indices.len() as u32),
-        JsValue::from(from as u32),
-        address(bytes.as_mut_ptr()),
-        JsValue::from(bytes.len() as u32),
-        address(ops.as_mut_ptr()),
-        JsValue::from(ops.len() as u32),
-        JsValue::from(walk.format),
-    ]
-    .iter()
-    .collect();
-    let count = walk
-        .walker
-        .apply(&JsValue::NULL, &args)
-        .map_err(|thrown| host::fault_at(&thrown, "messages", walk.first))?;
-    // The walker returns how many it laid out, at most the rest of `indices`.
-    Ok(count
-        .as_f64()
-        .map_or(0, |n| n as usize)
-        .min(indices.len() - from))
+impl Default for Buffers {
+    fn default() -> Buffers {
+        Buffers::new()
+    }
+}
+
+/// One walk over `messages[indices[k]]`.
+struct Walk<'a> {
+    walker: &'a Function,
+    messages: &'a Array,
+    indices: &'a [u32],
+    base: usize,
+    /// The top-level keys to lay out (`null` for all).
+    keys: JsValue,
+}
+
+impl Walk<'_> {
+    /// Walks all of the messages, growing the buffers as needed.
+    fn all(
+        &self,
+        buffers: &mut Buffers,
+        each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+    ) -> Result<()> {
+        let mut k = 0;
+        while let Some(&index) = self.indices.get(k) {
+            let count = self.call(k, buffers)?;
+            let (bytes, words) = (buffers.bytes.len(), buffers.words.len());
+            if count == 0 && bytes >= MAX_BYTES {
+                // One message larger than any buffer.
+                each(self.base + index as usize, None)?;
+                k += 1;
+            } else if count == 0 {
+                // One message larger than the buffers: they grow until it fits.
+                buffers.reserve(bytes * 2, words * 2);
+            } else {
+                self.read(k, count, buffers, each)?;
+                k += count;
+                // A long history: they grow to their usual size.
+                let bytes = if bytes < BYTES { bytes * 2 } else { bytes };
+                let words = if words < WORDS { words * 2 } else { words };
+                buffers.reserve(bytes, words);
+            }
+        }
+        Ok(())
+    }
+
+    /// One call of the walker from message `k` on: how many messages it laid out.
+    fn call(&self, k: usize, buffers: &mut Buffers) -> Result<usize> {
+        // The walker writes into the buffers through wasm memory; nothing here touches them
+        // until it returns.
+        let args: Array = [
+            self.messages.clone().into(),
+            wasm_bindgen::memory(),
+            address(self.indices.as_ptr()),
+            JsValue::from(self.indices.len() as u32),
+            JsValue::from(k as u32),
+            address(buffers.bytes.as_mut_ptr()),
+            JsValue::from(buffers.bytes.len() as u32),
+            address(buffers.words.as_mut_ptr()),
+            JsValue::from(buffers.words.len() as u32),
+            self.keys.clone(),
+        ]
+        .iter()
+        .collect();
+        // Anything the walker throws (it catches the caller's exceptions itself) is caught at
+        // this call too: nothing unwinds through a wasm frame.
+        let walked = self
+            .walker
+            .apply(&JsValue::NULL, &args)
+            .map_err(|thrown| host::fault(&thrown))?;
+        match walked.as_f64() {
+            Some(count) => Ok(count as usize),
+            // A `Fault` naming the message that threw (its index in `messages`), the
+            // caller's exception as its cause.
+            None => Err(host::fault_at(&walked, "messages", self.base)),
+        }
+    }
+
+    /// Reads the `count` messages laid out from message `k` on.
+    fn read(
+        &self,
+        k: usize,
+        count: usize,
+        buffers: &mut Buffers,
+        each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+    ) -> Result<()> {
+        let Buffers {
+            bytes,
+            words,
+            nodes,
+        } = buffers;
+        // Not a tape (never from the package's walker): each message the slow way.
+        let (used, text) = laid_out(bytes, words, nodes).unwrap_or_default();
+        let mut roots = used.into_iter();
+        for index in self.indices.iter().skip(k).take(count) {
+            let message = roots
+                .next()
+                .flatten()
+                .map(|root| Val::at(text, nodes, root));
+            each(self.base + *index as usize, message)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tape the walker wrote into `words` and `bytes` as nodes over a text, and the root of each
+/// message on it (`None` for one it skipped); `None` when it is not a well-formed tape.
+fn laid_out<'a>(
+    bytes: &'a [u8],
+    words: &[u32],
+    nodes: &mut Vec<Node>,
+) -> Option<(Vec<Option<usize>>, &'a str)> {
+    let (&count, &used) = (words.first()?, words.get(1)?);
+    let text = tape::utf8(bytes.get(..used as usize)?)?;
+    let words = words.get(4..4 + 4 * count as usize)?;
+    nodes.clear();
+    let mut skipped = Vec::new();
+    for (i, node) in words.chunks_exact(4).enumerate() {
+        let &[tag, start, end, next] = node else {
+            return None;
+        };
+        if tag == SKIPPED {
+            skipped.push(i);
+        }
+        let kind = match TAGS.get(tag as usize) {
+            Some(kind) => *kind,
+            None if tag == SKIPPED => Kind::Null,
+            None => return None,
+        };
+        nodes.push(Node {
+            kind,
+            escaped: false,
+            verbatim: kind == Kind::String,
+            start,
+            end,
+            next,
+        });
+    }
+    tape::check(nodes, text.len()).ok()?;
+    let mut roots = Vec::new();
+    let mut root = 0;
+    let mut skipped = skipped.into_iter().peekable();
+    while let Some(node) = nodes.get(root) {
+        // Both go up: a skipped node before this root is not a root.
+        while skipped.next_if(|&s| s < root).is_some() {}
+        let skip = skipped.next_if_eq(&root).is_some();
+        roots.push((!skip).then_some(root));
+        root = node.next as usize;
+    }
+    Some((roots, text))
 }
 
 fn address<T>(pointer: *const T) -> JsValue {

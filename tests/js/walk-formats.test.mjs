@@ -1,10 +1,11 @@
-// The cold objects path in the other formats: each host message is walked as the canonical units
-// its format adapter makes of it (src/formats/). A host message may hold several units (each
-// framed), and its role and turn start follow from them, so plans are compared as well as
-// estimates, on edge cases and on the real session converted as bench/workloads.mjs converts it.
+// The cold objects path in the other formats: the walker lays each host message out as it is,
+// and the format's reader (src/formats/) reads it as the JSON.stringify path does. A host message
+// may hold several units (each framed), and its role and turn start follow from them, so plans
+// are compared as well as estimates, and the summarizer input, on edge cases and on the real
+// session converted as bench/workloads.mjs converts it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bothWays, failsWithItsIndex, forty, samePlans, sessionMessages } from "./walk-helpers.mjs";
+import { bothWays, failsWithItsIndex, forty, sameSummarizerInput, samePlans, sessionMessages } from "./walk-helpers.mjs";
 
 const { aiSdk, anthropic, openAIChat, openAIResponses } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 
@@ -15,6 +16,7 @@ for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses
     assert.ok(together.length > 500);
     assert.deepEqual(together, alone);
     samePlans(session, format);
+    sameSummarizerInput(session, format);
   });
 }
 

@@ -32,6 +32,23 @@ export function samePlans(make, format = "canonical") {
   }
 }
 
+/**
+ * The summarizer input of `make()` read by the walker equals the one read through
+ * JSON.stringify message by message (each message behind a `toJSON`, which the walker leaves to
+ * that path).
+ */
+export function sameSummarizerInput(make, format = "canonical") {
+  const compactor = new Compactor({ keepRecentTokens: 2_000, summarizer: generator(async () => "S"), cacheFacts: false });
+  const messages = make();
+  const plan = compactor.plan({ messages, format, inputTokenBudget: 0 });
+  assert.ok(plan.messagesToSummarize.length >= 32);
+  const walked = compactor.summarizerInput({ messages, format }, plan);
+  const stringified = messages.map((m) => ({ toJSON: () => m }));
+  const alone = compactor.summarizerInput({ messages: stringified, format }, plan);
+  assert.deepEqual(walked, alone);
+  assert.ok(walked[0].prompt.length > 10_000);
+}
+
 /** Each bad message, at index 35 of forty read together, fails with an error naming it. */
 export function failsWithItsIndex(format, cases) {
   const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });

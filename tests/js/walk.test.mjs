@@ -1,12 +1,14 @@
-// The cold objects path: 32 or more uncached messages are walked in JavaScript and their strings
-// copied once into wasm (pkg-template/walk.js, src/body/walked.rs). Whatever a message holds,
-// its estimate is the one the message-by-message path (JSON.stringify, then serde_json) gives
-// it, and errors still name the message. The other formats are in walk-formats.test.mjs.
+// The cold objects path: 32 or more uncached messages are walked in JavaScript, laid out as a
+// tape with their strings copied once into wasm (pkg-template/walk.js, src/wasm/walk.rs), and
+// read by the format's reader. Whatever a message holds, its estimate is the one the
+// message-by-message path (JSON.stringify, then the same reader) gives it, errors still name
+// the message, and a host exception never escapes. The other formats are in
+// walk-formats.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor } from "context-compaction";
+import { CompactionError, Compactor } from "context-compaction";
 import { generator } from "./helpers.mjs";
-import { bothWays, failsWithItsIndex, forty, samePlans, sessionMessages } from "./walk-helpers.mjs";
+import { bothWays, failsWithItsIndex, forty, sameSummarizerInput, samePlans, sessionMessages } from "./walk-helpers.mjs";
 
 function deep(levels) {
   let value = { leaf: "x" };
@@ -79,6 +81,35 @@ test("the real session estimates and plans the same read together as one at a ti
   assert.equal(together.length, 914);
   assert.deepEqual(together, alone);
   samePlans(sessionMessages);
+  sameSummarizerInput(sessionMessages);
+});
+
+test("a message that throws while it is read fails with its index and the thrown value as cause", () => {
+  const thrown = new Error("getter says no");
+  const throwing = { role: "user", get content() { throw thrown; } };
+  const { proxy, revoke } = Proxy.revocable({ role: "user", content: "x" }, {});
+  revoke();
+  const compactor = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
+  for (const [bad, cause] of [[throwing, thrown], [proxy, TypeError]]) {
+    const messages = forty([{ role: "user", content: "hello" }]);
+    messages[35] = bad;
+    for (const read of [() => compactor.plan({ messages, inputTokenBudget: 0 }), () => compactor.conversation({ messages })]) {
+      assert.throws(read, (e) => {
+        assert.ok(e instanceof CompactionError, String(e));
+        assert.match(e.message, /messages\[35\]/);
+        if (cause === thrown) assert.equal(e.cause, thrown);
+        else assert.ok(e.cause instanceof cause, String(e.cause));
+        return true;
+      });
+    }
+  }
+  // The summarizer input reads its messages through the walker too.
+  const small = new Compactor({ keepRecentTokens: 10, summarizer: generator(async () => "S"), cacheFacts: false });
+  const messages = forty([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]);
+  const plan = small.plan({ messages, inputTokenBudget: 0 });
+  assert.ok(plan.messagesToSummarize.length > 32);
+  messages[3] = throwing;
+  assert.throws(() => small.summarizerInput({ messages }, plan), (e) => e instanceof CompactionError && /messages\[3\]/.test(e.message) && e.cause === thrown);
 });
 
 test("a message larger than the walker's buffers is read too", () => {

@@ -1,54 +1,22 @@
 //! Heuristic token counts of scanned values, without building strings where it can be helped.
 
-use std::borrow::Cow;
-
-use crate::token::{Heuristic, rounded, score};
-use context_compaction_scan::{Kind, Val, backslash, score_escaped, score_quoted, unescape};
+use crate::token::score;
+use context_compaction_scan::{Kind, Val, backslash, score_quoted, unescape};
 
 // A pair of quotes or brackets.
-pub(super) const PAIR: u64 = 2 * PUNCTUATION;
+pub(crate) const PAIR: u64 = 2 * PUNCTUATION;
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 const MAX_CHECKED_KEYS: usize = 32;
 // What the heuristic scores each JSON punctuation byte (`{`, `"`, `:`, …).
-pub(super) const PUNCTUATION: u64 = 40;
-
-/// Counts tokens the way [`Heuristic::count`] does on the values of a body.
-pub(crate) struct Counter {
-    pub heuristic: Heuristic,
-}
-
-impl Counter {
-    /// The tokens of a string's value (0 for anything else, as for an empty text).
-    pub fn text(&self, value: Val) -> u64 {
-        let raw = value.raw();
-        if value.kind() != Kind::String || raw.is_empty() {
-            return 0;
-        }
-        // As `Heuristic::count` scores the value, without building it when the escapes allow.
-        let score = match value.escaped() {
-            false => score(raw.as_bytes()),
-            true => {
-                score_escaped(raw.as_bytes()).unwrap_or_else(|| score(unescape(raw).as_bytes()))
-            }
-        };
-        rounded(score)
-    }
-
-    /// The tokens of `value`, a value of the body itself, written as compact JSON (as tool-call
-    /// arguments are counted), or `None` when that text is not known without building it (an
-    /// object with a repeated key). Its numbers are those `JSON.parse` reads (`1e2` is 100).
-    pub fn compact(&self, value: Val) -> Option<u64> {
-        Some(rounded(compact_score(value, Numbers::JavaScript)?))
-    }
-}
+pub(crate) const PUNCTUATION: u64 = 40;
 
 /// The heuristic score of the value JSON `text` holds, written as compact JSON (as
 /// `serde_json` writes the value it parses); `None` when `text` is not JSON.
-pub(super) fn json_score(text: &str) -> Option<u64> {
+pub(crate) fn json_score(text: &str) -> Option<u64> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
     if end == Some(text.len())
-        && let Some(score) = compact_score(Val::root(text, &nodes), Numbers::SerdeJson)
+        && let Some(score) = score_as(Val::root(text, &nodes), Numbers::SerdeJson)
     {
         return Some(score);
     }
@@ -56,15 +24,15 @@ pub(super) fn json_score(text: &str) -> Option<u64> {
     Some(score(value.to_string().as_bytes()))
 }
 
-/// The heuristic score of tool-call arguments given as JSON text, as the adapters read them: the
+/// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the
 /// value the text holds, or the text itself as a string when it is not JSON.
-pub(super) fn arguments_text_score(text: &str) -> u64 {
+pub(crate) fn arguments_text_score(text: &str) -> u64 {
     json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
 }
 
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
 /// escapes it); `serde_json` writes it when that is not known without writing it.
-pub(super) fn quoted_score(text: &[u8]) -> u64 {
+pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
@@ -74,59 +42,75 @@ pub(super) fn quoted_score(text: &[u8]) -> u64 {
     score(written.unwrap_or_default().as_bytes())
 }
 
-/// Who reads the numbers of a value in the objects path: `JSON.parse` for the body's own
-/// values, `serde_json` for JSON held in a string (OpenAI's arguments text).
+/// Who reads the numbers of a value: `JSON.parse` for a message's own values (as a body's
+/// bytes hold them; the walker and `JSON.stringify` write them as JavaScript does already),
+/// `serde_json` for JSON held in a string (OpenAI's arguments text).
 #[derive(Clone, Copy)]
 enum Numbers {
     JavaScript,
     SerdeJson,
 }
 
+/// The heuristic score of `value`, a message's own value, as compact JSON. Its numbers are
+/// those `JSON.parse` reads (`1e2` is 100, `1e999` is null), so `planBytes(body)` counts what
+/// `plan({ messages: JSON.parse(body) })` does.
+pub(crate) fn compact_score(value: Val) -> Option<u64> {
+    score_as(value, Numbers::JavaScript)
+}
+
 /// The heuristic score of `value` as compact JSON: the sum over its pieces, because every piece
 /// is delimited by JSON punctuation.
-fn compact_score(value: Val, numbers: Numbers) -> Option<u64> {
+fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
     Some(match value.kind() {
         Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
         Kind::Number => match numbers {
-            Numbers::JavaScript => score(
-                super::numbers::js_number(value.raw())
-                    .to_string()
-                    .as_bytes(),
-            ),
+            Numbers::JavaScript => js_number_score(value.raw()),
             Numbers::SerdeJson => number_score(value.raw())?,
         },
         Kind::String => string_score(value),
         Kind::Array => {
             let mut total = PAIR;
             for (i, item) in value.children().enumerate() {
-                total += compact_score(item, numbers)? + if i > 0 { PUNCTUATION } else { 0 };
+                total += score_as(item, numbers)? + if i > 0 { PUNCTUATION } else { 0 };
             }
             total
         }
         Kind::Object => {
             let mut total = PAIR;
-            let mut keys: Vec<Cow<str>> = Vec::new();
             let mut children = value.children();
+            let mut entries = 0;
             while let (Some(key), Some(item)) = (children.next(), children.next()) {
                 // A colon, and a comma before every entry but the first.
-                total += PUNCTUATION + if keys.is_empty() { 0 } else { PUNCTUATION };
-                total += string_score(key) + compact_score(item, numbers)?;
-                let key = key.str()?;
+                total += PUNCTUATION + if entries == 0 { 0 } else { PUNCTUATION };
+                total += string_score(key) + score_as(item, numbers)?;
                 // serde_json keeps one entry per key; repeats (and objects too large to check
-                // cheaply) are counted by serde_json itself.
-                if keys.len() >= MAX_CHECKED_KEYS || keys.contains(&key) {
+                // cheaply) are counted by serde_json itself. The keys before are read again
+                // rather than kept: most arguments have a few, and a list would allocate.
+                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
                     return None;
                 }
-                keys.push(key);
+                entries += 1;
             }
             total
         }
     })
 }
 
+/// Whether one of the first `entries` keys of `object` is `key`.
+fn repeated(object: Val, entries: usize, key: &str) -> bool {
+    object
+        .children()
+        .step_by(2)
+        .take(entries)
+        .any(|k| k.str().is_some_and(|k| k == key))
+}
+
 /// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
 fn string_score(value: Val) -> u64 {
     let raw = value.raw();
+    if value.verbatim() {
+        return quoted_score(raw.as_bytes());
+    }
     if value.escaped() && rewritten(raw.as_bytes()) {
         let written = serde_json::to_string(&unescape(raw)).unwrap_or_default();
         return score(written.as_bytes());
@@ -149,7 +133,19 @@ fn rewritten(raw: &[u8]) -> bool {
 
 /// A number as `serde_json` writes it back: short integers as they stand, anything else
 /// through `serde_json` (`1.50` → `1.5`, `1e2` → `100.0`); `None` when it cannot hold it.
-pub(super) fn number_score(raw: &str) -> Option<u64> {
+/// The score of a number of a message's own value as JavaScript writes back what `JSON.parse`
+/// reads of `raw`.
+fn js_number_score(raw: &str) -> u64 {
+    // Integers of up to 15 digits are doubles written back as they are.
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let plain = digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit());
+    if plain && !raw.starts_with("-0") {
+        return score(raw.as_bytes());
+    }
+    score(super::numbers::js_number(raw).to_string().as_bytes())
+}
+
+pub(crate) fn number_score(raw: &str) -> Option<u64> {
     let digits = raw.strip_prefix('-').unwrap_or(raw);
     let plain = digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit());
     if plain && !raw.starts_with("-0") {
@@ -162,15 +158,13 @@ pub(super) fn number_score(raw: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::token::Heuristic;
     use context_compaction_scan as tape;
 
     fn compact(text: &str) -> Option<u64> {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        Counter {
-            heuristic: Heuristic::new(),
-        }
-        .compact(Val::root(text, &nodes))
+        compact_score(Val::root(text, &nodes)).map(crate::token::rounded)
     }
 
     #[test]
@@ -188,6 +182,23 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert_eq!(compact(text), Some(h.count(&value.to_string())), "{text}");
         }
+    }
+
+    #[test]
+    fn numbers_are_read_as_javascript_reads_them_except_in_json_text() {
+        let h = Heuristic::new();
+        assert_eq!(compact(r#"{"n": 1e999}"#), compact(r#"{"n": null}"#));
+        assert_eq!(
+            compact(r#"{"n": 1e2, "m": -0}"#),
+            compact(r#"{"n": 100, "m": 0}"#)
+        );
+        // Arguments text is read by serde_json, as the general reader reads it.
+        let text = r#"{"x": 1.50, "y": 1e2, "z": -0}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            json_score(text).map(crate::token::rounded),
+            Some(h.count(&value.to_string()))
+        );
     }
 
     #[test]

@@ -1,0 +1,79 @@
+// A/B: two built packages timed against each other in one process, alternately, on the cold
+// paths (plan from objects, planBytes) of every format. On a shared, noisy machine the ratio of
+// each round (B over A, taken back to back, in CPU time) is steadier than two separate runs.
+//
+//   node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15] [--only WORD]
+//
+// `--only objects` (or `bytes`, or a format's name) times only the cases whose name has WORD.
+// A dist is a folder scripts/build wrote (e.g. the one of another commit:
+// `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
+// `/tmp/base/dist`).
+// Prints per case the median time of each and the median of the per-round ratios B / A.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { aiSdk, anthropic, history, openAIChat, openAIResponses } from "./workloads.mjs";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at < 0 ? fallback : Number(args.splice(at, 2)[1]);
+};
+const n = option("--n", 10_000);
+const rounds = option("--rounds", 15);
+const only = args.includes("--only") ? args.splice(args.indexOf("--only"), 2)[1] : "";
+if (args.length !== 2) {
+  console.error("usage: node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15] [--only WORD]");
+  process.exit(2);
+}
+const builds = await Promise.all(
+  args.map(async (dist) => {
+    // The Node entry: index.js, or node.mjs in builds from before the current package layout.
+    const entry = existsSync(resolve(dist, "index.js")) ? "index.js" : "node.mjs";
+    const { Compactor } = await import(pathToFileURL(resolve(dist, entry)).href);
+    const summarizer = { summarize: async () => "" };
+    return new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
+  }),
+);
+
+const messages = history(n);
+const cases = [];
+for (const [format, convert] of [["canonical", (m) => m], ["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
+  const host = convert(messages);
+  const body = new TextEncoder().encode(JSON.stringify(host));
+  const options = format === "canonical" ? {} : { format };
+  cases.push({ name: `${format} plan (objects)`, run: (c) => c.plan({ messages: host, ...options, inputTokenBudget: 0 }) });
+  cases.push({ name: `${format} planBytes (bytes)`, run: (c) => c.planBytes(body, { ...options, inputTokenBudget: 0 }) });
+}
+
+// CPU time of the process (ms) rather than wall time: on a machine shared with other work,
+// time spent waiting for a core is not the code's.
+const time = (fn) => {
+  const start = process.cpuUsage();
+  fn();
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+console.log(`A: ${args[0]}\nB: ${args[1]}\n${n} messages, ${rounds} rounds\n`);
+console.log("| case | A (CPU ms) | B (CPU ms) | B / A |");
+console.log("|---|---:|---:|---:|");
+for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
+  // Both agree (same cut) and are warm before timing.
+  const [a, b] = builds.map((c) => run(c));
+  if (a.firstKeptIndex !== b.firstKeptIndex) throw new Error(`${name}: A and B cut differently`);
+  for (let i = 0; i < 3; i++) for (const c of builds) run(c);
+  const times = [[], []];
+  const ratios = [];
+  for (let r = 0; r < rounds; r++) {
+    // The order alternates so that neither always runs second (warmer caches, later GC).
+    const order = r % 2 === 0 ? [0, 1] : [1, 0];
+    const t = [0, 0];
+    for (const i of order) t[i] = time(() => run(builds[i]));
+    times[0].push(t[0]);
+    times[1].push(t[1]);
+    ratios.push(t[1] / t[0]);
+  }
+  console.log(`| ${name} | ${median(times[0]).toFixed(1)} | ${median(times[1]).toFixed(1)} | ${median(ratios).toFixed(2)}× |`);
+}

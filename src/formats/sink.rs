@@ -1,0 +1,134 @@
+//! What a format reader reports about one host message, as events: each canonical unit as it
+//! starts, and the texts, images and tool calls inside it. A [`Sink`] turns the events into
+//! what its caller needs: [`super::Units`] builds the units records and summaries are made of,
+//! [`super::Tally`] computes the planning facts with the default heuristic, scoring texts where
+//! they are without building them.
+
+use std::borrow::Cow;
+
+use context_compaction_scan::{Kind, Val};
+use serde_json::Value;
+
+use crate::message::StopReason;
+
+/// A unit of a host message starts.
+pub(crate) enum Unit<'a> {
+    /// A user unit (text and attachments).
+    User,
+    /// An assistant unit, with why it stopped when the format says.
+    Assistant(Option<StopReason>),
+    /// The result of one tool call.
+    ToolResult {
+        /// The id of the call it answers.
+        id: Cow<'a, str>,
+        /// The tool's name, when the message gives it.
+        name: Option<Cow<'a, str>>,
+        /// Whether the tool reported a failure.
+        is_error: bool,
+    },
+}
+
+/// A text as a message holds it.
+pub(crate) enum Text<'a> {
+    /// A JSON string's value.
+    Str(Val<'a>),
+    /// Any value written as compact JSON (`null` when missing): a string too is quoted.
+    Json(Option<Val<'a>>),
+    /// A string's value, or any other value written as compact JSON.
+    Value(Option<Val<'a>>),
+    /// A text the reader made (joined texts, a name from a type).
+    Made(Cow<'a, str>),
+}
+
+/// A tool call's arguments.
+pub(crate) enum Args<'a> {
+    /// A JSON value (`null` when missing).
+    Value(Option<Val<'a>>),
+    /// JSON text, as OpenAI sends arguments: the value it holds, or the text as a string when
+    /// it is not JSON.
+    JsonText(Cow<'a, str>),
+}
+
+/// Receives the events of one host message, in order. Texts and images belong to the unit
+/// that started last (an image in an assistant unit is dropped: assistants send none).
+pub(crate) trait Sink<'a> {
+    /// A unit starts.
+    fn unit(&mut self, unit: Unit<'a>);
+    /// Visible text.
+    fn text(&mut self, text: Text<'a>);
+    /// An image or another attachment (counted as an image).
+    fn image(&mut self);
+    /// Reasoning text.
+    fn thinking(&mut self, text: Text<'a>);
+    /// Content a summary has no use for, still counted.
+    fn opaque(&mut self, text: Text<'a>);
+    /// A tool call in an assistant unit.
+    fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>);
+    /// The message is a system or developer message with this text (and no units).
+    fn system(&mut self, text: String);
+}
+
+/// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.
+#[derive(Default)]
+pub(crate) struct Joined {
+    texts: Vec<String>,
+}
+
+impl Joined {
+    /// The texts joined by `\n`.
+    pub(crate) fn text(self) -> String {
+        self.texts.join("\n")
+    }
+}
+
+impl<'a> Sink<'a> for Joined {
+    fn unit(&mut self, _: Unit<'a>) {}
+    fn text(&mut self, text: Text<'a>) {
+        self.texts.push(text.into_string());
+    }
+    fn image(&mut self) {}
+    fn thinking(&mut self, _: Text<'a>) {}
+    fn opaque(&mut self, _: Text<'a>) {}
+    fn call(&mut self, _: Cow<'a, str>, _: Text<'a>, _: Args<'a>) {}
+    fn system(&mut self, _: String) {}
+}
+
+impl Text<'_> {
+    /// The text itself.
+    pub(crate) fn into_string(self) -> String {
+        match self {
+            Text::Str(value) => value.str().unwrap_or_default().into_owned(),
+            Text::Json(value) => to_value(value).to_string(),
+            Text::Value(Some(value)) if value.kind() == Kind::String => {
+                value.str().unwrap_or_default().into_owned()
+            }
+            Text::Value(value) => to_value(value).to_string(),
+            Text::Made(text) => text.into_owned(),
+        }
+    }
+}
+
+/// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
+/// one (tool-call arguments in records). Built from the nodes, so it works on any tape; a
+/// repeated key keeps its first place and its last value, as `serde_json` reads it.
+pub(crate) fn to_value(value: Option<Val>) -> Value {
+    let Some(value) = value else {
+        return Value::Null;
+    };
+    match value.kind() {
+        Kind::Null => Value::Null,
+        Kind::Bool => Value::Bool(value.raw() == "true"),
+        Kind::Number => super::numbers::js_number(value.raw()),
+        Kind::String => Value::String(value.str().unwrap_or_default().into_owned()),
+        Kind::Array => Value::Array(value.children().map(|v| to_value(Some(v))).collect()),
+        Kind::Object => {
+            let mut object = serde_json::Map::new();
+            let mut children = value.children();
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                let key = key.str().unwrap_or_default().into_owned();
+                object.insert(key, to_value(Some(item)));
+            }
+            Value::Object(object)
+        }
+    }
+}

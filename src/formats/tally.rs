@@ -1,0 +1,146 @@
+//! The sink that computes a host message's planning facts with the default heuristic, as
+//! [`MessageFacts::of_host`] computes them from its units, scoring texts where they are in the
+//! JSON (escapes and all) instead of building them.
+
+use std::borrow::Cow;
+
+use super::count::{arguments_text_score, compact_score};
+use super::sink::{Args, Sink, Text, Unit};
+use crate::facts::MessageFacts;
+use crate::message::Role;
+use crate::token::{Estimator, Heuristic, rounded, score};
+use context_compaction_scan::{Kind, Val, score_escaped, unescape};
+
+/// Computes the facts of one host message.
+pub(crate) struct Tally {
+    heuristic: Heuristic,
+    facts: MessageFacts,
+    units: usize,
+    user: bool,
+    assistant: bool,
+    system: bool,
+    /// Whether the unit that started last is an assistant one (which drops images).
+    in_assistant: bool,
+}
+
+impl Tally {
+    /// A tally with `heuristic`.
+    pub(crate) fn new(heuristic: Heuristic) -> Tally {
+        Tally {
+            heuristic,
+            facts: MessageFacts {
+                tokens: 0,
+                role: Role::User,
+                starts_turn: false,
+                tool_call_ids: Vec::new(),
+                tool_result_ids: Vec::new(),
+            },
+            units: 0,
+            user: false,
+            assistant: false,
+            system: false,
+            in_assistant: false,
+        }
+    }
+
+    /// The facts read, with role and turn start decided from the units as
+    /// [`crate::message::HostMessage::of_units`] decides them.
+    pub(crate) fn finish(mut self) -> MessageFacts {
+        let facts = &mut self.facts;
+        (facts.role, facts.starts_turn) = if self.system {
+            (Role::System, false)
+        } else if self.assistant {
+            (Role::Assistant, false)
+        } else if self.user || self.units == 0 {
+            (Role::User, self.user)
+        } else {
+            (Role::ToolResult, false)
+        };
+        self.facts
+    }
+
+    fn tokens(&self, text: &Text) -> u64 {
+        match text {
+            Text::Str(value) => string_tokens(*value),
+            Text::Json(value) => self.json_tokens(*value),
+            Text::Value(Some(value)) if value.kind() == Kind::String => string_tokens(*value),
+            Text::Value(value) => self.json_tokens(*value),
+            Text::Made(text) => self.heuristic.count(text),
+        }
+    }
+
+    /// The tokens of a value written as compact JSON (`null` when missing).
+    fn json_tokens(&self, value: Option<Val>) -> u64 {
+        match value {
+            None => self.heuristic.count("null"),
+            Some(value) => match compact_score(value) {
+                Some(score) => rounded(score),
+                // Not known without writing it (an object with a repeated key): written once.
+                None => self
+                    .heuristic
+                    .count(&super::sink::to_value(Some(value)).to_string()),
+            },
+        }
+    }
+}
+
+/// The tokens of a JSON string's value, as `Heuristic::count` counts it, without building it
+/// when the escapes allow.
+fn string_tokens(value: Val) -> u64 {
+    let raw = value.raw();
+    if value.kind() != Kind::String || raw.is_empty() {
+        return 0;
+    }
+    let score = match value.escaped() {
+        false => score(raw.as_bytes()),
+        true => score_escaped(raw.as_bytes()).unwrap_or_else(|| score(unescape(raw).as_bytes())),
+    };
+    rounded(score)
+}
+
+impl<'a> Sink<'a> for Tally {
+    fn unit(&mut self, unit: Unit<'a>) {
+        self.units += 1;
+        self.facts.tokens += self.heuristic.framing_tokens();
+        self.in_assistant = false;
+        match unit {
+            Unit::User => self.user = true,
+            Unit::Assistant(_) => (self.assistant, self.in_assistant) = (true, true),
+            Unit::ToolResult { id, .. } => self.facts.tool_result_ids.push(id.into_owned()),
+        }
+    }
+
+    fn text(&mut self, text: Text<'a>) {
+        self.facts.tokens += self.tokens(&text);
+    }
+
+    fn image(&mut self) {
+        if !self.in_assistant {
+            self.facts.tokens += self.heuristic.image_tokens();
+        }
+    }
+
+    fn thinking(&mut self, text: Text<'a>) {
+        self.text(text);
+    }
+
+    fn opaque(&mut self, text: Text<'a>) {
+        self.text(text);
+    }
+
+    fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
+        let arguments = match arguments {
+            Args::Value(value) => self.json_tokens(value),
+            Args::JsonText(text) => rounded(arguments_text_score(&text)),
+        };
+        self.facts.tokens += self.heuristic.framing_tokens() + self.tokens(&name) + arguments;
+        self.facts.tool_call_ids.push(id.into_owned());
+    }
+
+    fn system(&mut self, text: String) {
+        self.system = true;
+        if !text.is_empty() {
+            self.facts.tokens += self.heuristic.count(&text) + self.heuristic.framing_tokens();
+        }
+    }
+}

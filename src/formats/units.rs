@@ -1,0 +1,98 @@
+//! The sink that builds a host message's canonical units (what records and summaries are made
+//! of).
+
+use std::borrow::Cow;
+
+use super::sink::{Args, Sink, Text, Unit, to_value};
+use crate::message::{
+    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, ToolCall,
+    ToolResultMessage, UserMessage,
+};
+
+/// Builds the units of one host message.
+#[derive(Default)]
+pub(crate) struct Units {
+    units: Vec<Message>,
+    system: Option<String>,
+}
+
+impl Units {
+    /// The host message read.
+    pub(crate) fn finish(self) -> HostMessage {
+        match self.system {
+            Some(text) => HostMessage::system(text),
+            None => HostMessage::of_units(self.units),
+        }
+    }
+
+    fn assistant(&mut self, block: AssistantBlock) {
+        if let Some(Message::Assistant(unit)) = self.units.last_mut() {
+            unit.content.push(block);
+        }
+    }
+}
+
+impl<'a> Sink<'a> for Units {
+    fn unit(&mut self, unit: Unit<'a>) {
+        self.units.push(match unit {
+            Unit::User => Message::User(UserMessage::default()),
+            Unit::Assistant(stop_reason) => Message::Assistant(AssistantMessage {
+                content: Vec::new(),
+                stop_reason,
+            }),
+            Unit::ToolResult { id, name, is_error } => Message::ToolResult(ToolResultMessage {
+                tool_call_id: id.into_owned(),
+                tool_name: name.map(Cow::into_owned),
+                content: Vec::new(),
+                is_error,
+            }),
+        });
+    }
+
+    fn text(&mut self, text: Text<'a>) {
+        let text = text.into_string();
+        match self.units.last_mut() {
+            Some(Message::User(UserMessage { content }))
+            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
+                content.push(ContentBlock::Text(text))
+            }
+            Some(Message::Assistant(unit)) => unit.content.push(AssistantBlock::Text(text)),
+            None => {}
+        }
+    }
+
+    fn image(&mut self) {
+        match self.units.last_mut() {
+            Some(Message::User(UserMessage { content }))
+            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
+                content.push(ContentBlock::Image)
+            }
+            _ => {}
+        }
+    }
+
+    fn thinking(&mut self, text: Text<'a>) {
+        self.assistant(AssistantBlock::Thinking(text.into_string()));
+    }
+
+    fn opaque(&mut self, text: Text<'a>) {
+        self.assistant(AssistantBlock::Opaque(text.into_string()));
+    }
+
+    fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
+        let arguments = match arguments {
+            Args::Value(value) => to_value(value),
+            Args::JsonText(text) => crate::parse::json_text(&text)
+                .unwrap_or_else(|_| serde_json::Value::String(text.into_owned())),
+        };
+        self.assistant(AssistantBlock::ToolCall(ToolCall {
+            id: id.into_owned(),
+            name: name.into_string(),
+            arguments,
+        }));
+    }
+
+    fn system(&mut self, text: String) {
+        self.system = Some(text);
+    }
+}
