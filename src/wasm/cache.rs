@@ -55,7 +55,7 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
 }
 
 /// Fills in (and caches) the facts of the messages `found` misses, when there are enough of them
-/// to be read together (`walk::read`); the rest are read one by one after.
+/// to be read together (`walk::facts`); the rest are read one by one after.
 fn read_together(
     request: &JsRequest,
     found: &mut [Option<MessageFacts>],
