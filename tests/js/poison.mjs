@@ -1,16 +1,7 @@
 // The poisoning check (issue 13): many hostile calls in one process, then a fresh Compactor
 // must plan the real session exactly as before, with wasm memory grown by at most a few MB.
 // Each call below used to leave a borrow, an allocation or an externref slot behind.
-import { readFileSync } from "node:fs";
-
-function sessionMessages() {
-  return readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.type === "message")
-    .map((entry) => entry.message);
-}
+import { sessionMessages } from "./walk-helpers.mjs";
 
 const summarizer = { model: "m", generate: async () => "SUMMARY", retry: { delaysMs: [] } };
 
