@@ -4,37 +4,15 @@
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::call::CallContext;
 use super::convert::{self, object};
 use super::error::{HostError, describe};
-use super::js::AbortSignal;
+use super::fields;
 use super::timer::JsSleeper;
 use crate::error::{Error, Result};
 use crate::generator::{GenerateRequest, Generated, Generator, GeneratorSummarizer};
 use crate::retry::{FailureKind, GenerateError};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
-
-/// What one apply call hands to host callbacks: the caller's signal and the host's own
-/// message objects for an application summarizer.
-pub struct CallContext {
-    pub signal: Option<AbortSignal>,
-    pub history: Array,
-    pub prefix: Array,
-}
-
-impl CallContext {
-    fn options(&self) -> JsValue {
-        object(&[(
-            "signal",
-            self.signal
-                .clone()
-                .map_or(JsValue::UNDEFINED, JsValue::from),
-        )])
-    }
-
-    fn aborted(&self) -> bool {
-        self.signal.as_ref().is_some_and(AbortSignal::is_aborted)
-    }
-}
 
 /// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
 /// plain (non-promise) value are all handled.
@@ -94,7 +72,7 @@ fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
     if let Some(text) = value.as_string() {
         return Ok(SummaryText { text, usage: None });
     }
-    let text = convert::field(value, "text", who)
+    let text = fields::field(value, "text", who)
         .ok()
         .and_then(|t| t.as_string());
     let Some(text) = text else {
@@ -103,7 +81,7 @@ fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
             kind_of(value)
         ));
     };
-    let usage = convert::usage(&convert::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
+    let usage = convert::usage(&fields::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
     Ok(SummaryText { text, usage })
 }
 

@@ -7,7 +7,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
-use super::convert::{field, optional_number, optional_whole};
+use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};

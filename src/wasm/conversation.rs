@@ -7,10 +7,11 @@ use std::rc::Rc;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::compactor::Inner;
-use super::convert::{self, field, optional_string};
+use super::convert;
+use super::engine::Inner;
 use super::error::to_js;
 use super::estimator::AnyEstimator;
+use super::fields::{field, optional_string};
 use super::host;
 use super::walk;
 use crate::error::{Error, Result};

@@ -9,9 +9,10 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{HostError, describe};
 use super::estimator::AnyEstimator;
+use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
 use crate::message::{Role, ToolDefinition};
@@ -402,57 +403,4 @@ fn float64s(values: &[u64]) -> JsValue {
 
 fn numbers(values: &[u64]) -> JsValue {
     values.iter().map(|n| number(*n)).collect::<Array>().into()
-}
-
-/// `object[key]`, where a throwing getter is an error naming the place.
-pub fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
-    if !object.is_object() {
-        return Ok(JsValue::UNDEFINED);
-    }
-    Reflect::get(object, &JsValue::from_str(key)).map_err(|e| Error::InvalidRequest {
-        message: format!("{path}.{key}: reading it threw: {}", describe(&e)),
-        source: Some(Box::new(HostError::new(e))),
-    })
-}
-
-/// A string or nothing.
-pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}: expected a string")))
-}
-
-/// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
-/// them with [`Error::into_config`]).
-pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>> {
-    optional_number(object, key, path)?
-        .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
-        .transpose()
-}
-
-/// `object[key]` as a number, or nothing.
-pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>> {
-    let value = field(object, key, path)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_f64()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}.{key} must be a number")))
-}
-
-pub fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
-    let value = field(object, key, path)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_bool()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a boolean")))
 }

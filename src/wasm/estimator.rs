@@ -4,8 +4,8 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::convert::field;
 use super::error::{HostError, describe};
+use super::fields::field;
 use crate::error::{BoxError, Error, whole_number};
 use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
 
@@ -24,7 +24,7 @@ impl JsHeuristic {
     /// `new HeuristicEstimator({ imageTokens })`; `imageTokens` defaults to 1,200.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
-        let image_tokens = super::convert::optional_whole(&options, "imageTokens", "options")
+        let image_tokens = super::fields::optional_whole(&options, "imageTokens", "options")
             .map_err(|e| super::error::to_js(&e.into_config()))?
             .unwrap_or(DEFAULT_IMAGE_TOKENS);
         Ok(JsHeuristic {
@@ -95,7 +95,7 @@ impl AnyEstimator {
             .dyn_into::<Function>()
             .ok()
             .ok_or_else(|| Error::invalid_request("estimator.countTokens: expected a function"))?;
-        let image_tokens = super::convert::optional_whole(value, "imageTokens", "estimator")?
+        let image_tokens = super::fields::optional_whole(value, "imageTokens", "estimator")?
             .unwrap_or(DEFAULT_IMAGE_TOKENS);
         Ok(AnyEstimator::Host {
             object: value.clone(),

@@ -8,9 +8,11 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::compactor::{Inner, JsCompactor};
-use super::convert::{self, field, object, optional_number, optional_whole};
+use super::compactor::JsCompactor;
+use super::convert::{self, object};
+use super::engine::Inner;
 use super::error::{describe, to_js};
+use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use crate::apply::Record;

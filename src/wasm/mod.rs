@@ -3,12 +3,15 @@
 
 mod bridge;
 mod cache;
+mod call;
 mod compactor;
 mod config;
 mod conversation;
 mod convert;
+mod engine;
 mod error;
 mod estimator;
+mod fields;
 mod host;
 mod js;
 mod manager;
@@ -24,8 +27,8 @@ use crate::formats::Format;
 #[wasm_bindgen(js_name = projectSummary)]
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
     let read = || -> crate::Result<Option<serde_json::Value>> {
-        let text = convert::optional_string(&summary, "summary")?.unwrap_or_default();
-        let format = match convert::optional_string(&format, "format")? {
+        let text = fields::optional_string(&summary, "summary")?.unwrap_or_default();
+        let format = match fields::optional_string(&format, "format")? {
             None => Format::Canonical,
             Some(name) => Format::from_name(&name)?,
         };

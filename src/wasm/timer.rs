@@ -8,7 +8,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::bridge::CallContext;
+use super::call::CallContext;
 use super::error::HostError;
 use super::js::{AbortSignal, clear_timeout, set_timeout};
 use crate::retry::{FailureKind, GenerateError, Sleeper};

@@ -1,0 +1,32 @@
+//! The context of one apply call, handed to every host callback and retry wait.
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::convert::object;
+use super::js::AbortSignal;
+
+/// What one apply call hands to host callbacks: the caller's signal and the host's own
+/// message objects for an application summarizer.
+pub struct CallContext {
+    pub signal: Option<AbortSignal>,
+    pub history: Array,
+    pub prefix: Array,
+}
+
+impl CallContext {
+    /// The `{ signal }` options object handed to a host callback.
+    pub fn options(&self) -> JsValue {
+        object(&[(
+            "signal",
+            self.signal
+                .clone()
+                .map_or(JsValue::UNDEFINED, JsValue::from),
+        )])
+    }
+
+    /// Whether the caller's signal has fired.
+    pub fn aborted(&self) -> bool {
+        self.signal.as_ref().is_some_and(AbortSignal::is_aborted)
+    }
+}

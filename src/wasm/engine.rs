@@ -1,0 +1,196 @@
+//! The compactor the exported classes share (`Compactor`, `Conversation`, `ContextManager`):
+//! planning a request, and reading and running one apply.
+
+use std::ops::Range;
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::bridge::JsSummarizer;
+use super::call::CallContext;
+use super::convert::{self, JsRequest};
+use super::js::AbortSignal;
+use super::{cache, walk};
+use crate::apply::{Applied, ApplyInput};
+use crate::compactor::Compactor;
+use crate::error::Result;
+use crate::facts::RequestFacts;
+use crate::message::Message;
+use crate::plan::Plan;
+use crate::request::PlanOptions;
+use crate::summarizer::SummarizeRequest;
+
+/// The core compactor and whether its facts cache is on.
+pub(super) struct Inner {
+    pub(super) core: Compactor<JsSummarizer>,
+    pub(super) cache: bool,
+}
+
+/// Everything one apply needs, read synchronously before the first await.
+pub(super) struct Job {
+    pub(super) request: JsRequest,
+    facts: RequestFacts,
+    plan: Option<Plan>,
+    history: Vec<Message>,
+    prefix: Vec<Message>,
+    context: CallContext,
+}
+
+fn options(request: &JsRequest) -> PlanOptions {
+    PlanOptions {
+        input_token_budget: request.input_token_budget,
+        require_reduction: request.require_reduction,
+    }
+}
+
+impl Inner {
+    /// The facts of `request`, from the cache when it is on.
+    pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
+        cache::request_facts(request, self.cache)
+    }
+
+    /// The facts of `request` and its plan (`None` when there is nothing to do).
+    pub(super) fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
+        let facts = self.facts(request)?;
+        let plan = self.core.plan_with_facts(&facts, options(request))?;
+        Ok((facts, plan))
+    }
+
+    /// Plans the messages of `body`; returns where each message is in it, and the plan.
+    pub(super) fn plan_body(
+        &self,
+        body: &[u8],
+        request: &JsRequest,
+    ) -> Result<(Vec<Range<usize>>, Option<Plan>)> {
+        let estimator = &request.estimator;
+        let read = crate::body::facts(body, request.format, estimator)?;
+        let mut facts = RequestFacts::fixed(
+            &request.system_prompt,
+            &request.summary,
+            &request.tools,
+            estimator,
+        )?;
+        facts.messages = read.messages;
+        let plan = self.core.plan_with_facts(&facts, options(request))?;
+        Ok((read.spans, plan))
+    }
+
+    /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.
+    pub(super) fn job(
+        &self,
+        request: JsRequest,
+        plan: Option<Plan>,
+        options: &JsValue,
+    ) -> Result<Job> {
+        let signal = convert::signal(options)?;
+        let facts = self.facts(&request)?;
+        self.job_with_facts(request, facts, plan, signal)
+    }
+
+    /// Reads everything an apply needs before its first await: the messages to summarize as
+    /// core messages, and the host's own slices for an application summarizer.
+    pub(super) fn job_with_facts(
+        &self,
+        request: JsRequest,
+        facts: RequestFacts,
+        plan: Option<Plan>,
+        signal: Option<AbortSignal>,
+    ) -> Result<Job> {
+        let mut context = CallContext {
+            signal,
+            history: Array::new(),
+            prefix: Array::new(),
+        };
+        let (mut history, mut prefix) = (Vec::new(), Vec::new());
+        if let Some(plan) = &plan {
+            plan.check_fits(facts.messages.len())?;
+            let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
+            let messages = &request.messages;
+            context.history = convert::slice_without_pinned(messages, &facts.messages, h);
+            context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
+            history = walk::units(messages, h.clone(), request.format)?;
+            prefix = walk::units(messages, p.clone(), request.format)?;
+        }
+        Ok(Job {
+            request,
+            facts,
+            plan,
+            history,
+            prefix,
+            context,
+        })
+    }
+
+    /// The summary requests a generator summarizer would send for `plan` (`null` for an
+    /// application summarizer).
+    pub(super) fn summarizer_input(
+        &self,
+        request: &JsRequest,
+        plan: Option<&Plan>,
+    ) -> Result<JsValue> {
+        let JsSummarizer::Generator(generator) = self.core.summarizer() else {
+            return Ok(JsValue::NULL);
+        };
+        let Some(plan) = plan else {
+            return Ok(Array::new().into());
+        };
+        let messages = &request.messages;
+        plan.check_fits(messages.length() as usize)?;
+        let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
+        let history = walk::units(messages, h.clone(), request.format)?;
+        let prefix = walk::units(messages, p.clone(), request.format)?;
+        let asked = SummarizeRequest {
+            previous_summary: &request.summary,
+            messages: &history,
+            turn_prefix_messages: &prefix,
+        };
+        let prompts: Array = generator
+            .prompts(&asked)
+            .into_iter()
+            .map(|(purpose, prompt)| {
+                let system = generator.request(purpose, String::new()).system_prompt;
+                convert::object(&[
+                    ("purpose", purpose.as_str().into()),
+                    ("systemPrompt", system.into()),
+                    ("prompt", prompt.into()),
+                ])
+            })
+            .collect();
+        Ok(prompts.into())
+    }
+
+    /// Applies the job's plan: the new summary and record, or `None` for a no-op.
+    pub(super) async fn execute(&self, job: &Job) -> Result<Option<Applied>> {
+        let Some(plan) = &job.plan else {
+            return Ok(None);
+        };
+        let input = ApplyInput {
+            facts: &job.facts,
+            summary: &job.request.summary,
+            history: &job.history,
+            turn_prefix: &job.prefix,
+            require_reduction: job.request.require_reduction,
+            estimator: &job.request.estimator,
+        };
+        self.core
+            .apply_with_facts(input, plan, &job.context)
+            .await
+            .map(Some)
+    }
+
+    /// Applies the job and builds the `{ summary, messages, record }` object.
+    pub(super) async fn run(&self, job: Job) -> Result<JsValue> {
+        let messages = &job.request.messages;
+        Ok(match self.execute(&job).await? {
+            None => convert::outcome(
+                &job.request.summary,
+                messages.slice(0, messages.length()),
+                None,
+            ),
+            Some(applied) => {
+                let kept = convert::kept(messages, &job.facts, applied.record.first_kept_index);
+                convert::outcome(&applied.summary, kept, Some(&applied.record))
+            }
+        })
+    }
+}
