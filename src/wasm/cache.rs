@@ -27,12 +27,7 @@ thread_local! {
 /// The facts of `request`, reusing cached message facts when `use_cache`.
 pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
     let estimator = &request.estimator;
-    let mut facts = RequestFacts::fixed(
-        &request.system_prompt,
-        &request.summary,
-        &request.tools,
-        estimator,
-    )?;
+    let mut facts = request.fixed_facts()?;
     let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
     // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.

@@ -33,6 +33,19 @@ pub struct JsRequest {
     pub estimator: AnyEstimator,
 }
 
+impl JsRequest {
+    /// The facts of everything but the messages (system prompt, summary, tools), which the
+    /// caller fills in from the cache, the walker or a body.
+    pub fn fixed_facts(&self) -> Result<RequestFacts> {
+        RequestFacts::fixed(
+            &self.system_prompt,
+            &self.summary,
+            &self.tools,
+            &self.estimator,
+        )
+    }
+}
+
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format }`.
 pub fn request(value: &JsValue) -> Result<JsRequest> {

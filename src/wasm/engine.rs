@@ -62,14 +62,8 @@ impl Inner {
         body: &[u8],
         request: &JsRequest,
     ) -> Result<(Vec<Range<usize>>, Option<Plan>)> {
-        let estimator = &request.estimator;
-        let read = crate::body::facts(body, request.format, estimator)?;
-        let mut facts = RequestFacts::fixed(
-            &request.system_prompt,
-            &request.summary,
-            &request.tools,
-            estimator,
-        )?;
+        let read = crate::body::facts(body, request.format, &request.estimator)?;
+        let mut facts = request.fixed_facts()?;
         facts.messages = read.messages;
         let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((read.spans, plan))
