@@ -16,6 +16,7 @@ pub(super) const KEYS: &[&str] = &[
     "isError",
     "toolCallId",
     "toolName",
+    "usage",
     "parts",
 ];
 
@@ -70,6 +71,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         })?),
     };
     sink.unit(Unit::Assistant(stop_reason));
+    if let Some(usage) = r.get("usage") {
+        sink.usage(usage);
+    }
     blocks(
         r,
         r.get("content"),

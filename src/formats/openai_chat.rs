@@ -18,6 +18,7 @@ pub(super) const KEYS: &[&str] = &[
     "function_call",
     "tool_call_id",
     "name",
+    "usage",
     "parts",
 ];
 
@@ -64,6 +65,9 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
+    if let Some(usage) = r.get("usage") {
+        sink.usage(usage);
+    }
     r.content("content", &["text", "refusal"], &[], sink)?;
     if let Some(refusal) = r.string("refusal")? {
         sink.text(Text::Str(refusal));

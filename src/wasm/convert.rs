@@ -31,6 +31,8 @@ pub struct JsRequest {
     pub input_token_budget: Option<u64>,
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
+    /// Its `reportedUsage`.
+    pub reported: Vec<super::reported::Explicit>,
 }
 
 impl JsRequest {
@@ -96,6 +98,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+        reported: super::reported::explicit(&field(value, "reportedUsage", "request")?)?,
     })
 }
 

@@ -15,6 +15,7 @@ mod fields;
 mod host;
 mod js;
 mod manager;
+mod reported;
 mod timer;
 mod walk;
 
