@@ -19,15 +19,6 @@ use crate::formats::MessageUsage;
 /// A report more than this many times above or below our estimate of the same request is
 /// taken to describe another request.
 pub const MAX_RATIO: f64 = 2.0;
-/// How many of the latest reports the ratio is taken over.
-const RECENT: usize = 16;
-/// Below this much growth of our estimate between the first and last report, the ratio is the
-/// latest report's own (growth over a few tokens says little).
-const MIN_GROWTH: u64 = 2_000;
-/// A report this much below an earlier one starts a new history (a compaction happened
-/// between them); smaller drops are noise (reasoning the provider does not send again).
-const DROP: f64 = 0.9;
-
 /// What the provider counted for one earlier request of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Report {
@@ -85,21 +76,13 @@ impl Calibration {
 }
 
 /// Calibrates and anchors `facts` (raw estimates) with `reports`; leaves them unchanged when
-/// none is usable.
+/// none is usable. The anchor is the latest usable report; the ratio is its count over our
+/// estimate of the same request, which averages over the whole conversation up to it.
 pub fn calibrate(facts: &mut RequestFacts, reports: &[Report]) {
-    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
-    let mut prefix = Vec::with_capacity(facts.messages.len() + 1);
-    let mut sum = 0;
-    prefix.push(0);
-    for f in &facts.messages {
-        sum += f.tokens;
-        prefix.push(sum);
-    }
-    let usable = usable(reports, &prefix, fixed_now);
-    let Some(&(anchor, anchor_raw)) = usable.last() else {
+    let Some((anchor, raw)) = latest_usable(facts, reports) else {
         return;
     };
-    let ratio = ratio(&usable, anchor, anchor_raw);
+    let ratio = (anchor.tokens as f64 / raw.max(1) as f64).clamp(1.0 / MAX_RATIO, MAX_RATIO);
     let calibration = Calibration {
         ratio_ppm: ((ratio * 1e6).round() as u64).max(1),
         adjustment: 0,
@@ -107,66 +90,42 @@ pub fn calibrate(facts: &mut RequestFacts, reports: &[Report]) {
     };
     scale(facts, &calibration);
     // The anchored estimate: the report, plus what changed since, calibrated.
-    let fixed_scaled = facts.system_prompt + facts.summary + facts.tools;
-    let fixed_then = anchor.fixed.map_or(fixed_scaled, |t| calibration.scale(t));
+    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+    let fixed_then = anchor.fixed.map_or(fixed_now, |t| calibration.scale(t));
     let added = facts.message_tokens(anchor.messages);
-    let anchored = anchor.tokens as i64 + fixed_scaled as i64 - fixed_then as i64 + added as i64;
+    let anchored = anchor.tokens as i64 + fixed_now as i64 - fixed_then as i64 + added as i64;
     facts.calibration = Calibration {
         adjustment: anchored - facts.total_parts() as i64,
         ..calibration
     };
 }
 
-/// The reports that describe a prefix of this request, each with our estimate of it, in order,
-/// from the last new history on (at most [`RECENT`]).
-fn usable(reports: &[Report], prefix: &[u64], fixed_now: u64) -> Vec<(Report, u64)> {
-    let mut sorted: Vec<Report> = reports.to_vec();
-    sorted.sort_by_key(|r| r.messages);
-    let mut usable: Vec<(Report, u64)> = Vec::new();
-    for report in sorted {
-        let Some(&messages) = prefix.get(report.messages) else {
-            continue;
-        };
-        let raw = report.fixed.unwrap_or(fixed_now) + messages;
-        if report.tokens == 0 || !plausible(report.tokens, raw) {
-            continue;
+/// The report of the longest request that is a usable prefix of this one (of two for the same
+/// request, the later one in `reports`), and our raw estimate of that request.
+fn latest_usable(facts: &RequestFacts, reports: &[Report]) -> Option<(Report, u64)> {
+    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+    // Latest first, by insertion (a few reports; a library sort would add kilobytes to the
+    // module); usually the first one is usable, so the prefix is summed once.
+    let mut candidates: Vec<Report> = Vec::with_capacity(reports.len());
+    for &report in reports {
+        if report.messages <= facts.messages.len() && report.tokens > 0 {
+            let at = candidates.partition_point(|r| r.messages >= report.messages);
+            candidates.insert(at, report);
         }
-        // The same request reported twice: the later report stands.
-        if usable
-            .last()
-            .is_some_and(|(r, _)| r.messages == report.messages)
-        {
-            usable.pop();
-        }
-        if usable
-            .last()
-            .is_some_and(|(r, _)| (report.tokens as f64) < r.tokens as f64 * DROP)
-        {
-            usable.clear();
-        }
-        usable.push((report, raw));
     }
-    let from = usable.len().saturating_sub(RECENT);
-    usable.split_off(from)
+    candidates.into_iter().find_map(|report| {
+        let raw = report.fixed.unwrap_or(fixed_now) + prefix_tokens(facts, report.messages);
+        plausible(report.tokens, raw).then_some((report, raw))
+    })
+}
+
+fn prefix_tokens(facts: &RequestFacts, end: usize) -> u64 {
+    facts.messages.iter().take(end).map(|f| f.tokens).sum()
 }
 
 fn plausible(reported: u64, raw: u64) -> bool {
     let (reported, raw) = (reported as f64, raw as f64);
     reported <= raw * MAX_RATIO && reported * MAX_RATIO >= raw
-}
-
-/// The growth of the reported counts over the growth of our estimate across the reports (what
-/// the next messages will cost), or the latest report's own ratio when they grew too little.
-fn ratio(usable: &[(Report, u64)], anchor: Report, anchor_raw: u64) -> f64 {
-    let own = anchor.tokens as f64 / anchor_raw.max(1) as f64;
-    let ratio = match usable.first() {
-        Some(&(first, first_raw)) if anchor_raw >= first_raw + MIN_GROWTH => {
-            let grown = anchor.tokens.saturating_sub(first.tokens) as f64;
-            grown / (anchor_raw - first_raw) as f64
-        }
-        _ => own,
-    };
-    ratio.clamp(1.0 / MAX_RATIO, MAX_RATIO)
 }
 
 /// Multiplies every estimated part of `facts` by the calibration's ratio.

@@ -63,8 +63,15 @@ fn count(value: Option<Val>) -> Option<u64> {
     if value.kind() != Kind::Number {
         return None;
     }
-    let n: f64 = value.raw().parse().ok()?;
-    (n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9e15).then_some(n as u64)
+    // Whole numbers only, as digits (what JavaScript writes for counts), read by hand: a
+    // library parse would add kilobytes to the module.
+    let raw = value.raw();
+    if raw.is_empty() || raw.len() > 15 {
+        return None;
+    }
+    raw.bytes().try_fold(0u64, |n, b| {
+        b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0'))
+    })
 }
 
 impl Format {

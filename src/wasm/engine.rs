@@ -10,7 +10,7 @@ use super::bridge::JsSummarizer;
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::js::AbortSignal;
-use super::{cache, reported, walk};
+use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
@@ -57,11 +57,7 @@ impl Inner {
         request: &JsRequest,
         learned: &[Report],
     ) -> Result<RequestFacts> {
-        let mut facts = cache::request_facts(request, self.cache)?;
-        let mut reports = reported::reports(request, &facts)?;
-        reports.extend_from_slice(learned);
-        anchor::calibrate(&mut facts, &reports);
-        Ok(facts)
+        reported::request_facts(request, self.cache, learned)
     }
 
     /// The facts of `request` and its plan (`None` when there is nothing to do).

@@ -7,10 +7,12 @@ use js_sys::{Array, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use super::cache;
 use super::convert::{self, JsRequest};
-use super::fields::field;
+use super::fields::{field, optional_string, optional_whole};
+use super::host;
 use super::walk;
-use crate::anchor::Report;
+use crate::anchor::{self, Report};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{MessageUsage, read_usage};
@@ -34,55 +36,56 @@ pub struct Explicit {
 /// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
 /// tools? }` or an array of them (missing: none).
 pub fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
+    let path = "reportedUsage";
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
-    let path = "reportedUsage";
-    match convert::json(value, path)? {
-        Value::Array(items) => items
+    match host::list(value, path)? {
+        Some(items) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| one(item, &format!("{path}[{i}]")))
+            .map(|(i, item)| one(&item, &format!("{path}[{i}]")))
             .collect(),
-        item => Ok(vec![one(&item, path)?]),
+        None => Ok(vec![one(value, path)?]),
     }
 }
 
-fn one(item: &Value, path: &str) -> Result<Explicit> {
+fn one(item: &JsValue, path: &str) -> Result<Explicit> {
     let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
     if !item.is_object() {
         return Err(invalid(": expected { messages, inputTokens }"));
     }
-    let whole = |key: &str| match item.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| invalid(&format!(".{key}: expected a whole number ≥ 0"))),
-    };
-    let messages = whole("messages")?.ok_or_else(|| invalid(".messages: missing"))?;
-    let tokens = match (whole("inputTokens")?, item.get("usage")) {
-        (Some(tokens), _) => tokens,
-        (None, Some(usage)) => {
-            usage_of(usage)
+    let messages =
+        optional_whole(item, "messages", path)?.ok_or_else(|| invalid(".messages: missing"))?;
+    let tokens = match optional_whole(item, "inputTokens", path)? {
+        Some(tokens) => tokens,
+        None => {
+            let usage = field(item, "usage", path)?;
+            if usage.is_undefined() || usage.is_null() {
+                return Err(invalid(".inputTokens: missing"));
+            }
+            let usage = convert::json(&usage, &format!("{path}.usage"))?;
+            usage_of(&usage)
                 .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
                 .input
         }
-        (None, None) => return Err(invalid(".inputTokens: missing")),
     };
-    let text = |key: &str| match item.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(invalid(&format!(".{key}: expected a string"))),
-    };
+    let text = |key: &str| optional_string(&field(item, key, path)?, &format!("{path}.{key}"));
+    let tools = field(item, "tools", path)?;
     Ok(Explicit {
         messages: messages as usize,
         tokens,
-        system_prompt: text("systemPrompt")?,
+        system_prompt: match field(item, "systemPrompt", path)? {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(convert::system_prompt(&v)?),
+        },
         summary: text("summary")?,
-        tools: match item.get("tools") {
-            None | Some(Value::Null) => None,
-            Some(tools) => Some(parse::tools(tools)?),
+        tools: match tools.is_undefined() || tools.is_null() {
+            true => None,
+            false => Some(parse::tools(&convert::json(
+                &tools,
+                &format!("{path}.tools"),
+            )?)?),
         },
     })
 }
@@ -93,6 +96,20 @@ fn usage_of(value: &Value) -> Option<MessageUsage> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
     (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(&text, &nodes)))?
+}
+
+/// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
+/// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
+pub fn request_facts(
+    request: &JsRequest,
+    use_cache: bool,
+    learned: &[Report],
+) -> Result<RequestFacts> {
+    let mut facts = cache::request_facts(request, use_cache)?;
+    let mut reports = reports(request, &facts)?;
+    reports.extend_from_slice(learned);
+    anchor::calibrate(&mut facts, &reports);
+    Ok(facts)
 }
 
 /// The reports of `request`, whose raw facts are `facts`: the usage on its latest assistant
