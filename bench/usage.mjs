@@ -73,3 +73,40 @@ console.log(line("anchored and calibrated, first half", first, "anchored"));
 console.log(line("anchored and calibrated, second half", second, "anchored"));
 console.log(line(`held out: second half × ratio of the first (${ratioFirst.toFixed(3)})`, heldOut(second, ratioFirst), "calibrated"));
 console.log(line(`held out: first half × ratio of the second (${ratioSecond.toFixed(3)})`, heldOut(first, ratioSecond), "calibrated"));
+
+// Cold plan of an anchored 10k history against pi's own usage-anchored prepareCompaction, on the
+// same messages (bench/workloads.mjs's history, repeating the session). The session's recorded
+// usage restarts at each repetition, so each answer gets the usage a provider would report for
+// this history: its request at the session's measured ratio (1.22 × our estimate).
+const pi = await import(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`).catch(() => null);
+if (pi) {
+  const { history } = await import("./workloads.mjs");
+  const { Compactor } = await import(`${root}/dist/index.js`);
+  const long = history(10_000);
+  const tokens = estimate({ messages: long }).messages;
+  let sum = 0;
+  long.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    sum += tokens[i];
+  });
+  const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
+  const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
+  const cold = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" }, cacheFacts: false });
+  const cpu = (f) => {
+    const start = process.cpuUsage();
+    f();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  const ours = [];
+  const theirs = [];
+  for (let round = 0; round < 15; round++) {
+    ours.push(cpu(() => cold.plan({ messages: long, inputTokenBudget: 0 })));
+    theirs.push(cpu(() => pi.prepareCompaction(entries, settings)));
+  }
+  const plan = cold.plan({ messages: long, inputTokenBudget: 0 });
+  const median = (values) => quantile(values, 0.5);
+  console.log(`\ncold plan of an anchored 10k history (CPU ms, median of 15, alternating): ours ${median(ours).toFixed(1)}, pi prepareCompaction ${median(theirs).toFixed(1)}, ratio ${(median(ours) / median(theirs)).toFixed(2)}× (anchored: ${estimate({ messages: long }).anchor ? "yes" : "no"}, estimateBefore ${plan.estimateBefore})`);
+} else {
+  console.log("\n(the peer is not installed: `(cd bench && npm ci)` for the cold-plan comparison)");
+}
