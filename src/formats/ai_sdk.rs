@@ -11,7 +11,7 @@ use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
 
 /// The top-level keys `read` looks at.
-pub(super) const KEYS: &[&str] = &["role", "content", "usage", "parts"];
+pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
@@ -44,7 +44,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// in the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
-    if let Some(usage) = r.get("usage") {
+    if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
     r.blocks("content", sink, &mut |part, kind, sink| {

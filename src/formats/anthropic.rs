@@ -13,7 +13,7 @@ use crate::error::Result;
 const ATTACHMENTS: [&str; 3] = ["image", "document", "search_result"];
 
 /// The top-level keys `read` looks at.
-pub(super) const KEYS: &[&str] = &["role", "content", "usage", "parts"];
+pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {
@@ -69,7 +69,7 @@ fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
-    if let Some(usage) = r.get("usage") {
+    if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
     r.blocks("content", sink, &mut |block, kind, sink| {

@@ -16,7 +16,6 @@ pub(super) const KEYS: &[&str] = &[
     "isError",
     "toolCallId",
     "toolName",
-    "usage",
     "parts",
 ];
 
@@ -71,7 +70,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         })?),
     };
     sink.unit(Unit::Assistant(stop_reason));
-    if let Some(usage) = r.get("usage") {
+    if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
     blocks(

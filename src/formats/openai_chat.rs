@@ -18,7 +18,6 @@ pub(super) const KEYS: &[&str] = &[
     "function_call",
     "tool_call_id",
     "name",
-    "usage",
     "parts",
 ];
 
@@ -65,7 +64,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
-    if let Some(usage) = r.get("usage") {
+    if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
     r.content("content", &["text", "refusal"], &[], sink)?;

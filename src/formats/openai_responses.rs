@@ -62,7 +62,7 @@ fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         // Attachments in an assistant message are dropped.
         Ok("assistant") => {
             sink.unit(Unit::Assistant(None));
-            if let Some(usage) = r.get("usage") {
+            if let Some(usage) = super::usage::field(r) {
                 sink.usage(usage);
             }
             r.content("content", &TEXTS, &ATTACHMENTS, sink)?;

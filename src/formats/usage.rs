@@ -4,9 +4,9 @@
 
 use context_compaction_scan::{Kind, Val};
 
-use super::Format;
 use super::object::Path;
 use super::sink::{Args, Sink, Text, Unit};
+use super::{Format, Obj};
 use crate::error::Result;
 use crate::message::StopReason;
 
@@ -34,6 +34,13 @@ const SHAPES: [(&[&str], &str); 4] = [
     (&["prompt_tokens"], "completion_tokens"),
     (&["inputTokens"], "outputTokens"),
 ];
+
+/// The `usage` of an assistant message `r`. It is not among the format's keys: the walker of the
+/// cold path does not lay it out, so reading facts never pays for it, and usage is read from the
+/// whole message's JSON ([`Format::usage_json`]) for the few messages that need it.
+pub(super) fn field<'a>(r: &Obj<'a, '_>) -> Option<Val<'a>> {
+    r.value.field("usage")
+}
 
 /// The usage `value` reports, when it is a usage object of a known shape whose counts are
 /// whole numbers (missing ones count 0); `None` otherwise (such usage is ignored, never an
@@ -75,19 +82,15 @@ fn count(value: Option<Val>) -> Option<u64> {
 }
 
 impl Format {
-    /// The usage one host message carries, when it is an assistant message with a usable one:
-    /// not zero, and not on a failed or aborted attempt (whose count describes no answer).
-    pub(crate) fn usage(self, message: Val, path: Path) -> Result<Option<MessageUsage>> {
-        let mut sink = Reported::default();
-        self.read_into(message, path, &mut sink)?;
-        Ok(sink.usage.filter(|u| u.input > 0 && !sink.failed))
-    }
-
-    /// [`Format::usage`] of one message given as JSON text.
+    /// The usage one host message, given as its whole JSON text, carries, when it is an
+    /// assistant message with a usable one: not zero, and not on a failed or aborted attempt
+    /// (whose count describes no answer).
     pub fn usage_json(self, text: &str, path: &str) -> Result<Option<MessageUsage>> {
         let mut nodes = Vec::new();
         let message = super::scan(text, path, &mut nodes)?;
-        self.usage(message, Path::root(path))
+        let mut sink = Reported::default();
+        self.read_into(message, Path::root(path), &mut sink)?;
+        Ok(sink.usage.filter(|u| u.input > 0 && !sink.failed))
     }
 }
 

@@ -15,7 +15,7 @@ use super::convert;
 use super::host;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::{Format, MessageUsage, Path, Units};
+use crate::formats::{Format, Path, Units};
 use crate::message::Message;
 use crate::token::Estimator;
 
@@ -71,27 +71,6 @@ pub fn facts(
         out.push(match message {
             Some(message) => Some(format.facts(message, Path::message(k), estimator)?),
             None => None,
-        });
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-/// The usage each of `messages[i]` for `indices` carries (`crate::formats::Format::usage`).
-pub fn usages(
-    messages: &Array,
-    indices: &[u32],
-    format: Format,
-) -> Result<Vec<Option<MessageUsage>>> {
-    let mut out = Vec::with_capacity(indices.len());
-    each(messages, indices, 0, format, &mut |i, message| {
-        out.push(match message {
-            Some(message) => format.usage(message, Path::message(i))?,
-            None => {
-                let path = format!("messages[{i}]");
-                let text = convert::json_text(&messages.get(i as u32), &path)?;
-                format.usage_json(&text, &path)?
-            }
         });
         Ok(())
     })?;
