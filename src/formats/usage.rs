@@ -19,9 +19,11 @@ pub struct MessageUsage {
     pub output: u64,
 }
 
-/// The input keys of each usage shape (added up) and its output key, tried in order: the
-/// canonical shape, Anthropic and OpenAI Responses, OpenAI Chat Completions, the AI SDK.
-const SHAPES: [(&[&str], &str); 4] = [
+/// The input keys of each usage shape (added up) and its output key, tried in order by their
+/// first key: the canonical shape, Anthropic and OpenAI Responses, OpenAI Chat Completions,
+/// the AI SDK, and a bare `{ totalTokens }` (an AI SDK message's metadata, as its documentation
+/// shows it: the request and the answer together, read as the prompt with no output).
+const SHAPES: [(&[&str], &str); 5] = [
     (&["input", "cacheRead", "cacheWrite"], "output"),
     (
         &[
@@ -33,6 +35,7 @@ const SHAPES: [(&[&str], &str); 4] = [
     ),
     (&["prompt_tokens"], "completion_tokens"),
     (&["inputTokens"], "outputTokens"),
+    (&["totalTokens"], ""),
 ];
 
 /// The `usage` of an assistant message `r`. It is not among the format's keys: the walker of the
@@ -58,7 +61,7 @@ pub fn read_usage(value: Val) -> Option<MessageUsage> {
     }
     Some(MessageUsage {
         input,
-        output: count(value.field(output))?,
+        output: count(value.field(output).filter(|_| !output.is_empty()))?,
     })
 }
 
@@ -156,6 +159,7 @@ mod tests {
                 42,
                 8,
             ),
+            (r#"{"totalTokens":50,"createdAt":1}"#, 50, 0),
         ];
         for (text, input, output) in cases {
             assert_eq!(usage(text), Some(MessageUsage { input, output }), "{text}");

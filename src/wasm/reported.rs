@@ -4,7 +4,6 @@
 //! [`Report`]s for `crate::anchor`.
 
 use js_sys::{Array, Object};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::cache;
@@ -63,8 +62,7 @@ fn one(item: &JsValue, path: &str) -> Result<Explicit> {
             if usage.is_undefined() || usage.is_null() {
                 return Err(invalid(".inputTokens: missing"));
             }
-            let usage = convert::json(&usage, &format!("{path}.usage"))?;
-            usage_of(&usage)
+            usage_of(&convert::json_text(&usage, &format!("{path}.usage"))?)
                 .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
                 .input
         }
@@ -89,12 +87,11 @@ fn one(item: &JsValue, path: &str) -> Result<Explicit> {
     })
 }
 
-/// A usage object given as a JSON value.
-fn usage_of(value: &Value) -> Option<MessageUsage> {
-    let text = value.to_string();
+/// A usage object given as JSON text.
+fn usage_of(text: &str) -> Option<MessageUsage> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
-    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(&text, &nodes)))?
+    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(text, &nodes)))?
 }
 
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
@@ -245,7 +242,7 @@ impl Learned {
         if !usage.is_object() {
             return None;
         }
-        let usage = usage_of(&convert::json(&usage, "response.usage").ok()?)?;
+        let usage = usage_of(&convert::json_text(&usage, "response.usage").ok()?)?;
         let count = request.messages.length();
         let fixed = request.fixed_facts().ok()?;
         (usage.input > 0 && count > 0).then(|| Learned {
