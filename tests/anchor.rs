@@ -198,3 +198,37 @@ fn calibration_keeps_the_required_reduction_decision() {
         Err(Error::NoReduction(_))
     ));
 }
+
+#[test]
+fn maintenance_follows_the_reported_count_and_drops_it_after_a_compaction() {
+    use context_compaction::manager::*;
+    let compactor = compactor(100.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|_| {},
+    };
+    let manager = ContextManager::new(ManagerConfig {
+        context_window_tokens: Some(500.0),
+        reserve_tokens: Some(0.0),
+    })
+    .unwrap();
+    let state = |reports: Vec<Report>| OwnedState {
+        messages: history(),
+        reports,
+        ..OwnedState::default()
+    };
+    let maintain =
+        |state| run(manager.maintain(&conversation, state, MaintainOptions::default(), &()));
+    // 400 by our estimate: below the 500 budget.
+    assert_eq!(
+        maintain(state(vec![])).unwrap().outcome,
+        Outcome::BelowThreshold
+    );
+    // The provider counted 600 for the same request: above it.
+    let done = maintain(state(vec![report(4, 600)])).unwrap();
+    assert_eq!(done.outcome, Outcome::Compacted);
+    assert_eq!(done.record.unwrap().estimate_before, 600);
+    assert!(done.state.reports.is_empty());
+}
