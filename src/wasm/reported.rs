@@ -3,7 +3,7 @@
 //! `ContextManager` learned from the responses `send` returned. All of it becomes
 //! [`Report`]s for `crate::anchor`.
 
-use js_sys::{Array, Object};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::cache;
@@ -231,9 +231,13 @@ impl Learned {
     /// which is the request sent). Never fails: a response without usable usage teaches
     /// nothing.
     pub fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
+        // Every read of the host's value is a guarded one (a throwing getter or a revoked
+        // Proxy teaches nothing); the steps are a copy of the package's own.
         let steps = field(response, "steps", "response").ok()?;
-        let first_step = Array::is_array(&steps)
-            .then(|| steps.unchecked_ref::<Array>().get(0))
+        let first_step = host::list(&steps, "response.steps")
+            .ok()
+            .flatten()
+            .map(|steps| steps.get(0))
             .filter(|s| s.is_object());
         let usage = match first_step.map(|s| field(&s, "usage", "response.steps[0]")) {
             Some(Ok(usage)) if usage.is_object() => usage,

@@ -138,3 +138,18 @@ test("run learns what a request cost from the response send returns", async () =
   // estimated locally again, calibrated.
   assert.equal((await told.maintain(maintained.state)).reason, "belowThreshold");
 });
+
+test("a response whose usage cannot be read teaches nothing and breaks nothing", async () => {
+  const state = { systemPrompt: "", summary: "", messages: conversation(3), tools: [] };
+  const compactor = new Compactor({ keepRecentTokens: 100, summarizer });
+  const manager = new ContextManager({ compactor, contextWindowTokens: 100_000, reserveTokens: 0 });
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const throwing = { get usage() { throw new Error("no usage here"); } };
+  const odd = { usage: { input: "many" }, steps: "not an array" };
+  for (const response of [proxy, throwing, odd, null, 42, "text", { steps: [proxy] }]) {
+    const ran = await manager.run(state, async () => response);
+    assert.equal(ran.response, response);
+    assert.equal((await manager.maintain(state)).reason, "belowThreshold");
+  }
+});
