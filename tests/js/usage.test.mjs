@@ -147,7 +147,8 @@ test("a response whose usage cannot be read teaches nothing and breaks nothing",
   revoke();
   const throwing = { get usage() { throw new Error("no usage here"); } };
   const odd = { usage: { input: "many" }, steps: "not an array" };
-  for (const response of [proxy, throwing, odd, null, 42, "text", { steps: [proxy] }]) {
+  // (A revoked Proxy cannot be a promise's value: resolving reads its `then`.)
+  for (const response of [throwing, odd, null, 42, "text", { steps: [proxy] }, { steps: proxy, usage: proxy }]) {
     const ran = await manager.run(state, async () => response);
     assert.equal(ran.response, response);
     assert.equal((await manager.maintain(state)).reason, "belowThreshold");
