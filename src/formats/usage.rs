@@ -59,10 +59,25 @@ pub fn read_usage(value: Val) -> Option<MessageUsage> {
     for key in *inputs {
         input += count(value.field(key))?;
     }
+    let output = count(value.field(output).filter(|_| !output.is_empty()))?;
     Some(MessageUsage {
         input,
-        output: count(value.field(output).filter(|_| !output.is_empty()))?,
+        // Hidden reasoning is counted in the output but never sent again.
+        output: output.saturating_sub(reasoning(value)?),
     })
+}
+
+/// The reasoning tokens a usage counts in its output: OpenAI's `*_tokens_details`, the AI
+/// SDK's `reasoningTokens` (5) or `outputTokenDetails.reasoningTokens` (6).
+fn reasoning(value: Val) -> Option<u64> {
+    let nested = |outer: &str, inner: &str| value.field(outer).and_then(|v| v.field(inner));
+    let found = [
+        nested("output_tokens_details", "reasoning_tokens"),
+        nested("completion_tokens_details", "reasoning_tokens"),
+        value.field("reasoningTokens"),
+        nested("outputTokenDetails", "reasoningTokens"),
+    ];
+    count(found.into_iter().flatten().next())
 }
 
 /// A count: a whole number ≥ 0, or missing (0).
@@ -160,6 +175,21 @@ mod tests {
                 8,
             ),
             (r#"{"totalTokens":50,"createdAt":1}"#, 50, 0),
+            (
+                r#"{"input_tokens":80,"output_tokens":900,"output_tokens_details":{"reasoning_tokens":860}}"#,
+                80,
+                40,
+            ),
+            (
+                r#"{"prompt_tokens":8,"completion_tokens":90,"completion_tokens_details":{"reasoning_tokens":64}}"#,
+                8,
+                26,
+            ),
+            (
+                r#"{"inputTokens":8,"outputTokens":90,"reasoningTokens":64}"#,
+                8,
+                26,
+            ),
         ];
         for (text, input, output) in cases {
             assert_eq!(usage(text), Some(MessageUsage { input, output }), "{text}");
