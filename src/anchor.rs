@@ -19,6 +19,7 @@ use crate::formats::MessageUsage;
 /// A report more than this many times above or below our estimate of the same request is
 /// taken to describe another request.
 pub const MAX_RATIO: f64 = 2.0;
+
 /// What the provider counted for one earlier request of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Report {
