@@ -100,6 +100,8 @@ export type OpenAIChatMessage =
       refusal?: string | null;
       tool_calls?: ReadonlyArray<{ id: string; type?: "function"; function: { name: string; arguments: string } }>;
       function_call?: { name: string; arguments: string } | null;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
     }
   | { role: "tool"; tool_call_id: string; content: string | ReadonlyArray<Part<"text", { text: string }>> }
   | { role: "function"; name: string; content: string | null };
@@ -112,7 +114,7 @@ type ResponsesContent = string | ReadonlyArray<
 
 /** OpenAI Responses API input items (`format: "openai-responses"`); unknown item types are counted as opaque. */
 export type OpenAIResponsesItem =
-  | { type?: "message"; role: "user" | "assistant" | "system" | "developer"; content: ResponsesContent; id?: string; status?: string }
+  | { type?: "message"; role: "user" | "assistant" | "system" | "developer"; content: ResponsesContent; id?: string; status?: string; usage?: ProviderUsage }
   | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: string }
   | { type: "function_call_output"; call_id: string; output: string | ResponsesContent; id?: string }
   | { type: "reasoning"; summary: ReadonlyArray<Part<"summary_text", { text: string }>>; encrypted_content?: string | null; id?: string }
@@ -144,6 +146,8 @@ export type AnthropicMessage =
             | Part<"tool_use" | `${string}_tool_use`, { id: string; name: string; input: unknown }>
             | Part<`${string}_tool_result`, { tool_use_id: string; content: unknown }>
           >;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
     };
 
 type AiSdkOutput =
@@ -167,6 +171,8 @@ export type AiSdkMessage =
             | AiSdkToolResult
             | Part<"file", { data: unknown; mediaType: string }>
           >;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
     }
   | { role: "tool"; content: ReadonlyArray<AiSdkToolResult> };
 
@@ -182,7 +188,34 @@ export type MessageFormat = keyof MessageFormats;
 /** Any message of any format. */
 export type AnyMessage = MessageFormats[MessageFormat];
 
+/**
+ * A provider's usage object, in any of the shapes `usage` on an assistant message and
+ * `reportedUsage.usage` are read in (the prompt is the sum of its input keys).
+ */
+export type ProviderUsage =
+  | MessageUsage
+  | { input_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; output_tokens?: number }
+  | { prompt_tokens?: number; completion_tokens?: number }
+  | { inputTokens?: number; outputTokens?: number };
+
+/**
+ * What the provider counted for an earlier request this one extends: "the request made of the
+ * first `messages` messages (with this system prompt, summary and tools, by default the
+ * request's own) was billed `inputTokens` input tokens" (or the provider's `usage` object).
+ * A report for another `summary` is stale (the history was compacted since) and ignored.
+ */
+export interface ReportedUsage {
+  messages: number;
+  inputTokens?: number;
+  usage?: ProviderUsage;
+  systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
+  summary?: string | null;
+  tools?: readonly ToolDefinition[] | null;
+}
+
 interface RequestOptions {
+  /** What the provider counted for earlier requests (anchoring and calibration; see the README). */
+  reportedUsage?: ReportedUsage | readonly ReportedUsage[] | null;
   /** A string, or (Anthropic's `system`) an array of text blocks. */
   systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
   summary?: string | null;
@@ -419,11 +452,16 @@ export declare class CompactionError extends Error {
 }
 
 export interface RequestEstimate {
+  /** Anchored to what the provider reported, when it did (`anchor`). */
   total: number;
   systemPrompt: number;
   summary: number;
   messages: number[];
   tools: number;
+  /** Present only when a report was used: the ratio every part was calibrated by. */
+  ratio?: number;
+  /** Present only when a report was used: the request (its first `messages` messages) it anchors to, and what it cost. */
+  anchor?: { messages: number; tokens: number };
 }
 
 export declare function estimate(request: CompactionRequest): RequestEstimate;

@@ -126,10 +126,13 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     let estimate_before = facts.total();
     let estimate_after = facts.system_prompt
         + facts.tools
-        + summary_tokens(&text, input.estimator).map_err(|source| Error::InvalidRequest {
-            message: format!("summary: the estimator failed: {source}"),
-            source: Some(source),
-        })?
+        // Calibrated as every other part was, so that before and after stay comparable.
+        + facts.calibration.scale(summary_tokens(&text, input.estimator).map_err(|source| {
+            Error::InvalidRequest {
+                message: format!("summary: the estimator failed: {source}"),
+                source: Some(source),
+            }
+        })?)
         + facts.pinned_tokens(plan.first_kept_index)
         + facts.message_tokens(plan.first_kept_index);
     if input.require_reduction && estimate_after >= estimate_before {

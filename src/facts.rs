@@ -3,6 +3,7 @@
 //! Planning works on facts alone, so a caller that keeps them can re-plan a grown history by
 //! computing facts for the new messages only.
 
+use crate::anchor::{self, Calibration};
 use crate::error::{BoxError, Error, Result};
 use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
 use crate::request::Request;
@@ -97,6 +98,9 @@ pub struct RequestFacts {
     pub tools: u64,
     /// Facts of each raw message, in order.
     pub messages: Vec<MessageFacts>,
+    /// How the estimates above were calibrated and anchored to what the provider reported
+    /// (`crate::anchor`); the default when nothing was reported.
+    pub calibration: Calibration,
 }
 
 impl RequestFacts {
@@ -118,6 +122,9 @@ impl RequestFacts {
                     .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
             })
             .collect::<Result<_>>()?;
+        if !request.reports.is_empty() {
+            anchor::calibrate(&mut facts, request.reports);
+        }
         Ok(facts)
     }
 
@@ -156,11 +163,19 @@ impl RequestFacts {
                 .map_err(|e| estimator_failed("summary", e))?,
             tools: tools_tokens(tools, estimator).map_err(|e| estimator_failed("tools", e))?,
             messages: Vec::new(),
+            calibration: Calibration::default(),
         })
     }
 
-    /// The estimate of the whole request.
+    /// The estimate of the whole request: anchored to what the provider reported when it
+    /// was (see [`crate::anchor`]).
     pub fn total(&self) -> u64 {
+        self.total_parts()
+            .saturating_add_signed(self.calibration.adjustment)
+    }
+
+    /// The sum of the estimates of the parts (no anchor).
+    pub fn total_parts(&self) -> u64 {
         self.system_prompt + self.summary + self.tools + self.message_tokens(0)
     }
 

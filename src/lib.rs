@@ -49,6 +49,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod anchor;
 mod apply;
 pub mod body;
 mod compactor;
@@ -75,6 +76,7 @@ pub mod token;
 #[allow(unreachable_pub)]
 mod wasm;
 
+pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};
 pub use error::{BoxError, Error, Result, whole_number};

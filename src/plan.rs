@@ -98,8 +98,10 @@ pub(crate) fn plan_history(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
+    // Anchored to what the provider reported, when it was (`crate::anchor`).
     let estimate_before =
-        fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens;
+        (fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens)
+            .saturating_add_signed(fixed.calibration.adjustment);
     if !options.require_reduction {
         let Some(budget) = options.input_token_budget else {
             return Ok(None);

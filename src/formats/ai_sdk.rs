@@ -44,6 +44,9 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// in the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
+    if let Some(usage) = super::usage::field(r) {
+        sink.usage(usage);
+    }
     r.blocks("content", sink, &mut |part, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(part.required("text")?)),

@@ -19,6 +19,7 @@ mod openai_responses;
 mod sink;
 mod tally;
 mod units;
+mod usage;
 
 use context_compaction_scan::{self as tape, Val};
 use serde_json::Value;
@@ -33,6 +34,7 @@ pub(crate) use object::Path;
 pub(crate) use sink::{Joined, Sink};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
+pub use usage::{MessageUsage, read_usage};
 
 /// How the host's messages are shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

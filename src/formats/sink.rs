@@ -66,6 +66,10 @@ pub(crate) trait Sink<'a> {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>);
     /// The message is a system or developer message with this text (and no units).
     fn system(&mut self, text: String);
+    /// What the provider counted for the request that produced this assistant message (the
+    /// message's `usage` object, in any of the shapes `super::usage` reads); ignored unless a
+    /// sink needs it.
+    fn usage(&mut self, _usage: Val<'a>) {}
 }
 
 /// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.

@@ -31,6 +31,8 @@ pub struct JsRequest {
     pub input_token_budget: Option<u64>,
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
+    /// Its `reportedUsage`.
+    pub reported: Vec<super::reported::Explicit>,
 }
 
 impl JsRequest {
@@ -96,6 +98,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+        reported: super::reported::explicit(&field(value, "reportedUsage", "request")?)?,
     })
 }
 
@@ -386,13 +389,24 @@ pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
 /// `{ total, systemPrompt, summary, messages, tools }`.
 pub fn estimate(facts: &RequestFacts) -> JsValue {
     let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-    object(&[
+    let mut fields = vec![
         ("total", number(facts.total())),
         ("systemPrompt", number(facts.system_prompt)),
         ("summary", number(facts.summary)),
         ("messages", numbers(&tokens)),
         ("tools", number(facts.tools)),
-    ])
+    ];
+    // Only when the provider's counts were used: without them the estimate is as it was.
+    let calibration = &facts.calibration;
+    if let Some(anchor) = calibration.anchor {
+        fields.push(("ratio", JsValue::from_f64(calibration.ratio())));
+        let anchor = object(&[
+            ("messages", number(anchor.messages as u64)),
+            ("tokens", number(anchor.tokens)),
+        ]);
+        fields.push(("anchor", anchor));
+    }
+    object(&fields)
 }
 
 /// A plain object from key/value pairs.

@@ -10,7 +10,8 @@ use super::bridge::JsSummarizer;
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::js::AbortSignal;
-use super::{cache, walk};
+use super::{reported, walk};
+use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
 use crate::error::Result;
@@ -44,9 +45,19 @@ fn options(request: &JsRequest) -> PlanOptions {
 }
 
 impl Inner {
-    /// The facts of `request`, from the cache when it is on.
+    /// The facts of `request`, from the cache when it is on, calibrated and anchored to what
+    /// the provider reported (`crate::anchor`).
     pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
-        cache::request_facts(request, self.cache)
+        self.facts_learned(request, &[])
+    }
+
+    /// [`Inner::facts`] with reports a `ContextManager` learned besides the request's own.
+    pub(super) fn facts_learned(
+        &self,
+        request: &JsRequest,
+        learned: &[Report],
+    ) -> Result<RequestFacts> {
+        reported::request_facts(request, self.cache, learned)
     }
 
     /// The facts of `request` and its plan (`None` when there is nothing to do).
@@ -65,6 +76,8 @@ impl Inner {
         let read = crate::body::facts(body, request.format, &request.estimator)?;
         let mut facts = request.fixed_facts()?;
         facts.messages = read.messages;
+        let reports = reported::body_reports(request, &facts, body, &read.spans)?;
+        anchor::calibrate(&mut facts, &reports);
         let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((read.spans, plan))
     }

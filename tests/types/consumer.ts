@@ -156,6 +156,16 @@ async function main(): Promise<void> {
   // @ts-expect-error the code is a known string
   const bad: CompactionError["code"] = "oops";
   void bad;
+  // What the provider counted: on an answer, or told explicitly.
+  const billed: OpenAIChatMessage[] = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "hello", usage: { prompt_tokens: 12, completion_tokens: 2 } },
+  ];
+  const anchored = estimate({ format: "openai-chat", messages: billed, reportedUsage: { messages: 1, inputTokens: 12 } });
+  const ratio: number | undefined = anchored.ratio;
+  void ratio;
+  // @ts-expect-error reportedUsage needs the number of messages it covers
+  estimate({ messages, reportedUsage: { inputTokens: 12 } });
 }
 
 void main;
