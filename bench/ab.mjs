@@ -1,6 +1,7 @@
 // A/B: two built packages timed against each other in one process, alternately, on the cold
-// paths (plan from objects, planBytes) of every format. On a shared, noisy machine the ratio of
-// each round (B over A, taken back to back, in CPU time) is steadier than two separate runs.
+// paths (plan from objects, planBytes) and summarizerInput of every format. On a shared, noisy
+// machine the ratio of each round (B over A, taken back to back, in CPU time) is steadier than
+// two separate runs.
 //
 //   node bench/ab.mjs <dist A> <dist B> [--n 10000] [--rounds 15] [--only WORD]
 //
@@ -32,7 +33,11 @@ const builds = await Promise.all(
     const entry = existsSync(resolve(dist, "index.js")) ? "index.js" : "node.mjs";
     const { Compactor } = await import(pathToFileURL(resolve(dist, entry)).href);
     const summarizer = { summarize: async () => "" };
-    return new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
+    const generator = { model: "m", generate: async () => "" };
+    return {
+      cold: new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false }),
+      generator: new Compactor({ keepRecentTokens: 20_000, summarizer: generator, cacheFacts: false }),
+    };
   }),
 );
 
@@ -42,8 +47,11 @@ for (const [format, convert] of [["canonical", (m) => m], ["openai-chat", openAI
   const host = convert(messages);
   const body = new TextEncoder().encode(JSON.stringify(host));
   const options = format === "canonical" ? {} : { format };
-  cases.push({ name: `${format} plan (objects)`, run: (c) => c.plan({ messages: host, ...options, inputTokenBudget: 0 }) });
-  cases.push({ name: `${format} planBytes (bytes)`, run: (c) => c.planBytes(body, { ...options, inputTokenBudget: 0 }) });
+  cases.push({ name: `${format} plan (objects)`, run: ({ cold }) => cold.plan({ messages: host, ...options, inputTokenBudget: 0 }) });
+  cases.push({ name: `${format} planBytes (bytes)`, run: ({ cold }) => cold.planBytes(body, { ...options, inputTokenBudget: 0 }) });
+  // The prompts apply would send for the plan (both builds plan alike, so either plan serves).
+  const plan = builds[0].generator.plan({ messages: host, ...options, inputTokenBudget: 0 });
+  cases.push({ name: `${format} summarizerInput`, run: ({ generator }) => generator.summarizerInput({ messages: host, ...options }, plan) });
 }
 
 // CPU time of the process (ms) rather than wall time: on a machine shared with other work,
@@ -63,6 +71,7 @@ for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
   // Both agree (same cut) and are warm before timing.
   const [a, b] = builds.map((c) => run(c));
   if (a.firstKeptIndex !== b.firstKeptIndex) throw new Error(`${name}: A and B cut differently`);
+  if (Array.isArray(a) && JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${name}: A and B prompt differently`);
   for (let i = 0; i < 3; i++) for (const c of builds) run(c);
   const times = [[], []];
   const ratios = [];

@@ -215,6 +215,12 @@ impl<'a> Iterator for Children<'a> {
 /// escape becomes U+FFFD (as `context_compaction::parse::json_text` reads it).
 pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
+    unescape_into(raw, &mut out);
+    out
+}
+
+/// Appends the value of a JSON string's content to `out` (as [`unescape`]).
+pub fn unescape_into(raw: &str, out: &mut String) {
     let mut rest = raw;
     while let Some(at) =
         Some(crate::find::backslash(rest.as_bytes(), 0)).filter(|&at| at < rest.len())
@@ -235,7 +241,6 @@ pub fn unescape(raw: &str) -> String {
         rest = escape.get(width..).unwrap_or("");
     }
     out.push_str(rest);
-    out
 }
 
 /// The character of a `\uXXXX` escape at the start of `escape` (joining a surrogate pair) and

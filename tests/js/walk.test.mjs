@@ -76,12 +76,12 @@ test("edge cases estimate and plan the same read together as one at a time", () 
   samePlans(edgeCases);
 });
 
-test("the real session estimates and plans the same read together as one at a time", () => {
+test("the real session estimates and plans the same read together as one at a time", async () => {
   const { together, alone } = bothWays(sessionMessages);
   assert.equal(together.length, 914);
   assert.deepEqual(together, alone);
   samePlans(sessionMessages);
-  sameSummarizerInput(sessionMessages);
+  await sameSummarizerInput(sessionMessages);
 });
 
 test("a message that throws while it is read fails with its index and the thrown value as cause", () => {
