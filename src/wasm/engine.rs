@@ -140,7 +140,7 @@ impl Inner {
                 convert::object(&[
                     ("purpose", purpose.as_str().into()),
                     ("systemPrompt", system.into()),
-                    ("prompt", prompt.into()),
+                    ("prompt", convert::long_string(&prompt)),
                 ])
             })
             .collect();

@@ -48,7 +48,7 @@ export async function sameSummarizerInput(make, format = "canonical") {
   assert.deepEqual(walked, alone);
   assert.ok(walked[0].prompt.length > 10_000);
   const sent = [];
-  const send = async ({ purpose, systemPrompt, prompt }) => (sent.push({ purpose, systemPrompt, prompt }), "S");
+  const send = async ({ purpose, systemPrompt, messages: [{ content }] }) => (sent.push({ purpose, systemPrompt, prompt: content }), "S");
   const applying = new Compactor({ keepRecentTokens: 2_000, summarizer: generator(send), cacheFacts: false });
   await applying.apply({ messages, format }, plan);
   assert.deepEqual(walked, sent);
