@@ -110,7 +110,8 @@ pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
 pub fn body(value: &JsValue) -> Result<Vec<u8>> {
-    // A fresh Uint8Array of the package's own (a copy of the caller's view or buffer).
+    // A Uint8Array of the package's own over the caller's bytes, copied here: no caller code
+    // runs between the two, so the copy cannot throw.
     let value = host::bytes(value, "body")?;
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());
