@@ -38,10 +38,10 @@ pub fn serialize(messages: &[Message]) -> String {
                 records.assistant(message.is_failed_attempt());
                 for block in &assistant.content {
                     match block {
-                        AssistantBlock::Text(text) => records.text(text.as_str()),
-                        AssistantBlock::Thinking(text) => records.thinking(text.as_str()),
+                        AssistantBlock::Text(text) => records.text(&text.as_str()),
+                        AssistantBlock::Thinking(text) => records.thinking(&text.as_str()),
                         AssistantBlock::ToolCall(call) => {
-                            records.call(&call.id, call.name.as_str(), &call.arguments)
+                            records.call(&call.id, &call.name.as_str(), &call.arguments)
                         }
                         AssistantBlock::Opaque(_) => {}
                     }
@@ -60,7 +60,7 @@ pub fn serialize(messages: &[Message]) -> String {
 fn content(records: &mut Writer, content: &[ContentBlock]) {
     for block in content {
         match block {
-            ContentBlock::Text(text) => records.text(text.as_str()),
+            ContentBlock::Text(text) => records.text(&text.as_str()),
             ContentBlock::Image => records.image(),
         }
     }
@@ -73,7 +73,7 @@ pub(crate) trait Piece {
     fn write_to(&self, out: &mut String);
 }
 
-impl Piece for str {
+impl Piece for &str {
     fn write_to(&self, out: &mut String) {
         out.push_str(self);
     }
@@ -187,7 +187,7 @@ impl Writer {
     }
 
     /// Visible text of the open unit.
-    pub(crate) fn text(&mut self, text: &(impl Piece + ?Sized)) {
+    pub(crate) fn text(&mut self, text: &dyn Piece) {
         match &mut self.open {
             Open::User(content) => {
                 content.part(&mut self.out);
@@ -217,7 +217,7 @@ impl Writer {
     }
 
     /// Reasoning text of the open assistant unit.
-    pub(crate) fn thinking(&mut self, text: &(impl Piece + ?Sized)) {
+    pub(crate) fn thinking(&mut self, text: &dyn Piece) {
         if let Open::Assistant { failed: false } = self.open {
             self.scratch.clear();
             text.write_to(&mut self.scratch);
@@ -227,12 +227,7 @@ impl Writer {
     }
 
     /// A tool call of the open assistant unit.
-    pub(crate) fn call(
-        &mut self,
-        id: &str,
-        name: &(impl Piece + ?Sized),
-        arguments: &(impl Piece + ?Sized),
-    ) {
+    pub(crate) fn call(&mut self, id: &str, name: &dyn Piece, arguments: &dyn Piece) {
         let Open::Assistant { failed } = self.open else {
             return;
         };
