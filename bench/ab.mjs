@@ -9,7 +9,8 @@
 // A dist is a folder scripts/build wrote (e.g. the one of another commit:
 // `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
 // `/tmp/base/dist`).
-// Prints per case the median time of each and the median of the per-round ratios B / A.
+// Prints per case the median time of each and the median of the per-round ratios B / A; with the
+// peer installed, B's summarizerInput against pi-coding-agent's serializeConversation too.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,25 +65,43 @@ const time = (fn) => {
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-console.log(`A: ${args[0]}\nB: ${args[1]}\n${n} messages, ${rounds} rounds\n`);
-console.log("| case | A (CPU ms) | B (CPU ms) | B / A |");
-console.log("|---|---:|---:|---:|");
-for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
-  // Both agree (same cut) and are warm before timing.
-  const [a, b] = builds.map((c) => run(c));
-  if (a.firstKeptIndex !== b.firstKeptIndex) throw new Error(`${name}: A and B cut differently`);
-  if (Array.isArray(a) && JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${name}: A and B prompt differently`);
-  for (let i = 0; i < 3; i++) for (const c of builds) run(c);
+/** Times `runs[0]` and `runs[1]` alternately, `rounds` times: the median of each, and of the
+ * per-round ratios second / first. */
+function paired(runs) {
+  for (let i = 0; i < 3; i++) for (const run of runs) run();
   const times = [[], []];
   const ratios = [];
   for (let r = 0; r < rounds; r++) {
     // The order alternates so that neither always runs second (warmer caches, later GC).
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
     const t = [0, 0];
-    for (const i of order) t[i] = time(() => run(builds[i]));
+    for (const i of order) t[i] = time(runs[i]);
     times[0].push(t[0]);
     times[1].push(t[1]);
     ratios.push(t[1] / t[0]);
   }
-  console.log(`| ${name} | ${median(times[0]).toFixed(1)} | ${median(times[1]).toFixed(1)} | ${median(ratios).toFixed(2)}× |`);
+  return [median(times[0]).toFixed(1), median(times[1]).toFixed(1), `${median(ratios).toFixed(2)}×`];
+}
+
+console.log(`A: ${args[0]}\nB: ${args[1]}\n${n} messages, ${rounds} rounds\n`);
+console.log("| case | A (CPU ms) | B (CPU ms) | B / A |");
+console.log("|---|---:|---:|---:|");
+for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
+  // Both agree (same cut, same prompts) before timing.
+  const [a, b] = builds.map((c) => run(c));
+  if (a.firstKeptIndex !== b.firstKeptIndex) throw new Error(`${name}: A and B cut differently`);
+  if (Array.isArray(a) && JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${name}: A and B prompt differently`);
+  console.log(`| ${name} | ${paired(builds.map((c) => () => run(c))).join(" | ")} |`);
+}
+
+// The peer, when installed ((cd bench && npm ci)): pi-coding-agent's serializeConversation on
+// the messages B's canonical plan summarizes, against B's summarizerInput, paired the same way.
+const pi = await import("@mariozechner/pi-coding-agent").catch(() => null);
+if (pi && "canonical summarizerInput".includes(only)) {
+  const plan = builds[1].generator.plan({ messages, inputTokenBudget: 0 });
+  const summarized = [...plan.messagesToSummarize, ...plan.turnPrefixMessages];
+  const runs = [() => pi.serializeConversation(summarized), () => builds[1].generator.summarizerInput({ messages }, plan)];
+  console.log("\n| peer | pi serializeConversation (CPU ms) | B summarizerInput (CPU ms) | B / pi |");
+  console.log("|---|---:|---:|---:|");
+  console.log(`| canonical | ${paired(runs).join(" | ")} |`);
 }
