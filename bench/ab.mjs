@@ -10,7 +10,7 @@
 // `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
 // `/tmp/base/dist`).
 // Prints per case the median time of each and the median of the per-round ratios B / A; with the
-// peer installed, B's summarizerInput against pi-coding-agent's serializeConversation too.
+// peer installed, A's and B's summarizerInput against pi-coding-agent's serializeConversation.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -95,13 +95,19 @@ for (const { name, run } of cases.filter((c) => c.name.includes(only))) {
 }
 
 // The peer, when installed ((cd bench && npm ci)): pi-coding-agent's serializeConversation on
-// the messages B's canonical plan summarizes, against B's summarizerInput, paired the same way.
+// the messages the canonical plan summarizes, with A's and B's summarizerInput, each round in
+// turn (pi, A, B): the garbage one leaves is collected while the next runs, so each is followed
+// by a different one rather than always by the same.
 const pi = await import("@mariozechner/pi-coding-agent").catch(() => null);
 if (pi && "canonical summarizerInput".includes(only)) {
   const plan = builds[1].generator.plan({ messages, inputTokenBudget: 0 });
   const summarized = [...plan.messagesToSummarize, ...plan.turnPrefixMessages];
-  const runs = [() => pi.serializeConversation(summarized), () => builds[1].generator.summarizerInput({ messages }, plan)];
-  console.log("\n| peer | pi serializeConversation (CPU ms) | B summarizerInput (CPU ms) | B / pi |");
-  console.log("|---|---:|---:|---:|");
-  console.log(`| canonical | ${paired(runs).join(" | ")} |`);
+  const runs = [() => pi.serializeConversation(summarized), ...builds.map((c) => () => c.generator.summarizerInput({ messages }, plan))];
+  for (let i = 0; i < 3; i++) for (const run of runs) run();
+  const times = runs.map(() => []);
+  for (let r = 0; r < rounds; r++) runs.forEach((run, i) => times[i].push(time(run)));
+  const [p, a, b] = times.map(median);
+  console.log("\n| peer, canonical | pi serializeConversation (CPU ms) | A summarizerInput | B summarizerInput | A / pi | B / pi |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(`| ${n} messages | ${p.toFixed(1)} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / p).toFixed(2)}× | ${(b / p).toFixed(2)}× |`);
 }
