@@ -2,6 +2,9 @@
 //! equal the records written from the units the same reader builds (the path of `apply`): on
 //! every format's fixture, the real session, and random messages with awkward content.
 
+mod common;
+
+use common::FIXTURES;
 use context_compaction::formats::Format;
 use context_compaction::*;
 use proptest::prelude::*;
@@ -107,25 +110,7 @@ fn texts(json: &str) -> Vec<String> {
 
 #[test]
 fn every_format_fixture_writes_the_same_records_over_every_range() {
-    for (format, json) in [
-        (
-            Format::Canonical,
-            include_str!("fixtures/formats/canonical.json"),
-        ),
-        (
-            Format::OpenAIChat,
-            include_str!("fixtures/formats/openai-chat.json"),
-        ),
-        (
-            Format::OpenAIResponses,
-            include_str!("fixtures/formats/openai-responses.json"),
-        ),
-        (
-            Format::Anthropic,
-            include_str!("fixtures/formats/anthropic.json"),
-        ),
-        (Format::AiSdk, include_str!("fixtures/formats/ai-sdk.json")),
-    ] {
+    for (format, json) in FIXTURES {
         let all = texts(json);
         for start in 0..all.len() {
             for end in start..=all.len() {
