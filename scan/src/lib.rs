@@ -5,14 +5,16 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+mod escape;
 mod find;
 mod node;
 mod score;
 mod tape;
 mod text;
 
+pub use escape::escape_into;
 pub use find::backslash;
-pub use node::{Children, Val, unescape};
+pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
-pub use text::utf8;
+pub use text::{ascii_end, utf8};

@@ -12,10 +12,12 @@ mod ai_sdk;
 mod anthropic;
 mod canonical;
 pub(crate) mod count;
+mod json;
 mod numbers;
 mod object;
 mod openai_chat;
 mod openai_responses;
+mod records;
 mod sink;
 mod tally;
 mod units;
@@ -31,6 +33,7 @@ use crate::token::Estimator;
 
 use object::Obj;
 pub(crate) use object::Path;
+pub(crate) use records::Records;
 pub(crate) use sink::{Joined, Sink};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
@@ -101,11 +104,32 @@ impl Format {
 
     /// Reads one host message from its JSON text.
     pub fn read_json(self, text: &str, path: &str) -> Result<HostMessage> {
+        let mut units = Units::default();
+        self.read_json_into(text, path, &mut units)?;
+        Ok(units.finish())
+    }
+
+    /// Reads one host message from its JSON text into `sink`.
+    pub(crate) fn read_json_into(
+        self,
+        text: &str,
+        path: &str,
+        sink: &mut dyn for<'a> Sink<'a>,
+    ) -> Result<()> {
         let mut nodes = Vec::new();
         let message = scan(text, path, &mut nodes)?;
-        let mut units = Units::default();
-        self.read_into(message, Path::root(path), &mut units)?;
-        Ok(units.finish())
+        self.read_into(message, Path::root(path), sink)
+    }
+
+    /// The records of host messages given as JSON texts (`messages[i]` in errors): what
+    /// [`crate::records::serialize`] makes of their units, written as the reader reads them.
+    pub fn records_json<'t>(self, texts: impl IntoIterator<Item = &'t str>) -> Result<String> {
+        let mut records = Records::default();
+        for (i, text) in texts.into_iter().enumerate() {
+            self.read_json_into(text, &format!("messages[{i}]"), &mut records)?;
+            records.end_message();
+        }
+        Ok(records.finish().unwrap_or_default())
     }
 
     /// The facts of one host message from its JSON text, counted by `estimator`.

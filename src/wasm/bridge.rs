@@ -103,7 +103,7 @@ impl JsGenerator {
     ) -> Result<Generated, GenerateError> {
         let message = object(&[
             ("role", "user".into()),
-            ("content", request.prompt.as_str().into()),
+            ("content", convert::long_string(&request.prompt)),
         ]);
         let js_request = object(&[
             ("model", request.model.as_str().into()),

@@ -113,7 +113,8 @@ pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
 pub fn body(value: &JsValue) -> Result<Vec<u8>> {
-    // A fresh Uint8Array of the package's own (a copy of the caller's view or buffer).
+    // A Uint8Array of the package's own over the caller's bytes, copied here: no caller code
+    // runs between the two, so the copy cannot throw.
     let value = host::bytes(value, "body")?;
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());
@@ -416,6 +417,47 @@ pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
         let _ = Reflect::set(&object, &JsValue::from_str(key), value);
     }
     object.into()
+}
+
+/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
+/// long runs of ASCII apart from the stretches with other characters between them. A decoder
+/// takes the slow path for a whole text as soon as one character is not ASCII (in Node 20
+/// about 5 ns a byte against 1); the pieces, joined, are the same string.
+pub fn long_string(text: &str) -> JsValue {
+    // A run of ASCII shorter than this stays in the piece around it.
+    const RUN: usize = 1024;
+    let bytes = text.as_bytes();
+    let mut joined = js_sys::JsString::from("");
+    let mut add = |piece: std::ops::Range<usize>| {
+        let piece = text.get(piece).unwrap_or_default();
+        joined = joined.concat(&JsValue::from_str(piece));
+    };
+    // The piece being built starts at `start`; `mixed` when it holds other characters.
+    let (mut start, mut pos, mut mixed) = (0, 0, false);
+    loop {
+        let end = context_compaction_scan::ascii_end(bytes, pos);
+        if mixed && end - pos >= RUN {
+            add(start..pos);
+            (start, mixed) = (pos, false);
+        }
+        if end >= bytes.len() {
+            add(start..bytes.len());
+            return joined.into();
+        }
+        if !mixed && end - start >= RUN {
+            add(start..end);
+            start = end;
+        }
+        mixed = true;
+        // Past the other characters (a boundary between ASCII and not is one between characters).
+        pos = end
+            + bytes
+                .get(end..)
+                .unwrap_or_default()
+                .iter()
+                .position(u8::is_ascii)
+                .unwrap_or(bytes.len() - end);
+    }
 }
 
 fn number(n: u64) -> JsValue {

@@ -19,7 +19,6 @@ use crate::facts::RequestFacts;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::summarizer::SummarizeRequest;
 
 /// The core compactor and whether its facts cache is on.
 pub(super) struct Inner {
@@ -144,22 +143,17 @@ impl Inner {
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
         let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = walk::units(messages, h.clone(), request.format)?;
-        let prefix = walk::units(messages, p.clone(), request.format)?;
-        let asked = SummarizeRequest {
-            previous_summary: &request.summary,
-            messages: &history,
-            turn_prefix_messages: &prefix,
-        };
-        let prompts: Array = generator
-            .prompts(&asked)
+        // Records written as the messages are read: no units are built.
+        let history = walk::records(messages, h.clone(), request.format)?;
+        let prefix = walk::records(messages, p.clone(), request.format)?;
+        let prompts: Array = crate::generator::prompts(&request.summary, history, prefix)
             .into_iter()
             .map(|(purpose, prompt)| {
                 let system = generator.request(purpose, String::new()).system_prompt;
                 convert::object(&[
                     ("purpose", purpose.as_str().into()),
                     ("systemPrompt", system.into()),
-                    ("prompt", prompt.into()),
+                    ("prompt", convert::long_string(&prompt)),
                 ])
             })
             .collect();

@@ -15,7 +15,7 @@ use super::convert;
 use super::host;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::{Format, Path, Units};
+use crate::formats::{Format, Path, Records, Units};
 use crate::message::Message;
 use crate::token::Estimator;
 
@@ -94,6 +94,27 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The records (what the generator summarizer shows the model) of host messages `range`,
+/// written as each message is read, without building its units; `None` when they hold no
+/// units (nothing to summarize).
+pub fn records(messages: &Array, range: Range<usize>, format: Format) -> Result<Option<String>> {
+    let indices: Vec<u32> = range.map(|i| i as u32).collect();
+    let mut records = Records::default();
+    each(messages, &indices, 0, format, &mut |i, message| {
+        match message {
+            Some(message) => format.read_into(message, Path::message(i), &mut records)?,
+            None => {
+                let path = format!("messages[{i}]");
+                let text = convert::json_text(&messages.get(i as u32), &path)?;
+                format.read_json_into(&text, &path, &mut records)?;
+            }
+        }
+        records.end_message();
+        Ok(())
+    })?;
+    Ok(records.finish())
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid

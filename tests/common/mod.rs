@@ -260,3 +260,27 @@ pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
     })
     .unwrap()
 }
+
+/// The same conversation in each format (`tests/fixtures/formats/`).
+pub const FIXTURES: [(formats::Format, &str); 5] = [
+    (
+        formats::Format::Canonical,
+        include_str!("../fixtures/formats/canonical.json"),
+    ),
+    (
+        formats::Format::OpenAIChat,
+        include_str!("../fixtures/formats/openai-chat.json"),
+    ),
+    (
+        formats::Format::OpenAIResponses,
+        include_str!("../fixtures/formats/openai-responses.json"),
+    ),
+    (
+        formats::Format::Anthropic,
+        include_str!("../fixtures/formats/anthropic.json"),
+    ),
+    (
+        formats::Format::AiSdk,
+        include_str!("../fixtures/formats/ai-sdk.json"),
+    ),
+];

@@ -10,13 +10,13 @@ import { bothWays, failsWithItsIndex, forty, sameSummarizerInput, samePlans, ses
 const { aiSdk, anthropic, openAIChat, openAIResponses } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 
 for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
-  test(`the real session as ${format} messages estimates and plans the same read together`, () => {
+  test(`the real session as ${format} messages estimates and plans the same read together`, async () => {
     const session = () => convert(sessionMessages());
     const { together, alone } = bothWays(session, format);
     assert.ok(together.length > 500);
     assert.deepEqual(together, alone);
     samePlans(session, format);
-    sameSummarizerInput(session, format);
+    await sameSummarizerInput(session, format);
   });
 }
 
