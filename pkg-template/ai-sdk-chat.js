@@ -6,6 +6,7 @@
 // from their own list; ai 7 keeps what prepareStep returned: both are handled).
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { checkState, convertLive, liveMessages, readUiMessage } from "./ai-sdk-ui.js";
+import { guardedOr } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
 
@@ -157,10 +158,11 @@ class StepCompaction {
     const next = (id, part) => ({ summary: this.#summary, firstKeptId: id, firstKeptPart: part, record: this.#record });
     const origin = this.#origins.get(this.#keptFrom);
     if (origin) return next(origin.id, origin.part);
-    if (this.#keptStep === undefined || responseMessage === undefined) return this.#state;
     // Kept from step `#keptStep` of this response: its `step-start` part in the response message
-    // (which continues the last posted message when it has the same id).
-    const response = readUiMessage(responseMessage, "responseMessage");
+    // (which continues the last posted message when it has the same id). Without an id the
+    // client will know (`generateMessageId` unset), the between-steps compaction is not kept.
+    const response = this.#keptStep === undefined ? null : guardedOr(() => readUiMessage(responseMessage, "responseMessage"), null);
+    if (!response || response.id === "") return this.#state;
     const offset = this.#last && this.#last.id === response.id ? this.#last.parts.length : 0;
     let step = -1;
     for (let index = offset; index < response.parts.length; index++) {

@@ -10,13 +10,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+import { installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
 import { conversation } from "./scenario.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -65,23 +64,7 @@ const sharedFiles = {
 async function prepare(app, scenarioDir = "src") {
   const source = join(here, "apps", app);
   const dir = join(cache, app);
-  const lock = join(source, "package-lock.json");
-  const want = existsSync(lock) ? createHash("sha256").update(readFileSync(lock)).digest("hex") : "no-lock";
-  const stamp = join(dir, ".installed");
-  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    cpSync(join(source, "package.json"), join(dir, "package.json"));
-    if (existsSync(lock)) {
-      cpSync(lock, join(dir, "package-lock.json"));
-      await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
-    }
-    writeFileSync(stamp, want);
-  }
-  for (const name of readdirSync(dir)) {
-    if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
-  }
-  cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
+  await installCached(source, dir);
   for (const [from, to, change = (text) => text] of sharedFiles[app] ?? []) {
     mkdirSync(dirname(join(dir, to)), { recursive: true });
     writeFileSync(join(dir, to), change(readFileSync(join(here, "apps", from), "utf8")));

@@ -11,7 +11,7 @@ export const chats = {
     try {
       return JSON.parse(await readFile(file(id), "utf8"));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      if (error instanceof Error && "code" in error && error.code === "ENOENT") return null;
       throw error;
     }
   },

@@ -1,0 +1,154 @@
+// Round trips through the AI SDK chat route example (apps/ai-sdk/app/api/chat/route.ts, quoted
+// in the README) with real `ai` 5, 6 and 7 and the SDK's mock models: the SDK's own chat client
+// (`AbstractChat`, what `useChat` runs on, with its HTTP transport) posts 200 turns with tool
+// calls, approvals and denials (ai 6 and 7) and one 28-step tool loop to the route, which stores
+// its compaction state in JSON files. Every prompt the model received is then checked.
+//   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/ai-sdk.test.mjs
+import { before, test } from "node:test";
+import assert from "node:assert/strict";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { installCached, run } from "./tools.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = process.env.CC_ROOT ?? join(here, "../..");
+const tarball = process.env.CC_TARBALL;
+const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction/packaging");
+if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
+const app = join(cache, "ai-sdk");
+const TURNS = 200;
+const LONG_TURN = 150;
+const WINDOW = 128_000;
+
+before(async () => {
+  await installCached(join(here, "apps/ai-sdk"), app);
+  await run("npm", ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: app });
+});
+
+/** The route example built against `ai` `version` (its own `node_modules/ai`), with the mock provider. */
+async function routeFor(version) {
+  const dir = join(app, `v${version}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(join(app, `node_modules/ai${version}`), join(dir, "node_modules/ai"));
+  cpSync(join(app, "app"), join(dir, "app"), { recursive: true });
+  writeFileSync(
+    join(dir, "app/model.js"),
+    'import * as ai from "ai";\nimport * as mocks from "ai/test";\nimport { mockProvider } from "../../mock-provider.mjs";\n\nexport const { model, summaryModel, system, tools } = mockProvider(ai, mocks);\n',
+  );
+  const externals = ["ai", "ai/test", "context-compaction", "context-compaction/*"].map((name) => `--external:${name}`);
+  await run(join(root, "node_modules/.bin/esbuild"), [join(dir, "app/api/chat/route.ts"), "--bundle", "--platform=node", "--format=esm", `--outfile=${join(dir, "route.mjs")}`, "--log-level=warning", ...externals]);
+  return dir;
+}
+
+/** What `useChat` keeps: the SDK's ChatState over a plain array. */
+class ArrayState {
+  status = "ready";
+  error = undefined;
+  messages = [];
+  pushMessage = (message) => (this.messages = [...this.messages, message]);
+  popMessage = () => (this.messages = this.messages.slice(0, -1));
+  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
+  snapshot = (value) => structuredClone(value);
+}
+
+const idle = async (chat) => {
+  while (chat.status === "submitted" || chat.status === "streaming") await new Promise((r) => setTimeout(r, 1));
+  if (chat.error) throw chat.error;
+};
+
+/** 200 turns of a coding chat through the route, as the SDK's chat client sends them. */
+async function converse(version) {
+  const dir = await routeFor(version);
+  const log = (globalThis.__roundTrip = { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
+  process.env.CHAT_STATE_DIR = join(dir, ".chats");
+  const { POST } = await import(pathToFileURL(join(dir, "route.mjs")));
+  const ai = await import(pathToFileURL(createRequire(join(dir, "route.mjs")).resolve("ai")));
+  const chat = new (class extends ai.AbstractChat {})({
+    id: "chat-1",
+    state: new ArrayState(),
+    transport: new ai.DefaultChatTransport({ api: "http://127.0.0.1/api/chat", fetch: async (url, init) => POST(new Request(url, init)) }),
+    sendAutomaticallyWhen: ai.lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
+  const approvals = { approved: 0, denied: 0 };
+  for (let turn = 0; turn < TURNS; turn++) {
+    log.turn = turn;
+    await chat.sendMessage({ text: `Turn ${turn}: fix the failing step in module ${turn} and run the tests.` });
+    await idle(chat);
+    for (const part of chat.messages.at(-1).parts.filter((p) => p.state === "approval-requested")) {
+      const approved = turn % 20 === 7;
+      approvals[approved ? "approved" : "denied"]++;
+      await chat.addToolApprovalResponse({ id: part.approval.id, approved });
+      await idle(chat);
+    }
+  }
+  const state = JSON.parse(readFileSync(join(dir, ".chats/chat-1.json"), "utf8"));
+  // Left for a look after a failure: every prompt and summary request.
+  writeFileSync(join(dir, "log.json"), JSON.stringify(log));
+  return { log, chat, approvals, state };
+}
+
+/** The highest "Summary #n" in a message (0 for none). */
+const summaryNumber = (message) => Math.max(0, ...[...textOf(message).matchAll(/Summary #(\d+)/g)].map((m) => Number(m[1])));
+const textOf = (message) => (typeof message.content === "string" ? message.content : message.content.map((part) => part.text ?? "").join(""));
+
+/** Tool calls and results of one prompt pair up exactly (no call without its result, no result without its call). */
+function assertPaired(prompt, where) {
+  const calls = new Set();
+  const results = new Set();
+  for (const message of prompt) {
+    if (typeof message.content === "string") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-call") calls.add(part.toolCallId);
+      if (part.type === "tool-result") results.add(part.toolCallId);
+    }
+  }
+  assert.deepEqual([...calls].filter((id) => !results.has(id)), [], `${where}: tool calls sent without their result`);
+  assert.deepEqual([...results].filter((id) => !calls.has(id)), [], `${where}: tool results sent without their call`);
+}
+
+function checkRoundTrips({ log, state }, version) {
+  assert.ok(log.summaries.length >= 3, `ai ${version}: ${log.summaries.length} summaries in ${TURNS} turns (the history is about 4× the window)`);
+  let summariesSeen = 0;
+  for (const [index, { turn, prompt }] of log.prompts.entries()) {
+    const where = `ai ${version}, prompt ${index} (turn ${turn})`;
+    assertPaired(prompt, where);
+    // Within the window: without compaction the history grows to 1.6M characters.
+    assert.ok(JSON.stringify(prompt).length < WINDOW * 3, `${where}: ${JSON.stringify(prompt).length} characters`);
+    // The latest summary, projected first (after the system prompt), once there is one.
+    // (A compaction that splits a turn asks for two summaries, so one may carry two numbers.)
+    const first = prompt.find((message) => message.role !== "system");
+    const number = summaryNumber(first);
+    if (summariesSeen > 0) assert.ok(number >= summariesSeen, `${where}: the first message is not the latest summary: ${textOf(first).slice(0, 200)}`);
+    summariesSeen = Math.max(summariesSeen, number);
+    assert.equal(prompt.filter((message) => summaryNumber(message) > 0).length, number ? 1 : 0, `${where}: one summary, first`);
+  }
+  assert.equal(summariesSeen, log.summaries.length, `ai ${version}: the model saw every summary`);
+  // Never re-summarized: every turn's user message and every file read (its path) reaches one summary at most.
+  const seen = new Map();
+  for (const [index, prompt] of log.summaries.entries()) {
+    // The messages to summarize (the previous summary, quoted apart, lists files read before).
+    const quoted = (message) => [...textOf(message).matchAll(/<(conversation|turn-prefix)>([\s\S]*)<\/\1>/g)].map((m) => m[2]);
+    const text = prompt.filter((message) => message.role === "user").flatMap(quoted).join("\n");
+    for (const marker of new Set(text.match(/Turn \d+:|module\d+-\d+\.ts/g))) {
+      assert.equal(seen.get(marker), undefined, `ai ${version}: ${marker} summarized in summaries ${seen.get(marker)} and ${index}`);
+      seen.set(marker, index);
+    }
+  }
+  for (const marker of ["Turn 0:", `module${LONG_TURN}-1.ts`]) assert.ok(seen.has(marker), `ai ${version}: ${marker} was never summarized`);
+  assert.equal(state.summary.includes(`Summary #${log.summaries.length}`), true, `ai ${version}: the stored state holds the latest summary`);
+}
+
+for (const version of [5, 6, 7]) {
+  test(`ai ${version}: ${TURNS} turns through the route compact when due, pair every tool call, never re-summarize, send the summary first`, async () => {
+    const result = await converse(version);
+    checkRoundTrips(result, version);
+    // The 28-step loop of one request compacted between its steps (prepareStep).
+    const long = result.log.prompts.filter((p) => p.turn === LONG_TURN).map((p) => summaryNumber(p.prompt.find((m) => m.role !== "system")));
+    assert.notEqual(long[0], long.at(-1), `ai ${version}: no compaction inside the long tool loop`);
+    if (version >= 6) assert.ok(result.approvals.approved > 0 && result.approvals.denied > 0, JSON.stringify(result.approvals));
+  });
+}
