@@ -66,6 +66,9 @@ pub(crate) trait Sink<'a> {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>);
     /// The message is a system or developer message with this text (and no units).
     fn system(&mut self, text: String);
+    /// A later step starts at part `part` (an AI SDK UIMessage's step boundary): a cut may
+    /// fall here. Units that follow belong to the step.
+    fn step(&mut self, _part: usize) {}
 }
 
 /// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::sink::{Args, Sink, Text, Unit, to_value};
 use crate::message::{
-    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, ToolCall,
+    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
     ToolResultMessage, UserMessage,
 };
 
@@ -14,6 +14,7 @@ use crate::message::{
 pub(crate) struct Units {
     units: Vec<Message>,
     system: Option<String>,
+    steps: Vec<StepStart>,
 }
 
 impl Units {
@@ -21,7 +22,10 @@ impl Units {
     pub(crate) fn finish(self) -> HostMessage {
         match self.system {
             Some(text) => HostMessage::system(text),
-            None => HostMessage::of_units(self.units),
+            None => HostMessage {
+                steps: self.steps,
+                ..HostMessage::of_units(self.units)
+            },
         }
     }
 
@@ -94,5 +98,10 @@ impl<'a> Sink<'a> for Units {
 
     fn system(&mut self, text: String) {
         self.system = Some(text);
+    }
+
+    fn step(&mut self, part: usize) {
+        let unit = self.units.len();
+        self.steps.push(StepStart { part, unit });
     }
 }

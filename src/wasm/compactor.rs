@@ -41,9 +41,11 @@ impl JsCompactor {
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
-        Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &request.messages, &facts.messages)
-        }))
+        match plan {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &request.messages, &facts.messages)
+                .map_err(|e| to_js(&e)),
+        }
     }
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages

@@ -15,6 +15,7 @@ use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
+use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -34,6 +35,8 @@ pub(super) struct Job {
     history: Vec<Message>,
     prefix: Vec<Message>,
     context: CallContext,
+    /// The messages a compaction keeps (read before the first await).
+    pub(super) kept: Array,
 }
 
 fn options(request: &JsRequest) -> PlanOptions {
@@ -95,15 +98,20 @@ impl Inner {
             history: Array::new(),
             prefix: Array::new(),
         };
-        let (mut history, mut prefix) = (Vec::new(), Vec::new());
+        let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
             plan.check_fits(facts.messages.len())?;
+            plan.check_part(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
             context.history = convert::slice_without_pinned(messages, &facts.messages, h);
             context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
-            history = walk::units(messages, h.clone(), request.format)?;
-            prefix = walk::units(messages, p.clone(), request.format)?;
+            if let Some(partial) = convert::summarized_part(messages, plan)? {
+                context.prefix.push(&partial);
+            }
+            history = walk::units(messages, h.clone(), 0, request.format)?;
+            prefix = summarized_units(messages, plan, request.format)?;
+            kept = convert::kept(messages, &facts, plan)?;
         }
         Ok(Job {
             request,
@@ -112,6 +120,7 @@ impl Inner {
             history,
             prefix,
             context,
+            kept,
         })
     }
 
@@ -130,9 +139,13 @@ impl Inner {
         };
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
-        let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = walk::units(messages, h.clone(), request.format)?;
-        let prefix = walk::units(messages, p.clone(), request.format)?;
+        let history = walk::units(
+            messages,
+            plan.messages_to_summarize.clone(),
+            0,
+            request.format,
+        )?;
+        let prefix = summarized_units(messages, plan, request.format)?;
         let asked = SummarizeRequest {
             previous_summary: &request.summary,
             messages: &history,
@@ -182,9 +195,16 @@ impl Inner {
                 None,
             ),
             Some(applied) => {
-                let kept = convert::kept(messages, &job.facts, applied.record.first_kept_index);
-                convert::outcome(&applied.summary, kept, Some(&applied.record))
+                convert::outcome(&applied.summary, job.kept.clone(), Some(&applied.record))
             }
         })
     }
+}
+
+/// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
+/// message cut inside.
+fn summarized_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
+    let prefix = &plan.turn_prefix_messages;
+    let end = prefix.end + usize::from(plan.first_kept_part > 0);
+    walk::units(messages, prefix.start..end, plan.first_kept_part, format)
 }

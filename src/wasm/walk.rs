@@ -77,12 +77,18 @@ pub fn facts(
     Ok(out)
 }
 
-/// The canonical units of host messages `range`.
-pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
+/// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
+/// the units before the step that starts at that part.
+pub fn units(
+    messages: &Array,
+    range: Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Vec<Message>> {
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
     each(messages, &indices, 0, format, &mut |i, message| {
-        let host = match message {
+        let mut host = match message {
             Some(message) => {
                 let mut units = Units::default();
                 format.read_into(message, Path::message(i), &mut units)?;
@@ -90,6 +96,10 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
             }
             None => convert::host(messages, i, format)?,
         };
+        if last_part > 0 && i + 1 == range.end {
+            let step = host.steps.iter().find(|s| s.part == last_part);
+            host.units.truncate(step.map_or(0, |s| s.unit));
+        }
         out.extend(host.units);
         Ok(())
     })?;
