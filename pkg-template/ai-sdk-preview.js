@@ -1,82 +1,77 @@
-// What the route would compact, computed in the page (or a worker) from `useChat`'s messages:
-// `update` converts what changed (messages already seen are cached by object) and appends it
-// to a conversation handle, so `plan` costs O(kept messages) and can run on every keystroke.
+// What the route would compact, computed in the page (or a worker) from `useChat`'s messages
+// with `format: "ai-sdk-ui"` (no conversion): `update` appends what is new to a conversation
+// handle, so `plan` costs O(kept messages) and can run on every keystroke.
 import { CompactionError, Compactor } from "context-compaction";
-import { checkState, convertLive, liveMessages } from "./ai-sdk-ui.js";
+import { checkState, liveMessages } from "./ai-sdk-ui.js";
 
 const DEFAULT_RESERVE = 16_384;
 
 export class ChatPreview {
   #compactor;
   #conversation;
-  #convert;
   #budget;
   #system;
-  #cache = new WeakMap();
-  #origins = new Map();
   #state = null;
+  #trimmed = new WeakMap();
 
   constructor(options) {
-    if (options === null || typeof options !== "object" || typeof options.convertToModelMessages !== "function") {
-      throw new CompactionError("invalid_config", 'invalid config: ChatPreview needs { contextWindowTokens, convertToModelMessages } (the function from "ai")');
-    }
+    if (options === null || typeof options !== "object") throw new CompactionError("invalid_config", "invalid config: ChatPreview needs { contextWindowTokens }");
     const { contextWindowTokens, reserveTokens, maxOutputTokens, keepRecentTokens, triggerRatio, system, estimator } = options;
     if (!(typeof contextWindowTokens === "number" && contextWindowTokens > 0)) {
       throw new CompactionError("invalid_config", "invalid config: ChatPreview: contextWindowTokens must be a number > 0");
     }
-    // The budget ContextManager's maintenance uses (the route's ChatCompaction).
+    // The budget the route's maintenance uses (ContextManager, as ChatCompaction sets it up).
     this.#budget = Math.max(0, contextWindowTokens - Math.max(reserveTokens ?? DEFAULT_RESERVE, maxOutputTokens ?? 0));
     this.#system = system ?? null;
-    this.#convert = options.convertToModelMessages;
     // Planning never summarizes: the preview's compactor has a summarizer that is never called.
     this.#compactor = new Compactor({ keepRecentTokens, triggerRatio, summarizer: { summarize: async () => "" } });
-    this.#conversation = this.#compactor.conversation({ format: "ai-sdk", estimator });
+    this.#conversation = this.#compactor.conversation({ format: "ai-sdk-ui", estimator });
   }
 
   /** Takes `useChat`'s messages (and the chat's stored state, if the page has it). */
-  async update(messages, state = null) {
+  update(messages, state = null) {
     let valid = checkState(state);
     let live = liveMessages(messages, valid);
     if (live === null) [valid, live] = [null, liveMessages(messages, null)];
-    const { messages: model, origins } = await convertLive(this.#convert, live, this.#cache);
+    const current = live.map(({ message, from }) => (from === 0 ? message.source : this.#trim(message, from)));
     const had = this.#conversation.messages;
-    const grows = had.length <= model.length && had.every((message, index) => message === model[index]);
-    if (grows) this.#conversation.append(model.slice(had.length));
-    else this.#conversation.reset(model);
-    this.#origins = origins;
+    const grows = had.length <= current.length && had.every((message, index) => message === current[index]);
+    if (grows) this.#conversation.append(current.slice(had.length));
+    else this.#conversation.reset(current);
     this.#state = valid;
+  }
+
+  /** The posted message from part `from` on: one object per (message, from), so appends stay cheap. */
+  #trim(message, from) {
+    const known = this.#trimmed.get(message.source);
+    if (known && known.from === from && known.length === message.parts.length) return known.trimmed;
+    const trimmed = { id: message.id, role: message.role, parts: message.parts.slice(from) };
+    this.#trimmed.set(message.source, { from, length: message.parts.length, trimmed });
+    return trimmed;
   }
 
   /**
    * The plan in UIMessage terms, or `null` when nothing would be compacted: where the kept
-   * messages start (`firstKeptId`, `firstKeptPart`), the estimates, and per UIMessage its
-   * tokens and what happens to it (`summarized`, `kept`, or `split` from `firstKeptPart`).
+   * messages start (`firstKeptId`, `firstKeptPart` of the posted message), the estimates, and
+   * per live UIMessage its tokens and what happens to it (`summarized`, `kept`, or `split`).
    */
   plan() {
     const plan = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget });
     if (!plan) return null;
-    const messages = [];
-    const byId = new Map();
-    let firstKept;
-    this.#conversation.messages.forEach((model, index) => {
-      const origin = this.#origins.get(model);
-      if (!origin) return;
-      const summarized = index < plan.firstKeptIndex && model.role !== "system";
-      if (!summarized && !firstKept && model.role !== "system") firstKept = origin;
-      let entry = byId.get(origin.id);
-      if (!entry) {
-        entry = { id: origin.id, role: origin.role, tokens: 0, fate: summarized ? "summarized" : "kept" };
-        byId.set(origin.id, entry);
-        messages.push(entry);
-      } else if (entry.fate === "summarized" && !summarized) {
-        entry.fate = "split";
-        entry.firstKeptPart = origin.part;
-      }
-      entry.tokens += plan.messageTokens[index];
+    const live = this.#conversation.messages;
+    // The state's first kept message is live from its part `firstKeptPart` on.
+    const base = this.#state && live[plan.firstKeptIndex]?.id === this.#state.firstKeptId ? this.#state.firstKeptPart : 0;
+    const firstKeptPart = plan.firstKeptPart + base;
+    const messages = live.map((message, index) => {
+      const summarized = index < plan.firstKeptIndex && message.role !== "system";
+      const split = index === plan.firstKeptIndex && plan.firstKeptPart > 0;
+      const entry = { id: message.id, role: message.role, tokens: plan.messageTokens[index], fate: split ? "split" : summarized ? "summarized" : "kept" };
+      if (split) entry.firstKeptPart = firstKeptPart;
+      return entry;
     });
     return {
-      firstKeptId: firstKept?.id ?? null,
-      firstKeptPart: firstKept?.part ?? 0,
+      firstKeptId: plan.firstKeptId,
+      firstKeptPart,
       splitTurn: plan.splitTurn,
       estimateBefore: plan.estimateBefore,
       estimateAfterWithoutSummary: plan.estimateAfterWithoutSummary,

@@ -15,7 +15,7 @@ export function readUiMessage(message, path) {
     const { id, role, parts } = message;
     if (typeof id !== "string") throw bad(`${path}.id must be a string (useChat gives every message one)`);
     if (!Array.isArray(parts)) throw bad(`${path}.parts must be an array`);
-    return { id, role, parts: [...parts], source: message, partsSource: parts };
+    return { id, role, parts: [...parts], source: message };
   } catch (error) {
     if (error instanceof CompactionError) throw error;
     throw bad(`${path}: reading it threw: ${describe(error)}`, error);
@@ -60,14 +60,13 @@ export function liveMessages(messages, state) {
 
 /**
  * Converts live UIMessages block by block; returns the model messages and a map from each to
- * `{ id, part }` (where its block starts). `cache` (a WeakMap by UIMessage object) skips
- * messages converted before.
+ * `{ id, part, role }` (the UIMessage and the part its block starts at).
  */
-export async function convertLive(convert, live, cache) {
+export async function convertLive(convert, live) {
   const messages = [];
   const origins = new Map();
   for (const { message, from } of live) {
-    for (const block of await convertMessage(convert, message, cache)) {
+    for (const block of await convertMessage(convert, message)) {
       if (block.part < from) continue;
       for (const model of block.messages) {
         origins.set(model, { id: message.id, part: block.part, role: message.role });
@@ -78,11 +77,7 @@ export async function convertLive(convert, live, cache) {
   return { messages, origins };
 }
 
-async function convertMessage(convert, message, cache) {
-  const key = cache ? message.source : undefined;
-  const cached = key && cache.get(key);
-  // A message object whose parts array is the same one with the same length converts the same.
-  if (cached && cached.partsSource === message.partsSource && cached.length === message.parts.length) return cached.blocks;
+async function convertMessage(convert, message) {
   const starts = blockStarts(message.parts);
   const blocks = [];
   for (let i = 0; i < starts.length; i++) {
@@ -96,6 +91,5 @@ async function convertMessage(convert, message, cache) {
     if (!Array.isArray(converted)) throw bad("convertToModelMessages must return an array of model messages");
     blocks.push({ part: starts[i], messages: converted });
   }
-  if (key) cache.set(key, { partsSource: message.partsSource, length: message.parts.length, blocks });
   return blocks;
 }

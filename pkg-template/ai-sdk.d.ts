@@ -58,17 +58,27 @@ export interface ChatCompactionState {
   record: CompactionRecord | null;
 }
 
-/** The parts of a UIMessage this entry reads (the SDK's `UIMessage` fits). */
+/** A UIMessage as this entry reads it (the SDK's `UIMessage` of `ai` 5 to 7 fits). */
 export interface ChatUIMessage {
   id: string;
   role: "system" | "user" | "assistant";
   parts: ReadonlyArray<{ type: string }>;
 }
 
-/** `convertToModelMessages` from `"ai"` (or a function around it, e.g. one passing `{ tools }`). */
-export type ConvertToModelMessages<UI, ModelMessage> = (messages: UI[]) => ModelMessage[] | PromiseLike<ModelMessage[]>;
+/**
+ * `convertToModelMessages` from `"ai"`, or a function around it (`(messages) =>
+ * convertToModelMessages(messages, { tools })`). It is called with UIMessages, one step block at
+ * a time; its parameter is typed `never[]` so that the SDK's own (generic) function fits.
+ */
+export type ConvertToModelMessages<ModelMessage> = (messages: never[]) => ModelMessage[] | PromiseLike<ModelMessage[]>;
 
-export interface ChatCompactionOptions<UI, ModelMessage> {
+/** The summary as the model receives it: one user message in front of the kept ones. */
+export interface ProjectedSummary {
+  role: "user";
+  content: string;
+}
+
+export interface ChatCompactionOptions<ModelMessage> {
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
   /** The model's context window; compaction starts above `triggerRatio` of it minus the reserve. */
   contextWindowTokens: number;
@@ -81,7 +91,7 @@ export interface ChatCompactionOptions<UI, ModelMessage> {
   /** The route's system prompt (it counts towards the window). */
   system?: string;
   estimator?: Estimator | HeuristicEstimator;
-  convertToModelMessages: ConvertToModelMessages<UI, ModelMessage>;
+  convertToModelMessages: ConvertToModelMessages<ModelMessage>;
   onEvent?: (event: CompactionEvent) => unknown;
 }
 
@@ -92,35 +102,43 @@ export interface StepOptions<ModelMessage> {
   abortSignal?: AbortSignal;
 }
 
-export type PrepareStep<ModelMessage> = (options: StepOptions<ModelMessage>) => Promise<{ messages: ModelMessage[] } | undefined>;
+/** A `prepareStep` for `streamText`/`generateText`: the step's messages, compacted when due. */
+export type PrepareStep<ModelMessage> = (options: StepOptions<ModelMessage>) => Promise<{ messages: Array<ModelMessage | ProjectedSummary> } | undefined>;
 
-export interface PreparedChat<UI, ModelMessage> {
+export interface PreparedChat<ModelMessage> {
   /** What to send: the summary's projection first, then the kept messages. */
-  messages: Array<ModelMessage | { role: "user"; content: string }>;
+  messages: Array<ModelMessage | ProjectedSummary>;
   /** The chat's state after this request's compaction (`null`: nothing compacted yet). */
   state: ChatCompactionState | null;
   compacted: boolean;
   record: CompactionRecord | null;
   /** Why a due compaction failed (the messages are then the uncompacted ones). */
   error?: CompactionError;
-  /** For `streamText`/`generateText`: compacts between the steps of this request's tool loop. */
+  /** Compacts between the steps of this request's tool loop. */
   prepareStep: PrepareStep<ModelMessage>;
-  /** The state to store once the response is complete (with a compaction made between steps). */
-  stateAfter(responseMessage?: UI & { id: string }): ChatCompactionState | null;
+  /**
+   * The state to store once the response is complete (`onFinish`'s `responseMessage`; give the
+   * route `generateMessageId` so that its id is the one the client keeps).
+   */
+  stateAfter(responseMessage?: ChatUIMessage): ChatCompactionState | null;
 }
 
-export interface ChatCompaction<UI = ChatUIMessage, ModelMessage = unknown> extends Disposer {}
+export interface ChatCompaction<ModelMessage = unknown> extends Disposer {}
 /** Compaction for an AI SDK chat route: stored state per chat, compaction between steps. */
-export declare class ChatCompaction<UI = ChatUIMessage, ModelMessage = unknown> {
-  constructor(options: ChatCompactionOptions<UI, ModelMessage>);
-  /** The model messages to send for the UIMessages the client posted and the chat's stored state. */
-  prepare(messages: ReadonlyArray<UI & { id: string }>, state: ChatCompactionState | null | undefined, options?: { signal?: AbortSignal }): Promise<PreparedChat<UI, ModelMessage>>;
-  /** A `prepareStep` for one tool loop with no stored chat state (a fresh one per loop). */
+export declare class ChatCompaction<ModelMessage = unknown> {
+  constructor(options: ChatCompactionOptions<ModelMessage>);
+  /**
+   * The model messages to send for the UIMessages the client posted and the chat's stored
+   * state: the summary first, the compacted prefix dropped, compacting when maintenance says so.
+   */
+  prepare(messages: readonly ChatUIMessage[], state: ChatCompactionState | null | undefined, options?: { signal?: AbortSignal }): Promise<PreparedChat<ModelMessage>>;
+  /** A `prepareStep` for one tool loop with no stored chat state (make one per loop). */
   prepareStep(options?: { signal?: AbortSignal }): PrepareStep<ModelMessage>;
   free(): void;
 }
 
-export interface ChatPreviewOptions<UI, ModelMessage> {
+export interface ChatPreviewOptions {
+  /** The same window, reserve and thresholds as the route's `ChatCompaction`. */
   contextWindowTokens: number;
   reserveTokens?: number;
   maxOutputTokens?: number;
@@ -128,13 +146,12 @@ export interface ChatPreviewOptions<UI, ModelMessage> {
   triggerRatio?: number;
   system?: string;
   estimator?: Estimator | HeuristicEstimator;
-  convertToModelMessages: ConvertToModelMessages<UI, ModelMessage>;
 }
 
 /** One UIMessage in a preview. */
 export interface PreviewMessage {
   id: string;
-  role: string;
+  role: "system" | "user" | "assistant";
   /** Estimated tokens of what it sends. */
   tokens: number;
   /** `split`: summarized up to `firstKeptPart`, kept from there. */
@@ -143,20 +160,22 @@ export interface PreviewMessage {
 }
 
 export interface ChatPreviewPlan {
+  /** Where the kept messages would start: a message id and a part index in it. */
   firstKeptId: string | null;
   firstKeptPart: number;
   splitTurn: boolean;
   estimateBefore: number;
   estimateAfterWithoutSummary: number;
+  /** The messages still live (after the stored summary), in order. */
   messages: PreviewMessage[];
 }
 
-export interface ChatPreview<UI = ChatUIMessage, ModelMessage = unknown> extends Disposer {}
+export interface ChatPreview extends Disposer {}
 /** What the route would compact, from `useChat`'s messages; `plan()` is cheap (every keystroke). */
-export declare class ChatPreview<UI = ChatUIMessage, ModelMessage = unknown> {
-  constructor(options: ChatPreviewOptions<UI, ModelMessage>);
-  /** Takes the current messages (and the chat's state, if the page has it); converts what changed. */
-  update(messages: ReadonlyArray<UI & { id: string }>, state?: ChatCompactionState | null): Promise<void>;
+export declare class ChatPreview {
+  constructor(options: ChatPreviewOptions);
+  /** Takes the current messages (and the chat's state, if the page has it); reads only what is new. */
+  update(messages: readonly ChatUIMessage[], state?: ChatCompactionState | null): void;
   /** `null` when nothing would be compacted. */
   plan(): ChatPreviewPlan | null;
   free(): void;

@@ -7,7 +7,6 @@
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,6 +38,8 @@ async function routeFor(version) {
     join(dir, "app/model.js"),
     'import * as ai from "ai";\nimport * as mocks from "ai/test";\nimport { mockProvider } from "../../mock-provider.mjs";\n\nexport const { model, summaryModel, system, tools } = mockProvider(ai, mocks);\n',
   );
+  // Imports made from the app's directory, resolved as its ES modules resolve them.
+  writeFileSync(join(dir, "load.mjs"), "export const load = (name) => import(name);\n");
   const externals = ["ai", "ai/test", "context-compaction", "context-compaction/*"].map((name) => `--external:${name}`);
   await run(join(root, "node_modules/.bin/esbuild"), [join(dir, "app/api/chat/route.ts"), "--bundle", "--platform=node", "--format=esm", `--outfile=${join(dir, "route.mjs")}`, "--log-level=warning", ...externals]);
   return dir;
@@ -61,12 +62,13 @@ const idle = async (chat) => {
 };
 
 /** 200 turns of a coding chat through the route, as the SDK's chat client sends them. */
-async function converse(version) {
+async function converse(version, turns = TURNS) {
   const dir = await routeFor(version);
   const log = (globalThis.__roundTrip = { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
   process.env.CHAT_STATE_DIR = join(dir, ".chats");
   const { POST } = await import(pathToFileURL(join(dir, "route.mjs")));
-  const ai = await import(pathToFileURL(createRequire(join(dir, "route.mjs")).resolve("ai")));
+  const { load } = await import(pathToFileURL(join(dir, "load.mjs")));
+  const ai = await load("ai");
   const chat = new (class extends ai.AbstractChat {})({
     id: "chat-1",
     state: new ArrayState(),
@@ -74,7 +76,7 @@ async function converse(version) {
     sendAutomaticallyWhen: ai.lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const approvals = { approved: 0, denied: 0 };
-  for (let turn = 0; turn < TURNS; turn++) {
+  for (let turn = 0; turn < turns; turn++) {
     log.turn = turn;
     await chat.sendMessage({ text: `Turn ${turn}: fix the failing step in module ${turn} and run the tests.` });
     await idle(chat);
@@ -85,7 +87,7 @@ async function converse(version) {
       await idle(chat);
     }
   }
-  const state = JSON.parse(readFileSync(join(dir, ".chats/chat-1.json"), "utf8"));
+  const state = JSON.parse(readFileSync(join(dir, ".chats/chat-1.json"), "utf8") || "null");
   // Left for a look after a failure: every prompt and summary request.
   writeFileSync(join(dir, "log.json"), JSON.stringify(log));
   return { log, chat, approvals, state };
@@ -152,3 +154,114 @@ for (const version of [5, 6, 7]) {
     if (version >= 6) assert.ok(result.approvals.approved > 0 && result.approvals.denied > 0, JSON.stringify(result.approvals));
   });
 }
+
+test("the route example type-checks with ai 5, 6 and 7 (strict, no casts) and stays short", async () => {
+  const route = readFileSync(join(here, "apps/ai-sdk/app/api/chat/route.ts"), "utf8");
+  const code = route.split("\n").filter((line) => line.trim() && !line.trim().startsWith("//"));
+  assert.ok(code.length <= 22, `${code.length} lines of code`);
+  assert.doesNotMatch(route, /\bas\b(?! the)|\bany\b|@ts-/, "no casts");
+  for (const version of [5, 6, 7]) {
+    const dir = await routeFor(version);
+    // The provider module as an application types it.
+    writeFileSync(
+      join(dir, "app/model.d.ts"),
+      'import type { LanguageModel, ToolSet } from "ai";\n\nexport declare const model: LanguageModel;\nexport declare const summaryModel: LanguageModel;\nexport declare const system: string;\nexport declare const tools: ToolSet;\n',
+    );
+    const compilerOptions = { target: "es2022", module: "esnext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, lib: ["es2022", "dom"], types: ["node"], typeRoots: ["../node_modules/@types"] };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["app/**/*.ts"] }));
+    await run(join(app, "node_modules/.bin/tsc"), ["-p", join(dir, "tsconfig.json")], { cwd: dir });
+  }
+});
+
+/** `ai` `version` and context-compaction's entries, as the route example's build loads them. */
+async function modules(version) {
+  const { load } = await import(pathToFileURL(join(app, `v${version}/load.mjs`)));
+  return { ai: await load("ai"), mocks: await load("ai/test"), cc: await load("context-compaction"), entry: await load("context-compaction/ai-sdk") };
+}
+
+for (const version of [5, 7]) {
+  test(`ai ${version}: aiSdkSummarizer maps usage, retries what the SDK calls retryable, never twice, and cancels`, async () => {
+    await routeFor(version);
+    const { ai, mocks, cc, entry } = await modules(version);
+    const Mock = mocks.MockLanguageModelV3 ?? mocks.MockLanguageModelV2;
+    const v3 = Boolean(mocks.MockLanguageModelV3);
+    const usage = v3
+      ? { inputTokens: { total: 1000, noCache: 700, cacheRead: 200, cacheWrite: 100 }, outputTokens: { total: 40, text: 40, reasoning: 0 } }
+      : { inputTokens: 1000, outputTokens: 40, totalTokens: 1040, cachedInputTokens: 200 };
+    const answer = { content: [{ type: "text", text: "## Goal\nShip it." }], finishReason: v3 ? { unified: "stop", raw: "stop" } : "stop", usage, warnings: [] };
+    const apiError = (statusCode, isRetryable) => new ai.APICallError({ message: `HTTP ${statusCode ?? "none"}`, url: "http://127.0.0.1/v1", requestBodyValues: {}, statusCode, isRetryable });
+    const compactWith = async (failures, options = {}) => {
+      let calls = 0;
+      const model = new Mock({
+        doGenerate: async ({ abortSignal }) => {
+          calls++;
+          if (options.hang) await new Promise((_, reject) => abortSignal.addEventListener("abort", () => reject(abortSignal.reason)));
+          if (failures.length) throw failures.shift();
+          return answer;
+        },
+      });
+      const compactor = new cc.Compactor({ keepRecentTokens: 1, summarizer: entry.aiSdkSummarizer({ model, generateText: ai.generateText, retry: { delaysMs: [0, 0] } }) });
+      const messages = [
+        { role: "user", content: `Fix the build. ${"The log says the step failed. ".repeat(200)}` },
+        { role: "assistant", content: `Fixed. ${"Changed the step. ".repeat(200)}` },
+        { role: "user", content: "Thanks." },
+      ];
+      try {
+        return { result: await compactor.compact({ format: "ai-sdk", messages, requireReduction: true }, { signal: options.signal }), calls };
+      } catch (error) {
+        return { error, calls };
+      }
+    };
+    const ok = await compactWith([]);
+    assert.equal(ok.calls, 1);
+    assert.match(ok.result.summary, /Ship it/);
+    const expected = v3 ? { input: 700, output: 40, cacheRead: 200, cacheWrite: 100, totalTokens: 1040 } : { input: 800, output: 40, cacheRead: 200, cacheWrite: 0, totalTokens: 1040 };
+    assert.deepEqual(ok.result.record.usage, expected);
+    // 503 and a connection failure (isRetryable, no status) are retried by the package, once each.
+    assert.equal((await compactWith([apiError(503), apiError(undefined, true)])).calls, 3);
+    // 400 is not retried; the SDK's error is the cause, same object.
+    const bad = apiError(400);
+    const refused = await compactWith([bad]);
+    assert.equal(refused.calls, 1);
+    assert.equal(refused.error.code, "summarization");
+    assert.equal(refused.error.cause, bad);
+    // Three failures: one attempt and two retries, no retries inside generateText (maxRetries 0).
+    assert.equal((await compactWith([apiError(500), apiError(500), apiError(500)])).calls, 3);
+    // Cancelled through the signal while the model call runs.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const cancelled = await compactWith([], { hang: true, signal: controller.signal });
+    assert.equal(cancelled.error.code, "aborted");
+  });
+}
+
+test("ai 7: ChatPreview plans useChat's messages where the route would cut, cheaply", async () => {
+  const { log, chat } = await converse(7, 60);
+  const { ai, entry } = await modules(7);
+  assert.ok(log.prompts.length > 0);
+  const messages = chat.messages;
+  const options = { contextWindowTokens: 40_000, keepRecentTokens: 8_000, system: "You are a coding agent." };
+  const preview = new entry.ChatPreview(options);
+  preview.update(messages);
+  const plan = preview.plan();
+  assert.ok(plan, "60 turns are over a 40k window");
+  // The route's ChatCompaction cuts at the same message and part.
+  const compaction = new entry.ChatCompaction({ ...options, summarizer: { summarize: async () => "S" }, convertToModelMessages: ai.convertToModelMessages });
+  const prepared = await compaction.prepare(messages, null);
+  assert.equal(prepared.compacted, true);
+  assert.deepEqual([plan.firstKeptId, plan.firstKeptPart], [prepared.state.firstKeptId, prepared.state.firstKeptPart]);
+  const at = plan.messages.findIndex((m) => m.id === plan.firstKeptId);
+  assert.ok(plan.messages.slice(0, at).every((m) => m.fate === "summarized"));
+  assert.ok(plan.messages.slice(at + 1).every((m) => m.fate === "kept"));
+  // With the state stored, the preview plans from the summary on (nothing left to do right after).
+  preview.update(messages, prepared.state);
+  assert.equal(preview.plan(), null);
+  // Per keystroke: plan() again, and an append, stay far below a frame.
+  preview.update(messages);
+  const start = performance.now();
+  for (let i = 0; i < 200; i++) preview.plan();
+  const perPlan = (performance.now() - start) / 200;
+  assert.ok(perPlan < 2, `${perPlan.toFixed(3)} ms per plan`);
+  preview.free();
+  compaction.free();
+});
