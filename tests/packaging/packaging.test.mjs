@@ -58,6 +58,8 @@ const sharedFiles = {
   webpack: [["vite/src/main.js", "src/index.js"], ["vite/src/worker.js", "src/worker.js"]],
   esbuild: [["vite/src/main.js", "src/main.js", withoutWorker]],
   rollup: [["vite/src/main.js", "src/main.js", withoutWorker]],
+  // The AI SDK chat route the round trips drive (ai-sdk.test.mjs), in the Next.js app.
+  next: [["ai-sdk/app/api/chat/route.ts", "app/api/chat/route.ts"], ["ai-sdk/app/store.ts", "app/store.ts"]],
 };
 
 /** A fresh copy of `apps/<app>` with its dependencies (cached) and the tarball installed. */
@@ -207,11 +209,33 @@ async function compactsLikeNode(url, what) {
   assert.equal(result.messages.length, conversation().length - reference.record.firstKeptIndex, what);
 }
 
-/** The page's preview and both routes of a running Next.js server. */
+/** The page's preview and both routes of a running Next.js server; the useChat page and its route. */
 async function nextAppWorks(port) {
   await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
   await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
   assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
+  await chatPageWorks(`http://127.0.0.1:${port}/chat`);
+}
+
+/** The useChat page: its preview before and after one turn answered by the route (mock model). */
+async function chatPageWorks(url) {
+  const page = await chromium.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    await page.goto(url);
+    const preview = page.locator("#preview");
+    await preview.filter({ hasText: "Fits: nothing to compact (0 messages)" }).waitFor({ timeout: 60_000 });
+    await page.fill("#input", "Hello");
+    await page.press("#input", "Enter");
+    await page.locator(".message", { hasText: "assistant: Hello from the mock model." }).waitFor({ timeout: 60_000 });
+    await preview.filter({ hasText: "Fits: nothing to compact (2 messages)" }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(errors, []);
+  } catch (error) {
+    throw new Error(`${url}: ${error.message}; page errors: ${errors.join("\n") || "none"}`);
+  } finally {
+    await page.close();
+  }
 }
 
 test("Next.js 16 (Turbopack): client component, Node route, edge route; next build and start, next dev", async () => {
