@@ -265,3 +265,51 @@ test("ai 7: ChatPreview plans useChat's messages where the route would cut, chea
   preview.free();
   compaction.free();
 });
+
+for (const version of [5, 6, 7]) {
+  test(`ai ${version}: compaction.prepareStep() compacts a generateText tool loop between steps and keeps it`, async () => {
+    await routeFor(version);
+    const { ai, mocks, entry } = await modules(version);
+    const v3 = Boolean(mocks.MockLanguageModelV3);
+    const finish = (reason) => (v3 ? { unified: reason, raw: reason } : reason);
+    const usage = v3 ? { inputTokens: { total: 10, noCache: 10 }, outputTokens: { total: 1 } } : { inputTokens: 10, outputTokens: 1, totalTokens: 11 };
+    const prompts = [];
+    const model = new (mocks.MockLanguageModelV3 ?? mocks.MockLanguageModelV2)({
+      doGenerate: async ({ prompt }) => {
+        prompts.push(JSON.parse(JSON.stringify(prompt)));
+        const n = prompts.length;
+        const content = n <= 12 ? [{ type: "tool-call", toolCallId: `c${n}`, toolName: "read", input: JSON.stringify({ path: `f${n}.ts` }) }] : [{ type: "text", text: "done" }];
+        return { content, finishReason: finish(n <= 12 ? "tool-calls" : "stop"), usage, warnings: [] };
+      },
+    });
+    const summarized = [];
+    const compaction = new entry.ChatCompaction({
+      contextWindowTokens: 12_000,
+      reserveTokens: 2_000,
+      keepRecentTokens: 3_000,
+      summarizer: {
+        summarize: async ({ messages, turnPrefixMessages }) => {
+          summarized.push([...new Set(JSON.stringify([...messages, ...turnPrefixMessages]).match(/"c\d+"/g))]);
+          return `Summary #${summarized.length}`;
+        },
+      },
+      convertToModelMessages: ai.convertToModelMessages,
+    });
+    const read = { description: "Read a file", inputSchema: ai.jsonSchema({ type: "object", properties: { path: { type: "string" } } }), execute: async ({ path }) => `${path}\n${"const x = 1;\n".repeat(600)}` };
+    const result = await ai.generateText({ model, tools: { read }, prompt: "Read twelve files.", stopWhen: ({ steps }) => steps.length >= 20, prepareStep: compaction.prepareStep() });
+    assert.equal(result.text, "done");
+    assert.ok(summarized.length >= 2, `${summarized.length} compactions in a 12-step loop of about 3k tokens a step over a 10k budget`);
+    let latest = 0;
+    for (const [index, prompt] of prompts.entries()) {
+      assertPaired(prompt, `ai ${version}, step ${index}`);
+      const number = summaryNumber(prompt.find((message) => message.role !== "system"));
+      assert.ok(number >= latest, `step ${index}: Summary #${number} after #${latest}`);
+      latest = number;
+      assert.ok(JSON.stringify(prompt).length < 12_000 * 4, `step ${index}: ${JSON.stringify(prompt).length} characters`);
+    }
+    assert.equal(latest, summarized.length, "the last summary reached the model");
+    const ids = summarized.flat();
+    assert.equal(new Set(ids).size, ids.length, `a tool call summarized twice: ${ids}`);
+    compaction.free();
+  });
+}
