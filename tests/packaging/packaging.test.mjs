@@ -141,7 +141,7 @@ async function servedTexts(dir, path, selectors) {
 
 test("the README's recipes are the apps this suite builds, verbatim", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts"];
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx"];
   for (const recipe of recipes) {
     const text = readFileSync(join(here, "apps", recipe), "utf8");
     assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
@@ -223,7 +223,8 @@ async function chatPageWorks(url) {
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   try {
-    await page.goto(url);
+    // `next dev` compiles the page on this first request (20 s and more on a loaded machine).
+    await page.goto(url, { timeout: 120_000 });
     const preview = page.locator("#preview");
     await preview.filter({ hasText: "Fits: nothing to compact (0 messages)" }).waitFor({ timeout: 60_000 });
     await page.fill("#input", "Hello");
