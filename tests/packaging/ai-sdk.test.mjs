@@ -64,7 +64,8 @@ const idle = async (chat) => {
 /** 200 turns of a coding chat through the route, as the SDK's chat client sends them. */
 async function converse(version, turns = TURNS) {
   const dir = await routeFor(version);
-  const log = (globalThis.__roundTrip = { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
+  // The mock provider keeps this object from its first import (a route module loads once).
+  const log = Object.assign((globalThis.__roundTrip ??= {}), { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
   process.env.CHAT_STATE_DIR = join(dir, ".chats");
   const { POST } = await import(pathToFileURL(join(dir, "route.mjs")));
   const { load } = await import(pathToFileURL(join(dir, "load.mjs")));
