@@ -368,14 +368,24 @@ fn first_kept_id(messages: &Array, plan: &Plan) -> Result<JsValue> {
 
 /// The plan object of `planBytes`: indices, estimates and where each message is in the body
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
-pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>]) -> JsValue {
+pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u8]) -> JsValue {
     let offsets: Vec<u32> = spans
         .iter()
         .flat_map(|s| [s.start as u32, s.end as u32])
         .collect();
+    // The kept message's `id`, read from its span of the body.
+    let text = spans
+        .get(plan.first_kept_index)
+        .and_then(|span| body.get(span.clone()))
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let mut nodes = Vec::new();
+    let id = text
+        .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
+        .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
     object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         ("firstKeptPart", number(plan.first_kept_part as u64)),
+        ("firstKeptId", id.unwrap_or(JsValue::NULL)),
         (
             "turnPrefixStart",
             number(plan.turn_prefix_messages.start as u64),

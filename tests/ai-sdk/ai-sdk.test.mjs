@@ -103,7 +103,8 @@ for (const major of [5, 6, 7]) {
   test(`ai ${major}: a cut inside one assistant UIMessage keeps the steps the ModelMessage plan keeps`, async () => {
     const ui = history(major).slice(0, 3);
     const model = await convert(ui);
-    for (const keepRecentTokens of [200, 600, 1500]) {
+    const loop = estimate({ format: "ai-sdk-ui", messages: ui }).messages[2];
+    for (const keepRecentTokens of [0.2, 0.5, 0.8].map((share) => Math.round(share * loop))) {
       const compactor = new Compactor({ keepRecentTokens, summarizer });
       const request = { format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 };
       const plan = compactor.plan(request);
