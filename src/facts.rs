@@ -279,7 +279,9 @@ fn content_tokens(content: &[ContentBlock], estimator: &dyn Estimator) -> Result
     let mut tokens = 0;
     for block in content {
         tokens += match block {
-            ContentBlock::Text(text) => estimator.count_tokens(text)?,
+            ContentBlock::Text(text) | ContentBlock::Opaque(text) => {
+                estimator.count_tokens(text)?
+            }
             ContentBlock::Image => estimator.image_tokens(),
         };
     }

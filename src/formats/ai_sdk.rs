@@ -35,11 +35,21 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
         "assistant" => assistant(r, sink)?,
         "tool" => {
+            // Parts of a later version count with the result before them (or the first one).
+            let mut waiting = Vec::new();
+            let mut results = 0;
             for (i, value) in r.array("content")?.enumerate() {
                 let part = r.item(value, "content", i)?;
                 match part.kind()?.as_ref() {
-                    "tool-result" => tool_result(&part, sink)?,
+                    "tool-result" => {
+                        tool_result(&part, sink)?;
+                        results += 1;
+                        for later in waiting.drain(..) {
+                            sink.opaque(Text::Json(Some(later)));
+                        }
+                    }
                     "tool-approval-response" => {}
+                    _ if results == 0 => waiting.push(part.value),
                     _ => sink.opaque(Text::Json(Some(part.value))),
                 }
             }

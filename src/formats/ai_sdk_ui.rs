@@ -6,9 +6,13 @@
 //! each later step is a place a cut may fall (`Sink::step`).
 //!
 //! Not sent to the model, so not counted: sources, `data-*` parts (unless the application
-//! converts them), approval requests and responses, and `metadata` (the message's own, such as
-//! usage, is not read here). A tool call still streaming its input counts as a call, so the
-//! message stays with the in-flight tail. Unknown part types count as their JSON.
+//! converts them), approval requests and responses, and `metadata`. A tool call still streaming
+//! its input counts as a call, so the message stays with the in-flight tail. Unknown part types
+//! count as their JSON.
+//!
+//! `metadata` is where an application keeps what the provider reported for the message (its
+//! usage, say); a reader of provider usage would add `metadata` to [`KEYS`] (the walker lays out
+//! only those keys) and read it in [`read`].
 
 use std::borrow::Cow;
 

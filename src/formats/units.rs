@@ -80,7 +80,15 @@ impl<'a> Sink<'a> for Units {
     }
 
     fn opaque(&mut self, text: Text<'a>) {
-        self.assistant(AssistantBlock::Opaque(text.into_string()));
+        let text = text.into_string();
+        match self.units.last_mut() {
+            Some(Message::User(UserMessage { content }))
+            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
+                content.push(ContentBlock::Opaque(text))
+            }
+            Some(Message::Assistant(unit)) => unit.content.push(AssistantBlock::Opaque(text)),
+            None => {}
+        }
     }
 
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { Compactor, estimate } from "context-compaction";
+import { Compactor, ContextManager, estimate } from "context-compaction";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -52,6 +52,9 @@ function history(major) {
       { type: "custom", kind: "openai.compaction", providerMetadata: { openai: { id: "x" } } },
       { type: "reasoning-file", mediaType: "image/png", url: "data:image/png;base64,AAAA" },
       { type: "text", text: "more after the custom parts", state: "done" },
+      // A user message sent while the assistant worked.
+      { type: "steering-message", id: "st1", parts: [{ type: "text", text: "also check the tests" }] },
+      { type: "text", text: "checking the tests too", state: "done" },
     );
   }
   return [
@@ -95,6 +98,7 @@ for (const major of [5, 6, 7]) {
     const prompt = uiInput.map((p) => p.prompt).join("\n");
     for (const seen of ["[User]: Read every file.", "Reading file 7", "no such file", "mcp_search", "quota"]) assert.ok(prompt.includes(seen), seen);
     if (major >= 6) assert.ok(prompt.includes("not that file"));
+    if (major >= 7) assert.ok(prompt.includes("[User]: also check the tests"));
     // The call in flight stays: the last assistant message is kept from its step.
     assert.equal(uiPlan.firstKeptIndex, ui.length - 1);
     assert.equal(uiPlan.firstKeptPart, 0);
@@ -156,6 +160,20 @@ test("a conversation of UIMessages plans as the compactor does, cut inside a mes
   assert.equal(bytes.firstKeptIndex, fromCompactor.firstKeptIndex);
   assert.equal(bytes.firstKeptPart, fromCompactor.firstKeptPart);
   assert.deepEqual(bytes.messageTokens, fromCompactor.messageTokens);
+});
+
+test("a ContextManager keeps UIMessages cut inside a message as the compactor does", async () => {
+  const ui = history(7).slice(0, 3);
+  const compactor = new Compactor({ keepRecentTokens: 600, summarizer });
+  const plan = compactor.plan({ format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 });
+  const manager = new ContextManager({ compactor, contextWindowTokens: 1_000, reserveTokens: 1 });
+  const before = clone(ui);
+  const { state, compacted } = await manager.maintain({ format: "ai-sdk-ui", messages: ui });
+  assert.ok(compacted);
+  assert.deepEqual(ui, before);
+  const first = state.messages.at(-1);
+  assert.equal(first.id, plan.firstKeptId);
+  assert.deepEqual(first.parts, ui[2].parts.slice(plan.firstKeptPart));
 });
 
 test("unknown part types of a later version count as their JSON and are kept", async () => {
