@@ -80,8 +80,8 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 sink.call(id, Text::Str(name), Args::Value(arguments));
             }
             "tool-result" | "tool-approval-request" => {}
-            "file" | "reasoning-file" => sink.opaque(named(part.string("mediaType")?)),
-            "custom" => sink.opaque(named(part.string("kind")?)),
+            "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
+            "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
             _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
@@ -96,14 +96,6 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A string as a text, or an empty one.
-fn named(text: Option<context_compaction_scan::Val>) -> Text {
-    match text {
-        Some(text) => Text::Str(text),
-        None => Text::Made(Cow::Borrowed("")),
-    }
 }
 
 /// A tool result: `output` since AI SDK 5, `result` and `isError` before.

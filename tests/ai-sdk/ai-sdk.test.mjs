@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { Compactor, ContextManager, estimate } from "context-compaction";
+import { CompactionError, Compactor, ContextManager, estimate } from "context-compaction";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -174,6 +174,26 @@ test("a ContextManager keeps UIMessages cut inside a message as the compactor do
   const first = state.messages.at(-1);
   assert.equal(first.id, plan.firstKeptId);
   assert.deepEqual(first.parts, ui[2].parts.slice(plan.firstKeptPart));
+});
+
+test("a UIMessage that throws when the cut trims it is a CompactionError naming it", async () => {
+  const ui = history(7).slice(0, 3);
+  const compactor = new Compactor({ keepRecentTokens: 600, summarizer });
+  let armed = false;
+  ui[2] = new Proxy(ui[2], {
+    get(target, key) {
+      if (armed && key === "parts") throw new Error("parts are gone");
+      return target[key];
+    },
+  });
+  const request = { format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 };
+  const plan = compactor.plan(request);
+  assert.ok(plan.firstKeptPart > 0);
+  // The facts are cached: only trimming the message reads it again.
+  armed = true;
+  const named = (e) => e instanceof CompactionError && e.code === "invalid_request" && /messages\[2\]\.parts: reading it threw: parts are gone/.test(e.message);
+  assert.throws(() => compactor.plan(request), named);
+  await assert.rejects(compactor.apply(request, plan), named);
 });
 
 test("unknown part types of a later version count as their JSON and are kept", async () => {
