@@ -10,13 +10,7 @@ use context_compaction::*;
 use serde_json::{Value, json};
 
 fn hosts(messages: &[Value]) -> Vec<HostMessage> {
-    let read = |(i, m): (usize, &Value)| Format::AiSdk.read(m, &format!("messages[{i}]"));
-    messages
-        .iter()
-        .enumerate()
-        .map(read)
-        .collect::<Result<_>>()
-        .unwrap()
+    read_hosts(Format::AiSdk, messages)
 }
 
 fn records_of(hosts: &[HostMessage]) -> String {

@@ -32,13 +32,7 @@ fn history(steps: usize) -> Vec<Value> {
 }
 
 fn hosts(messages: &[Value]) -> Vec<HostMessage> {
-    let read = |(i, m): (usize, &Value)| Format::AiSdkUi.read(m, &format!("messages[{i}]"));
-    messages
-        .iter()
-        .enumerate()
-        .map(read)
-        .collect::<Result<_>>()
-        .unwrap()
+    read_hosts(Format::AiSdkUi, messages)
 }
 
 fn facts(messages: &[Value]) -> RequestFacts {
