@@ -139,6 +139,11 @@ for (const major of [5, 6, 7]) {
         compactor.summarizerInput(request, plan),
         compactor.summarizerInput(modelRequest, modelPlan),
       );
+      // A part where no step starts is refused, not summarized in part.
+      const wrong = { ...plan, firstKeptPart: plan.firstKeptPart + 1 };
+      const refused = (e) => e.code === "invalid_request" && /plan\.firstKeptPart: \d+ is not where a step of messages\[2\] starts/.test(e.message);
+      assert.throws(() => compactor.summarizerInput(request, wrong), refused);
+      await assert.rejects(compactor.apply(request, wrong), refused);
     }
   });
 }
