@@ -135,14 +135,21 @@ for (const major of [5, 6, 7]) {
       const modelResult = await compactor.apply(modelRequest, modelPlan);
       assert.deepEqual(await convert(result.messages), modelResult.messages);
       assert.equal(result.record.estimateAfter, modelResult.record.estimateAfter);
-      assert.deepEqual(
-        compactor.summarizerInput(request, plan),
-        compactor.summarizerInput(modelRequest, modelPlan),
-      );
+      // The built-in summarizer would be sent the same records: the steps before the cut.
+      const inputs = new Compactor({ keepRecentTokens, summarizer: generator });
+      const prompts = inputs.summarizerInput(request, plan);
+      assert.deepEqual(prompts, inputs.summarizerInput(modelRequest, modelPlan));
+      // Only the system message comes before the turn, and it is never cut: the turn's
+      // beginning is all there is to summarize.
+      assert.deepEqual(prompts.map((p) => p.purpose), ["turnPrefix"]);
+      const cutStep = ui[2].parts.slice(0, plan.firstKeptPart).filter((p) => p.type === "text").at(-1).text;
+      assert.ok(prompts[0].prompt.includes(cutStep), cutStep);
+      const keptStep = ui[2].parts.slice(plan.firstKeptPart).find((p) => p.type === "text").text;
+      assert.ok(!prompts[0].prompt.includes(keptStep), keptStep);
       // A part where no step starts is refused, not summarized in part.
       const wrong = { ...plan, firstKeptPart: plan.firstKeptPart + 1 };
       const refused = (e) => e.code === "invalid_request" && /plan\.firstKeptPart: \d+ is not where a step of messages\[2\] starts/.test(e.message);
-      assert.throws(() => compactor.summarizerInput(request, wrong), refused);
+      assert.throws(() => inputs.summarizerInput(request, wrong), refused);
       await assert.rejects(compactor.apply(request, wrong), refused);
     }
   });
