@@ -210,19 +210,20 @@ test("a UIMessage that throws when the cut trims it is a CompactionError naming 
 
 test("firstKeptId is only information: an id that throws is no id", () => {
   const text = (id, role, words) => ({ id, role, parts: [{ type: "text", text: words }] });
-  const ui = [text("u1", "user", "first question"), text("a1", "assistant", "first answer"), text("u2", "user", "second question")];
-  ui.push(new Proxy(text("a2", "assistant", "second answer"), {
+  // Forty messages are read together, through the keys the reader reads (not `id`).
+  const ui = Array.from({ length: 40 }, (_, i) => text(`m${i}`, i % 2 ? "assistant" : "user", `message ${i}`));
+  ui[39] = new Proxy(ui[39], {
     get(target, key) {
       if (key === "id") throw new Error("no id today");
       return target[key];
     },
-  }));
+  });
   const compactor = new Compactor({ keepRecentTokens: 1, summarizer });
   const plan = compactor.plan({ format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 });
-  assert.equal(plan.firstKeptIndex, 3);
+  assert.equal(plan.firstKeptIndex, 39);
   assert.equal(plan.firstKeptPart, 0);
   assert.equal(plan.firstKeptId, null);
-  assert.equal(compactor.plan({ format: "ai-sdk-ui", messages: ui.slice(0, 3), inputTokenBudget: 0 }).firstKeptId, "u2");
+  assert.equal(compactor.plan({ format: "ai-sdk-ui", messages: ui.slice(0, 39), inputTokenBudget: 0 }).firstKeptId, "m38");
 });
 
 test("unknown part types of a later version count as their JSON and are kept", async () => {
