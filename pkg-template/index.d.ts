@@ -330,6 +330,8 @@ export interface BytesPlan {
   firstKeptIndex: number;
   /** As `Plan.firstKeptPart`: the part of message `firstKeptIndex` the kept suffix starts at (0: all of it). */
   firstKeptPart: number;
+  /** As `Plan.firstKeptId`: the `id` of message `firstKeptIndex` when it is a string, else `null`. */
+  firstKeptId: string | null;
   turnPrefixStart: number;
   splitTurn: boolean;
   estimateBefore: number;

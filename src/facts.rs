@@ -72,8 +72,11 @@ impl MessageFacts {
 
     /// Computes the facts of a host message (any format) with `estimator`.
     pub fn of_host(host: &HostMessage, estimator: &dyn Estimator) -> Result<Self, BoxError> {
+        // Each step is counted once, and the message is their sum (a host estimator is called
+        // once per text).
+        let first_step = host.steps.first().map_or(host.units.len(), |s| s.unit);
         let mut facts = Self::of_parts(
-            &host.units,
+            host.units.get(..first_step).unwrap_or(&host.units),
             host.system.as_deref(),
             host.role,
             host.starts_turn,
@@ -89,6 +92,9 @@ impl MessageFacts {
                 calls: step.tool_call_ids.len(),
                 results: step.tool_result_ids.len(),
             });
+            facts.tokens += step.tokens;
+            facts.tool_call_ids.extend(step.tool_call_ids);
+            facts.tool_result_ids.extend(step.tool_result_ids);
         }
         Ok(facts)
     }
@@ -279,7 +285,9 @@ fn content_tokens(content: &[ContentBlock], estimator: &dyn Estimator) -> Result
     let mut tokens = 0;
     for block in content {
         tokens += match block {
-            ContentBlock::Text(text) => estimator.count_tokens(text)?,
+            ContentBlock::Text(text) | ContentBlock::Opaque(text) => {
+                estimator.count_tokens(text)?
+            }
             ContentBlock::Image => estimator.image_tokens(),
         };
     }

@@ -53,6 +53,9 @@ pub enum ContentBlock {
     Text(String),
     /// An image; only its presence matters (it counts a fixed number of tokens).
     Image,
+    /// Content the model is sent but a summary has no use for (a part of a kind the reader
+    /// does not know): counted in the estimate, left out of the records.
+    Opaque(String),
 }
 
 /// A block of assistant content.

@@ -78,9 +78,15 @@ impl Plan {
         if steps.iter().any(|s| s.part == part) {
             return Ok(());
         }
-        Err(Error::invalid_request(format!(
+        Err(self.part_error())
+    }
+
+    /// The error for a `first_kept_part` that starts no step of its message.
+    pub(crate) fn part_error(&self) -> Error {
+        let (kept, part) = (self.first_kept_index, self.first_kept_part);
+        Error::invalid_request(format!(
             "plan.firstKeptPart: {part} is not where a step of messages[{kept}] starts"
-        )))
+        ))
     }
 }
 

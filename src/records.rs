@@ -83,6 +83,7 @@ fn content_text(content: &[ContentBlock]) -> String {
         match block {
             ContentBlock::Text(text) => parts.push(text),
             ContentBlock::Image => images += 1,
+            ContentBlock::Opaque(_) => {}
         }
     }
     let image_note = match images {

@@ -32,13 +32,7 @@ fn history(steps: usize) -> Vec<Value> {
 }
 
 fn hosts(messages: &[Value]) -> Vec<HostMessage> {
-    let read = |(i, m): (usize, &Value)| Format::AiSdkUi.read(m, &format!("messages[{i}]"));
-    messages
-        .iter()
-        .enumerate()
-        .map(read)
-        .collect::<Result<_>>()
-        .unwrap()
+    read_hosts(Format::AiSdkUi, messages)
 }
 
 fn facts(messages: &[Value]) -> RequestFacts {
@@ -164,4 +158,66 @@ fn apply_summarizes_the_steps_before_the_cut() {
             .contains("plan.firstKeptPart: 10 is not where a step of messages[1] starts"),
         "{err}"
     );
+}
+
+/// The conversation every format's fixture holds, as UIMessages: the same records, the same
+/// estimate by a character count, and, cut anywhere, the same records on each side of the cut.
+#[test]
+fn the_shared_conversation_reads_and_cuts_as_in_every_format() {
+    let parse = |text: &str| -> Vec<Value> { serde_json::from_str(text).unwrap() };
+    let canonical = parse(include_str!("fixtures/formats/canonical.json"));
+    let ui = parse(include_str!("fixtures/formats/ai-sdk-ui.json"));
+    let (canonical, ui) = (read_hosts(Format::Canonical, &canonical), hosts(&ui));
+    let units =
+        |h: &[HostMessage]| -> Vec<Message> { h.iter().flat_map(|h| h.units.clone()).collect() };
+    assert_eq!(
+        records::serialize(&units(&ui)),
+        records::serialize(&units(&canonical))
+    );
+    let chars = CharEstimator::default();
+    let total = |h: &[HostMessage]| {
+        RequestFacts::of_hosts("", "", &[], h, &chars)
+            .unwrap()
+            .total()
+    };
+    assert_eq!(total(&ui), total(&canonical));
+    // What a plan summarizes and keeps, as records.
+    let sides = |h: &[HostMessage], keep: u64| {
+        let facts = RequestFacts::of_hosts("", "", &[], h, &Heuristic::new()).unwrap();
+        let options = PlanOptions {
+            input_token_budget: Some(0),
+            require_reduction: false,
+        };
+        let plan = compactor(keep as f64, Fixed::new("S"))
+            .plan_with_facts(&facts, options)
+            .unwrap()
+            .unwrap();
+        let mut before = units(&h[..plan.first_kept_index]);
+        let mut after = units(&h[plan.first_kept_index..]);
+        if plan.first_kept_part > 0 {
+            let host = &h[plan.first_kept_index];
+            let step = host
+                .steps
+                .iter()
+                .find(|s| s.part == plan.first_kept_part)
+                .unwrap();
+            before.extend(host.units[..step.unit].iter().cloned());
+            after.drain(..step.unit);
+        }
+        let history = units(&h[..plan.messages_to_summarize.end]);
+        let text = records::serialize(&history);
+        let sides = (
+            text,
+            records::serialize(&before),
+            records::serialize(&after),
+        );
+        (sides, plan.first_kept_part)
+    };
+    let mut inside = 0;
+    for keep in [0, 20, 40, 60, 80, 100, 150] {
+        let (ui_sides, part) = sides(&ui, keep);
+        assert_eq!(ui_sides, sides(&canonical, keep).0, "keep {keep}");
+        inside += usize::from(part > 0);
+    }
+    assert!(inside >= 2, "{inside} cuts inside the tool loop");
 }

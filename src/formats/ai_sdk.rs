@@ -35,11 +35,21 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
         "assistant" => assistant(r, sink)?,
         "tool" => {
+            // Parts of a later version count with the result before them (or the first one).
+            let mut waiting = Vec::new();
+            let mut results = 0;
             for (i, value) in r.array("content")?.enumerate() {
                 let part = r.item(value, "content", i)?;
                 match part.kind()?.as_ref() {
-                    "tool-result" => tool_result(&part, sink)?,
+                    "tool-result" => {
+                        tool_result(&part, sink)?;
+                        results += 1;
+                        for later in waiting.drain(..) {
+                            sink.opaque(Text::Json(Some(later)));
+                        }
+                    }
                     "tool-approval-response" => {}
+                    _ if results == 0 => waiting.push(part.value),
                     _ => sink.opaque(Text::Json(Some(part.value))),
                 }
             }
@@ -70,8 +80,8 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 sink.call(id, Text::Str(name), Args::Value(arguments));
             }
             "tool-result" | "tool-approval-request" => {}
-            "file" | "reasoning-file" => sink.opaque(named(part.string("mediaType")?)),
-            "custom" => sink.opaque(named(part.string("kind")?)),
+            "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
+            "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
             _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
@@ -86,14 +96,6 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A string as a text, or an empty one.
-fn named(text: Option<context_compaction_scan::Val>) -> Text {
-    match text {
-        Some(text) => Text::Str(text),
-        None => Text::Made(Cow::Borrowed("")),
-    }
 }
 
 /// A tool result: `output` since AI SDK 5, `result` and `isError` before.

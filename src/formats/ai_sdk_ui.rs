@@ -6,9 +6,13 @@
 //! each later step is a place a cut may fall (`Sink::step`).
 //!
 //! Not sent to the model, so not counted: sources, `data-*` parts (unless the application
-//! converts them), approval requests and responses, and `metadata` (the message's own, such as
-//! usage, is not read here). A tool call still streaming its input counts as a call, so the
-//! message stays with the in-flight tail. Unknown part types count as their JSON.
+//! converts them), approval requests and responses, and `metadata`. A tool call still streaming
+//! its input counts as a call, so the message stays with the in-flight tail. Unknown part types
+//! count as their JSON.
+//!
+//! `metadata` is where an application keeps what the provider reported for the message (its
+//! usage, say); a reader of provider usage would add `metadata` to [`KEYS`] (the walker lays out
+//! only those keys) and read it in [`read`].
 
 use std::borrow::Cow;
 
@@ -142,8 +146,8 @@ impl Steps {
             match kind {
                 "text" => sink.text(Text::Str(part.required("text")?)),
                 "reasoning" => sink.thinking(Text::Str(part.required("text")?)),
-                "file" | "reasoning-file" => sink.opaque(made(part.string("mediaType")?)),
-                "custom" => sink.opaque(made(part.string("kind")?)),
+                "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
+                "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
                 _ => match tool_name(part, kind)? {
                     Some(name) => call(part, name, sink)?,
                     None => sink.opaque(Text::Json(Some(part.value))),
@@ -171,13 +175,6 @@ fn tool_name<'a>(part: &Obj<'a, '_>, kind: &str) -> Result<Option<Text<'a>>> {
     Ok(kind
         .strip_prefix("tool-")
         .map(|name| Text::Made(Cow::Owned(name.to_owned()))))
-}
-
-fn made(text: Option<context_compaction_scan::Val>) -> Text {
-    match text {
-        Some(text) => Text::Str(text),
-        None => Text::Made(Cow::Borrowed("")),
-    }
 }
 
 /// The call of a tool part: its input (a failed call's `rawInput` when it has none).

@@ -190,7 +190,7 @@ impl Format {
             return Ok(());
         }
         let hint = if has("parts") {
-            " (the message has `parts`: a UI message? pass model messages, e.g. the AI SDK's convertToModelMessages)"
+            " (the message has `parts`: an AI SDK UIMessage? use format \"ai-sdk-ui\", or pass its model messages from convertToModelMessages)"
         } else {
             ""
         };

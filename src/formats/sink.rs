@@ -96,7 +96,15 @@ impl<'a> Sink<'a> for Joined {
     fn system(&mut self, _: String) {}
 }
 
-impl Text<'_> {
+impl<'a> Text<'a> {
+    /// A string's value, or an empty text when there is none.
+    pub(crate) fn or_empty(value: Option<Val<'a>>) -> Text<'a> {
+        match value {
+            Some(value) => Text::Str(value),
+            None => Text::Made(Cow::Borrowed("")),
+        }
+    }
+
     /// The text itself.
     pub(crate) fn into_string(self) -> String {
         match self {

@@ -125,11 +125,14 @@ impl<'a> Sink<'a> for Tally {
     }
 
     fn text(&mut self, text: Text<'a>) {
-        self.add(self.tokens(&text));
+        // As in the units: content outside any unit belongs to none.
+        if self.units > 0 {
+            self.add(self.tokens(&text));
+        }
     }
 
     fn image(&mut self) {
-        if !self.in_assistant {
+        if self.units > 0 && !self.in_assistant {
             self.add(self.heuristic.image_tokens());
         }
     }

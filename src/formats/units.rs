@@ -29,6 +29,23 @@ impl Units {
         }
     }
 
+    /// `text` as a block of the unit that started last, of the kind that unit holds.
+    fn content(
+        &mut self,
+        text: String,
+        block: fn(String) -> ContentBlock,
+        assistant: fn(String) -> AssistantBlock,
+    ) {
+        match self.units.last_mut() {
+            Some(Message::User(UserMessage { content }))
+            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
+                content.push(block(text))
+            }
+            Some(Message::Assistant(unit)) => unit.content.push(assistant(text)),
+            None => {}
+        }
+    }
+
     fn assistant(&mut self, block: AssistantBlock) {
         if let Some(Message::Assistant(unit)) = self.units.last_mut() {
             unit.content.push(block);
@@ -54,15 +71,7 @@ impl<'a> Sink<'a> for Units {
     }
 
     fn text(&mut self, text: Text<'a>) {
-        let text = text.into_string();
-        match self.units.last_mut() {
-            Some(Message::User(UserMessage { content }))
-            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
-                content.push(ContentBlock::Text(text))
-            }
-            Some(Message::Assistant(unit)) => unit.content.push(AssistantBlock::Text(text)),
-            None => {}
-        }
+        self.content(text.into_string(), ContentBlock::Text, AssistantBlock::Text);
     }
 
     fn image(&mut self) {
@@ -80,7 +89,11 @@ impl<'a> Sink<'a> for Units {
     }
 
     fn opaque(&mut self, text: Text<'a>) {
-        self.assistant(AssistantBlock::Opaque(text.into_string()));
+        self.content(
+            text.into_string(),
+            ContentBlock::Opaque,
+            AssistantBlock::Opaque,
+        );
     }
 
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {

@@ -331,7 +331,7 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Resu
     Ok(object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         ("firstKeptPart", number(plan.first_kept_part as u64)),
-        ("firstKeptId", first_kept_id(messages, plan)?),
+        ("firstKeptId", first_kept_id(messages, plan)),
         (
             "messagesToSummarize",
             slice(&plan.messages_to_summarize).into(),
@@ -352,30 +352,39 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Resu
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
-/// one); `null` otherwise.
-fn first_kept_id(messages: &Array, plan: &Plan) -> Result<JsValue> {
+/// one); `null` otherwise. Only `id` is read: the format's reader may read no other key, and an
+/// `id` that throws is no id (it is not needed to plan).
+fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
     let i = plan.first_kept_index;
     if i >= messages.length() as usize {
-        return Ok(JsValue::NULL);
+        return JsValue::NULL;
     }
-    let path = format!("messages[{i}]");
-    let Some(copy) = host::record(&messages.get(i as u32), &path)? else {
-        return Ok(JsValue::NULL);
-    };
-    let id = field(&copy, "id", &path)?;
-    Ok(if id.is_string() { id } else { JsValue::NULL })
+    match field(&messages.get(i as u32), "id", "") {
+        Ok(id) if id.is_string() => id,
+        _ => JsValue::NULL,
+    }
 }
 
 /// The plan object of `planBytes`: indices, estimates and where each message is in the body
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
-pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>]) -> JsValue {
+pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u8]) -> JsValue {
     let offsets: Vec<u32> = spans
         .iter()
         .flat_map(|s| [s.start as u32, s.end as u32])
         .collect();
+    // The kept message's `id`, read from its span of the body.
+    let text = spans
+        .get(plan.first_kept_index)
+        .and_then(|span| body.get(span.clone()))
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let mut nodes = Vec::new();
+    let id = text
+        .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
+        .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
     object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         ("firstKeptPart", number(plan.first_kept_part as u64)),
+        ("firstKeptId", id.unwrap_or(JsValue::NULL)),
         (
             "turnPrefixStart",
             number(plan.turn_prefix_messages.start as u64),

@@ -109,8 +109,8 @@ impl Inner {
             if let Some(partial) = convert::summarized_part(messages, plan)? {
                 context.prefix.push(&partial);
             }
-            history = walk::units(messages, h.clone(), 0, request.format)?;
-            prefix = summarized_units(messages, plan, request.format)?;
+            history = summarized_units(messages, plan, h.clone(), 0, request.format)?;
+            prefix = prefix_units(messages, plan, request.format)?;
             kept = convert::kept(messages, &facts, plan)?;
         }
         Ok(Job {
@@ -139,13 +139,9 @@ impl Inner {
         };
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
-        let history = walk::units(
-            messages,
-            plan.messages_to_summarize.clone(),
-            0,
-            request.format,
-        )?;
-        let prefix = summarized_units(messages, plan, request.format)?;
+        let history = plan.messages_to_summarize.clone();
+        let history = summarized_units(messages, plan, history, 0, request.format)?;
+        let prefix = prefix_units(messages, plan, request.format)?;
         let asked = SummarizeRequest {
             previous_summary: &request.summary,
             messages: &history,
@@ -203,8 +199,26 @@ impl Inner {
 
 /// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
 /// message cut inside.
-fn summarized_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
+fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
     let prefix = &plan.turn_prefix_messages;
     let end = prefix.end + usize::from(plan.first_kept_part > 0);
-    walk::units(messages, prefix.start..end, plan.first_kept_part, format)
+    summarized_units(
+        messages,
+        plan,
+        prefix.start..end,
+        plan.first_kept_part,
+        format,
+    )
+}
+
+/// The units of messages `range` a plan summarizes (see [`walk::units`]); a plan whose
+/// `first_kept_part` starts no step is an error.
+fn summarized_units(
+    messages: &Array,
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Vec<Message>> {
+    walk::units(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
 }

@@ -78,13 +78,14 @@ pub fn facts(
 }
 
 /// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
-/// the units before the step that starts at that part.
+/// the units before the step that starts at that part (`None` when no step starts there).
 pub fn units(
     messages: &Array,
     range: Range<usize>,
     last_part: usize,
     format: Format,
-) -> Result<Vec<Message>> {
+) -> Result<Option<Vec<Message>>> {
+    let mut found = last_part == 0;
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
     each(messages, &indices, 0, format, &mut |i, message| {
@@ -98,12 +99,13 @@ pub fn units(
         };
         if last_part > 0 && i + 1 == range.end {
             let step = host.steps.iter().find(|s| s.part == last_part);
+            found = step.is_some();
             host.units.truncate(step.map_or(0, |s| s.unit));
         }
         out.extend(host.units);
         Ok(())
     })?;
-    Ok(out)
+    Ok(found.then_some(out))
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid

@@ -260,3 +260,17 @@ pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
     })
     .unwrap()
 }
+
+/// Reads each of `messages` as a host message of `format`, named `messages[i]` in errors.
+pub fn read_hosts(
+    format: context_compaction::formats::Format,
+    messages: &[serde_json::Value],
+) -> Vec<HostMessage> {
+    let read = |(i, m): (usize, &serde_json::Value)| format.read(m, &format!("messages[{i}]"));
+    messages
+        .iter()
+        .enumerate()
+        .map(read)
+        .collect::<Result<_>>()
+        .unwrap()
+}

@@ -13,7 +13,8 @@ for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses
   test(`the real session as ${format} messages estimates and plans the same read together`, () => {
     const session = () => convert(sessionMessages());
     const { together, alone } = bothWays(session, format);
-    assert.ok(together.length > 500);
+    // UIMessages hold a whole turn's tool loop each.
+    assert.ok(together.length > (format === "ai-sdk-ui" ? 100 : 500));
     assert.deepEqual(together, alone);
     samePlans(session, format);
     sameSummarizerInput(session, format);
@@ -213,7 +214,7 @@ test("a bad UIMessage read together still fails with its own index", () => {
     [{ id: "x", role: "assistant", parts: [{ type: "tool-read", toolCallId: "c" }] }, /messages\[35\]\.parts\[0\]\.state: missing/],
     [{ id: "x", role: "assistant", parts: [{ type: "dynamic-tool", toolCallId: "c", state: "input-available" }] }, /messages\[35\]\.parts\[0\]\.toolName: missing/],
     [{ id: "x", role: "tool", parts: [] }, /messages\[35\]\.role: unknown role "tool"/],
-  ]);
+  ], { id: "u", role: "user", parts: [{ type: "text", text: "hello" }] });
 });
 
 test("a bad AI SDK message read together still fails with its own index", () => {

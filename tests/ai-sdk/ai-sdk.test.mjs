@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { Compactor, estimate } from "context-compaction";
+import { CompactionError, Compactor, ContextManager, estimate } from "context-compaction";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -52,6 +52,9 @@ function history(major) {
       { type: "custom", kind: "openai.compaction", providerMetadata: { openai: { id: "x" } } },
       { type: "reasoning-file", mediaType: "image/png", url: "data:image/png;base64,AAAA" },
       { type: "text", text: "more after the custom parts", state: "done" },
+      // A user message sent while the assistant worked.
+      { type: "steering-message", id: "st1", parts: [{ type: "text", text: "also check the tests" }] },
+      { type: "text", text: "checking the tests too", state: "done" },
     );
   }
   return [
@@ -95,6 +98,7 @@ for (const major of [5, 6, 7]) {
     const prompt = uiInput.map((p) => p.prompt).join("\n");
     for (const seen of ["[User]: Read every file.", "Reading file 7", "no such file", "mcp_search", "quota"]) assert.ok(prompt.includes(seen), seen);
     if (major >= 6) assert.ok(prompt.includes("not that file"));
+    if (major >= 7) assert.ok(prompt.includes("[User]: also check the tests"));
     // The call in flight stays: the last assistant message is kept from its step.
     assert.equal(uiPlan.firstKeptIndex, ui.length - 1);
     assert.equal(uiPlan.firstKeptPart, 0);
@@ -103,7 +107,8 @@ for (const major of [5, 6, 7]) {
   test(`ai ${major}: a cut inside one assistant UIMessage keeps the steps the ModelMessage plan keeps`, async () => {
     const ui = history(major).slice(0, 3);
     const model = await convert(ui);
-    for (const keepRecentTokens of [200, 600, 1500]) {
+    const loop = estimate({ format: "ai-sdk-ui", messages: ui }).messages[2];
+    for (const keepRecentTokens of [0.2, 0.5, 0.8].map((share) => Math.round(share * loop))) {
       const compactor = new Compactor({ keepRecentTokens, summarizer });
       const request = { format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 };
       const plan = compactor.plan(request);
@@ -130,10 +135,22 @@ for (const major of [5, 6, 7]) {
       const modelResult = await compactor.apply(modelRequest, modelPlan);
       assert.deepEqual(await convert(result.messages), modelResult.messages);
       assert.equal(result.record.estimateAfter, modelResult.record.estimateAfter);
-      assert.deepEqual(
-        compactor.summarizerInput(request, plan),
-        compactor.summarizerInput(modelRequest, modelPlan),
-      );
+      // The built-in summarizer would be sent the same records: the steps before the cut.
+      const inputs = new Compactor({ keepRecentTokens, summarizer: generator });
+      const prompts = inputs.summarizerInput(request, plan);
+      assert.deepEqual(prompts, inputs.summarizerInput(modelRequest, modelPlan));
+      // Only the system message comes before the turn, and it is never cut: the turn's
+      // beginning is all there is to summarize.
+      assert.deepEqual(prompts.map((p) => p.purpose), ["turnPrefix"]);
+      const cutStep = ui[2].parts.slice(0, plan.firstKeptPart).filter((p) => p.type === "text").at(-1).text;
+      assert.ok(prompts[0].prompt.includes(cutStep), cutStep);
+      const keptStep = ui[2].parts.slice(plan.firstKeptPart).find((p) => p.type === "text").text;
+      assert.ok(!prompts[0].prompt.includes(keptStep), keptStep);
+      // A part where no step starts is refused, not summarized in part.
+      const wrong = { ...plan, firstKeptPart: plan.firstKeptPart + 1 };
+      const refused = (e) => e.code === "invalid_request" && /plan\.firstKeptPart: \d+ is not where a step of messages\[2\] starts/.test(e.message);
+      assert.throws(() => inputs.summarizerInput(request, wrong), refused);
+      await assert.rejects(compactor.apply(request, wrong), refused);
     }
   });
 }
@@ -155,6 +172,58 @@ test("a conversation of UIMessages plans as the compactor does, cut inside a mes
   assert.equal(bytes.firstKeptIndex, fromCompactor.firstKeptIndex);
   assert.equal(bytes.firstKeptPart, fromCompactor.firstKeptPart);
   assert.deepEqual(bytes.messageTokens, fromCompactor.messageTokens);
+});
+
+test("a ContextManager keeps UIMessages cut inside a message as the compactor does", async () => {
+  const ui = history(7).slice(0, 3);
+  const compactor = new Compactor({ keepRecentTokens: 600, summarizer });
+  const plan = compactor.plan({ format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 });
+  const manager = new ContextManager({ compactor, contextWindowTokens: 1_000, reserveTokens: 1 });
+  const before = clone(ui);
+  const { state, compacted } = await manager.maintain({ format: "ai-sdk-ui", messages: ui });
+  assert.ok(compacted);
+  assert.deepEqual(ui, before);
+  const first = state.messages.at(-1);
+  assert.equal(first.id, plan.firstKeptId);
+  assert.deepEqual(first.parts, ui[2].parts.slice(plan.firstKeptPart));
+});
+
+test("a UIMessage that throws when the cut trims it is a CompactionError naming it", async () => {
+  const ui = history(7).slice(0, 3);
+  const compactor = new Compactor({ keepRecentTokens: 600, summarizer });
+  let armed = false;
+  ui[2] = new Proxy(ui[2], {
+    get(target, key) {
+      if (armed && key === "parts") throw new Error("parts are gone");
+      return target[key];
+    },
+  });
+  const request = { format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 };
+  const plan = compactor.plan(request);
+  assert.ok(plan.firstKeptPart > 0);
+  // The facts are cached: only trimming the message reads it again.
+  armed = true;
+  const named = (e) => e instanceof CompactionError && e.code === "invalid_request" && /messages\[2\]\.parts: reading it threw: parts are gone/.test(e.message);
+  assert.throws(() => compactor.plan(request), named);
+  await assert.rejects(compactor.apply(request, plan), named);
+});
+
+test("firstKeptId is only information: an id that throws is no id", () => {
+  const text = (id, role, words) => ({ id, role, parts: [{ type: "text", text: words }] });
+  // Forty messages are read together, through the keys the reader reads (not `id`).
+  const ui = Array.from({ length: 40 }, (_, i) => text(`m${i}`, i % 2 ? "assistant" : "user", `message ${i}`));
+  ui[39] = new Proxy(ui[39], {
+    get(target, key) {
+      if (key === "id") throw new Error("no id today");
+      return target[key];
+    },
+  });
+  const compactor = new Compactor({ keepRecentTokens: 1, summarizer });
+  const plan = compactor.plan({ format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 });
+  assert.equal(plan.firstKeptIndex, 39);
+  assert.equal(plan.firstKeptPart, 0);
+  assert.equal(plan.firstKeptId, null);
+  assert.equal(compactor.plan({ format: "ai-sdk-ui", messages: ui.slice(0, 39), inputTokenBudget: 0 }).firstKeptId, "m38");
 });
 
 test("unknown part types of a later version count as their JSON and are kept", async () => {
