@@ -215,6 +215,16 @@ async function nextAppWorks(port) {
   await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
   assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
   await chatPageWorks(`http://127.0.0.1:${port}/chat`);
+  await chatRouteAnswers(`http://127.0.0.1:${port}/api/chat-edge`);
+}
+
+/** One useChat request to a chat route: the mock model's answer streams back. */
+async function chatRouteAnswers(url) {
+  const messages = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] }];
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "chat-1", messages }) });
+  const body = await response.text();
+  assert.equal(response.status, 200, `${url}: ${body.slice(0, 2000)}`);
+  assert.match(body, /"delta":"Hello from the mock model\."/, url);
 }
 
 /** The useChat page: its preview before and after one turn answered by the route (mock model). */
