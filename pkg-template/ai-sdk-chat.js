@@ -35,7 +35,6 @@ export class ChatCompaction {
    * `{ messages, state, compacted, record, error?, prepareStep, stateAfter }`.
    */
   async prepare(messages, state, options = {}) {
-    if (!Array.isArray(messages)) throw new CompactionError("invalid_request", "invalid request: messages must be an array of UIMessages");
     let valid = checkState(state);
     let live = liveMessages(messages, valid);
     if (live === null) {

@@ -4,7 +4,7 @@
 // `convertToModelMessages` turns each block into an assistant message and its tool results, so
 // converting block by block gives the same messages and lets a cut map back to (id, part).
 import { CompactionError } from "context-compaction";
-import { describe } from "./host.js";
+import { describe, guardedOr } from "./host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 
@@ -26,7 +26,7 @@ export function readUiMessage(message, path) {
 export function blockStarts(parts) {
   const starts = [0];
   parts.forEach((part, index) => {
-    if (index > 0 && part !== null && typeof part === "object" && part.type === "step-start") starts.push(index);
+    if (index > 0 && guardedOr(() => part.type === "step-start", false)) starts.push(index);
   });
   return starts;
 }
@@ -50,6 +50,7 @@ export function checkState(state) {
  * gone (the client edited or regenerated the history before it): the state no longer applies.
  */
 export function liveMessages(messages, state) {
+  if (!Array.isArray(messages)) throw bad("messages must be an array of UIMessages");
   const read = messages.map((message, index) => readUiMessage(message, `messages[${index}]`));
   if (!state) return read.map((message) => ({ message, from: 0 }));
   const at = read.findIndex((message) => message.id === state.firstKeptId);

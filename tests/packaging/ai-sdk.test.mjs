@@ -314,3 +314,23 @@ for (const version of [5, 6, 7]) {
     compaction.free();
   });
 }
+
+test("ai 7: bad messages and states are a CompactionError naming the place", async () => {
+  await routeFor(7);
+  const { ai, entry } = await modules(7);
+  const compaction = new entry.ChatCompaction({ contextWindowTokens: 1000, summarizer: { summarize: async () => "S" }, convertToModelMessages: ai.convertToModelMessages });
+  const trap = new Proxy({}, { get: () => { throw new Error("trap"); } });
+  const cases = [
+    [null, null, /messages must be an array/],
+    [[{ id: 1, role: "user", parts: [] }], null, /messages\[0\]\.id must be a string/],
+    [[{ id: "a", role: "user", parts: [trap] }], null, /convertToModelMessages rejected message a: trap/],
+    [[{ id: "a", role: "user", parts: [] }], { summary: "S", firstKeptId: "a", firstKeptPart: -1 }, /state must be null or/],
+  ];
+  for (const [messages, state, message] of cases) {
+    await assert.rejects(compaction.prepare(messages, state), (error) => error.code === "invalid_request" && message.test(error.message));
+  }
+  assert.throws(() => new entry.ChatPreview({ contextWindowTokens: 1000 }).update("x"), (error) => error.code === "invalid_request");
+  assert.throws(() => new entry.ChatCompaction({ contextWindowTokens: 1000, summarizer: { summarize: async () => "S" } }), (error) => error.code === "invalid_config");
+  assert.throws(() => entry.aiSdkSummarizer({ model: "m" }), (error) => error.code === "invalid_config");
+  compaction.free();
+});
