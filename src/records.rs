@@ -62,6 +62,7 @@ fn content(records: &mut Writer, content: &[ContentBlock]) {
         match block {
             ContentBlock::Text(text) => records.text(&text.as_str()),
             ContentBlock::Image => records.image(),
+            ContentBlock::Opaque(_) => {}
         }
     }
 }

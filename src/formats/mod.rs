@@ -9,6 +9,7 @@
 //! `tool_result` blocks is three tool results), and a cut never falls inside one.
 
 mod ai_sdk;
+mod ai_sdk_ui;
 mod anthropic;
 mod canonical;
 pub(crate) mod count;
@@ -53,10 +54,13 @@ pub enum Format {
     Anthropic,
     /// Vercel AI SDK `ModelMessage`s.
     AiSdk,
+    /// Vercel AI SDK `UIMessage`s (a cut may fall between the steps of one message).
+    AiSdkUi,
 }
 
 impl Format {
-    /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`, `ai-sdk`.
+    /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`,
+    /// `ai-sdk`, `ai-sdk-ui`.
     pub fn from_name(name: &str) -> Result<Format> {
         Ok(match name {
             "canonical" => Format::Canonical,
@@ -64,9 +68,10 @@ impl Format {
             "openai-responses" => Format::OpenAIResponses,
             "anthropic" => Format::Anthropic,
             "ai-sdk" => Format::AiSdk,
+            "ai-sdk-ui" => Format::AiSdkUi,
             other => {
                 return Err(Error::invalid_request(format!(
-                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\" or \"ai-sdk\")"
+                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\", \"ai-sdk\" or \"ai-sdk-ui\")"
                 )));
             }
         })
@@ -80,6 +85,7 @@ impl Format {
             Format::OpenAIResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::AiSdk => "ai-sdk",
+            Format::AiSdkUi => "ai-sdk-ui",
         }
     }
 
@@ -94,6 +100,7 @@ impl Format {
             Format::OpenAIResponses => None,
             Format::Anthropic => Some(anthropic::KEYS),
             Format::AiSdk => Some(ai_sdk::KEYS),
+            Format::AiSdkUi => Some(ai_sdk_ui::KEYS),
         }
     }
 
@@ -177,6 +184,7 @@ impl Format {
             Format::OpenAIResponses => openai_responses::read(&r, sink),
             Format::Anthropic => anthropic::read(&r, sink),
             Format::AiSdk => ai_sdk::read(&r, sink),
+            Format::AiSdkUi => ai_sdk_ui::read(&r, sink),
         }?;
         self.check_content(&r)
     }
@@ -192,6 +200,8 @@ impl Format {
         let string = |key: &str| r.value.field(key).and_then(|v| v.str());
         let has = |key: &str| r.value.field(key).is_some();
         let needed = match self {
+            // Its reader requires `parts` itself.
+            Format::AiSdkUi => false,
             Format::Canonical | Format::Anthropic | Format::AiSdk => true,
             Format::OpenAIChat => {
                 string("role").as_deref() != Some("assistant")
@@ -206,7 +216,7 @@ impl Format {
             return Ok(());
         }
         let hint = if has("parts") {
-            " (the message has `parts`: a UI message? pass model messages, e.g. the AI SDK's convertToModelMessages)"
+            " (the message has `parts`: an AI SDK UIMessage? use format \"ai-sdk-ui\", or pass its model messages from convertToModelMessages)"
         } else {
             ""
         };
@@ -222,10 +232,18 @@ impl Format {
                 "role": "user",
                 "content": [{ "type": "input_text", "text": text }],
             }),
+            Format::AiSdkUi => serde_json::json!({
+                "id": SUMMARY_ID,
+                "role": "user",
+                "parts": [{ "type": "text", "text": text }],
+            }),
             _ => serde_json::json!({ "role": "user", "content": text }),
         })
     }
 }
+
+/// The `id` of the UIMessage a summary projects to.
+pub const SUMMARY_ID: &str = "context-compaction-summary";
 
 /// Scans the JSON text of one value (`JSON.stringify`'s, or a line of a body) into `nodes` and
 /// returns its root; `path` names it in errors.

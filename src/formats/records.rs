@@ -16,9 +16,24 @@ pub(crate) struct Records {
     writer: Writer,
     /// Scratch space for arguments given as JSON text.
     nodes: RefCell<Vec<Node>>,
+    /// The part whose step ends the records of the message being read (a plan that keeps the
+    /// rest of that message), when there is one.
+    cut: Option<usize>,
+    /// Whether the events now come from past the cut (and are not written).
+    past: bool,
 }
 
 impl Records {
+    /// Writes the next message read only up to the step that starts at part `part`.
+    pub(crate) fn stop_at_step(&mut self, part: usize) {
+        self.cut = Some(part);
+    }
+
+    /// Whether the step given to [`Records::stop_at_step`] was found.
+    pub(crate) fn reached_cut(&self) -> bool {
+        self.past
+    }
+
     /// The end of one host message: its last unit is complete.
     pub(crate) fn end_message(&mut self) {
         self.writer.close();
@@ -51,6 +66,9 @@ impl Piece for Arguments<'_, '_> {
 
 impl<'a> Sink<'a> for Records {
     fn unit(&mut self, unit: Unit<'a>) {
+        if self.past {
+            return;
+        }
         match unit {
             Unit::User => self.writer.user(),
             Unit::Assistant(stop) => self.writer.assistant(matches!(
@@ -64,24 +82,42 @@ impl<'a> Sink<'a> for Records {
     }
 
     fn text(&mut self, text: Text<'a>) {
+        if self.past {
+            return;
+        }
         self.writer.text(&text);
     }
 
     fn image(&mut self) {
+        if self.past {
+            return;
+        }
         self.writer.image();
     }
 
     fn thinking(&mut self, text: Text<'a>) {
+        if self.past {
+            return;
+        }
         self.writer.thinking(&text);
     }
 
     fn opaque(&mut self, _: Text<'a>) {}
 
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, args: Args<'a>) {
+        if self.past {
+            return;
+        }
         let nodes = &self.nodes;
         self.writer.call(&id, &name, &Arguments { args, nodes });
     }
 
     // A system message has no units, hence no records.
     fn system(&mut self, _: String) {}
+
+    fn step(&mut self, part: usize) {
+        if self.cut == Some(part) {
+            self.past = true;
+        }
+    }
 }

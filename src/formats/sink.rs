@@ -70,6 +70,9 @@ pub(crate) trait Sink<'a> {
     /// message's `usage` object, in any of the shapes `super::usage` reads); ignored unless a
     /// sink needs it.
     fn usage(&mut self, _usage: Val<'a>) {}
+    /// A later step starts at part `part` (an AI SDK UIMessage's step boundary): a cut may
+    /// fall here. Units that follow belong to the step.
+    fn step(&mut self, _part: usize) {}
 }
 
 /// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.
@@ -97,7 +100,15 @@ impl<'a> Sink<'a> for Joined {
     fn system(&mut self, _: String) {}
 }
 
-impl Text<'_> {
+impl<'a> Text<'a> {
+    /// A string's value, or an empty text when there is none.
+    pub(crate) fn or_empty(value: Option<Val<'a>>) -> Text<'a> {
+        match value {
+            Some(value) => Text::Str(value),
+            None => Text::Made(Cow::Borrowed("")),
+        }
+    }
+
     /// The text itself.
     pub(crate) fn into_string(self) -> String {
         match self {

@@ -12,7 +12,7 @@ use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use super::walk;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts};
+use crate::facts::{MessageFacts, RequestFacts, Step};
 use crate::formats::Format;
 use crate::message::Role;
 use crate::token::Estimator;
@@ -136,7 +136,8 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     })
 }
 
-/// `[tokens, role, startsTurn, resultCount, ...toolResultIds, ...toolCallIds]`.
+/// `[tokens, role, startsTurn, resultCount, stepCount, ...steps (part, tokens, calls,
+/// results each), ...toolResultIds, ...toolCallIds]`.
 fn encode(facts: &MessageFacts) -> JsValue {
     let role = match facts.role {
         Role::User => 0,
@@ -149,6 +150,17 @@ fn encode(facts: &MessageFacts) -> JsValue {
     out.push(&JsValue::from_f64(role as f64));
     out.push(&JsValue::from_bool(facts.starts_turn));
     out.push(&JsValue::from_f64(facts.tool_result_ids.len() as f64));
+    out.push(&JsValue::from_f64(facts.steps.len() as f64));
+    for step in &facts.steps {
+        for n in [
+            step.part as u64,
+            step.tokens,
+            step.calls as u64,
+            step.results as u64,
+        ] {
+            out.push(&JsValue::from_f64(n as f64));
+        }
+    }
     for id in facts.tool_result_ids.iter().chain(&facts.tool_call_ids) {
         out.push(&JsValue::from_str(id));
     }
@@ -168,12 +180,27 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
         _ => Role::System,
     };
     let results = list.get(3).as_f64()? as u32;
+    let step_count = list.get(4).as_f64()? as u32;
+    let number = |i: u32| list.get(i).as_f64().map(|n| n as u64);
+    let steps = (0..step_count)
+        .map(|k| {
+            let at = 5 + 4 * k;
+            Some(Step {
+                part: number(at)? as usize,
+                tokens: number(at + 1)?,
+                calls: number(at + 2)? as usize,
+                results: number(at + 3)? as usize,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let ids_at = 5 + 4 * step_count;
     let ids = |range: std::ops::Range<u32>| range.filter_map(|i| list.get(i).as_string()).collect();
     Some(MessageFacts {
         tokens,
         role,
         starts_turn: list.get(2).as_bool()?,
-        tool_result_ids: ids(4..4 + results),
-        tool_call_ids: ids(4 + results..list.length()),
+        tool_result_ids: ids(ids_at..ids_at + results),
+        tool_call_ids: ids(ids_at + results..list.length()),
+        steps,
     })
 }

@@ -162,10 +162,11 @@ impl JsHistory {
                 .core
                 .plan_with_ledger(&fixed, &self.ledger, plan_options)
         })();
-        let plan = plan.map_err(|e| to_js(&e))?;
-        Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
-        }))
+        match plan.map_err(|e| to_js(&e))? {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+                .map_err(|e| to_js(&e)),
+        }
     }
 
     /// The messages appended so far, in order (the conversation's own array: do not change it).

@@ -77,12 +77,19 @@ pub fn facts(
     Ok(out)
 }
 
-/// The canonical units of host messages `range`.
-pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
+/// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
+/// the units before the step that starts at that part (`None` when no step starts there).
+pub fn units(
+    messages: &Array,
+    range: Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<Vec<Message>>> {
+    let mut found = last_part == 0;
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
     each(messages, &indices, 0, format, &mut |i, message| {
-        let host = match message {
+        let mut host = match message {
             Some(message) => {
                 let mut units = Units::default();
                 format.read_into(message, Path::message(i), &mut units)?;
@@ -90,19 +97,33 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
             }
             None => convert::host(messages, i, format)?,
         };
+        if last_part > 0 && i + 1 == range.end {
+            let step = host.steps.iter().find(|s| s.part == last_part);
+            found = step.is_some();
+            host.units.truncate(step.map_or(0, |s| s.unit));
+        }
         out.extend(host.units);
         Ok(())
     })?;
-    Ok(out)
+    Ok(found.then_some(out))
 }
 
 /// The records (what the generator summarizer shows the model) of host messages `range`,
-/// written as each message is read, without building its units; `None` when they hold no
-/// units (nothing to summarize).
-pub fn records(messages: &Array, range: Range<usize>, format: Format) -> Result<Option<String>> {
-    let indices: Vec<u32> = range.map(|i| i as u32).collect();
+/// written as each message is read, without building its units: `Some(None)` when they hold
+/// no units (nothing to summarize). With `last_part` > 0, the last message is written only up
+/// to the step that starts at that part, and `None` means no step starts there.
+pub fn records(
+    messages: &Array,
+    range: Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<Option<String>>> {
+    let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut records = Records::default();
     each(messages, &indices, 0, format, &mut |i, message| {
+        if last_part > 0 && i + 1 == range.end {
+            records.stop_at_step(last_part);
+        }
         match message {
             Some(message) => format.read_into(message, Path::message(i), &mut records)?,
             None => {
@@ -114,7 +135,8 @@ pub fn records(messages: &Array, range: Range<usize>, format: Format) -> Result<
         records.end_message();
         Ok(())
     })?;
-    Ok(records.finish())
+    let found = last_part == 0 || records.reached_cut();
+    Ok(found.then(|| records.finish()))
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid

@@ -284,3 +284,17 @@ pub const FIXTURES: [(formats::Format, &str); 5] = [
         include_str!("../fixtures/formats/ai-sdk.json"),
     ),
 ];
+
+/// Reads each of `messages` as a host message of `format`, named `messages[i]` in errors.
+pub fn read_hosts(
+    format: context_compaction::formats::Format,
+    messages: &[serde_json::Value],
+) -> Vec<HostMessage> {
+    let read = |(i, m): (usize, &serde_json::Value)| format.read(m, &format!("messages[{i}]"));
+    messages
+        .iter()
+        .enumerate()
+        .map(read)
+        .collect::<Result<_>>()
+        .unwrap()
+}

@@ -55,10 +55,10 @@ export async function sameSummarizerInput(make, format = "canonical") {
 }
 
 /** Each bad message, at index 35 of forty read together, fails with an error naming it. */
-export function failsWithItsIndex(format, cases) {
+export function failsWithItsIndex(format, cases, filler = { role: "user", content: "hello" }) {
   const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
   for (const [bad, want] of cases) {
-    const messages = forty([{ role: "user", content: "hello" }]);
+    const messages = forty([filler]);
     messages[35] = bad;
     assert.throws(() => cold.plan({ messages, format, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
   }
