@@ -27,6 +27,7 @@ fn reference(messages: &[Message]) -> String {
             match block {
                 ContentBlock::Text(text) => parts.push(text.clone()),
                 ContentBlock::Image => images += 1,
+                ContentBlock::Opaque(_) => {}
             }
         }
         match images {
@@ -119,6 +120,42 @@ fn every_format_fixture_writes_the_same_records_over_every_range() {
             }
         }
     }
+}
+
+#[test]
+fn a_message_cut_between_steps_writes_the_records_of_the_steps_before_the_cut() {
+    let (format, json) = (
+        Format::AiSdkUi,
+        include_str!("fixtures/formats/ai-sdk-ui.json"),
+    );
+    let all = texts(json);
+    let mut cuts = 0;
+    for (k, text) in all.iter().enumerate() {
+        let host = format.read_json(text, "m").unwrap();
+        for step in &host.steps {
+            let texts: Vec<&str> = all[..=k].iter().map(String::as_str).collect();
+            let in_place = format.records_json_until(&texts, step.part).unwrap();
+            let mut units: Vec<Message> = all[..k]
+                .iter()
+                .flat_map(|t| format.read_json(t, "m").unwrap().units)
+                .collect();
+            units.extend(host.units[..step.unit].iter().cloned());
+            assert_eq!(
+                in_place,
+                Some(records::serialize(&units)),
+                "message {k} part {}",
+                step.part
+            );
+            cuts += 1;
+        }
+        // A part where no step starts is no place to cut.
+        let texts: Vec<&str> = all[..=k].iter().map(String::as_str).collect();
+        let no_step = (1..100)
+            .find(|p| host.steps.iter().all(|s| s.part != *p))
+            .unwrap();
+        assert_eq!(format.records_json_until(&texts, no_step).unwrap(), None);
+    }
+    assert!(cuts > 0, "the fixture has steps to cut between");
 }
 
 #[test]

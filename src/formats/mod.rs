@@ -131,12 +131,24 @@ impl Format {
     /// The records of host messages given as JSON texts (`messages[i]` in errors): what
     /// [`crate::records::serialize`] makes of their units, written as the reader reads them.
     pub fn records_json<'t>(self, texts: impl IntoIterator<Item = &'t str>) -> Result<String> {
+        let texts: Vec<&str> = texts.into_iter().collect();
+        Ok(self.records_json_until(&texts, 0)?.unwrap_or_default())
+    }
+
+    /// [`Format::records_json`] with the last message written only up to the step that starts
+    /// at part `last_part` (when > 0): the records of a plan that keeps the rest of it. `None`
+    /// when no step starts there.
+    pub fn records_json_until(self, texts: &[&str], last_part: usize) -> Result<Option<String>> {
         let mut records = Records::default();
-        for (i, text) in texts.into_iter().enumerate() {
+        for (i, text) in texts.iter().enumerate() {
+            if last_part > 0 && i + 1 == texts.len() {
+                records.stop_at_step(last_part);
+            }
             self.read_json_into(text, &format!("messages[{i}]"), &mut records)?;
             records.end_message();
         }
-        Ok(records.finish().unwrap_or_default())
+        let found = last_part == 0 || records.reached_cut();
+        Ok(found.then(|| records.finish().unwrap_or_default()))
     }
 
     /// The facts of one host message from its JSON text, counted by `estimator`.

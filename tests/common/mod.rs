@@ -262,7 +262,7 @@ pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
 }
 
 /// The same conversation in each format (`tests/fixtures/formats/`).
-pub const FIXTURES: [(formats::Format, &str); 5] = [
+pub const FIXTURES: [(formats::Format, &str); 6] = [
     (
         formats::Format::Canonical,
         include_str!("../fixtures/formats/canonical.json"),
@@ -282,6 +282,10 @@ pub const FIXTURES: [(formats::Format, &str); 5] = [
     (
         formats::Format::AiSdk,
         include_str!("../fixtures/formats/ai-sdk.json"),
+    ),
+    (
+        formats::Format::AiSdkUi,
+        include_str!("../fixtures/formats/ai-sdk-ui.json"),
     ),
 ];
 
