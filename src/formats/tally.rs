@@ -47,6 +47,10 @@ impl Tally {
     /// [`crate::message::HostMessage::of_units`] decides them.
     pub(crate) fn finish(mut self) -> MessageFacts {
         let facts = &mut self.facts;
+        // A first push makes room for four ids; a long history keeps its facts, so each holds
+        // only what it needs.
+        facts.tool_call_ids.shrink_to_fit();
+        facts.tool_result_ids.shrink_to_fit();
         (facts.role, facts.starts_turn) = if self.system {
             (Role::System, false)
         } else if self.assistant {

@@ -37,8 +37,8 @@ const FIRST_BYTES: usize = 64 << 10;
 const FIRST_WORDS: usize = 16 << 10;
 // They double while they fill up, to these: a few MB at a time keeps memory flat for long
 // histories.
-const BYTES: usize = 4 << 20;
-const WORDS: usize = 1 << 20;
+const BYTES: usize = 1 << 20;
+const WORDS: usize = 1 << 18;
 // Past this, a message is read through `JSON.stringify`.
 const MAX_BYTES: usize = 1 << 30;
 
@@ -57,31 +57,35 @@ const SKIPPED: u32 = 6;
 /// `JSON.stringify` each.
 pub const BULK: usize = 32;
 
-/// The facts of `messages[i]` for each of `indices`, counted by `estimator`; `None` for those
-/// to be read one by one. Errors name `messages[base + i]`.
+/// The facts of `messages[indices[k]]`, counted by `estimator`, handed to `read` with `k` as
+/// each is read; a message the walker left out is not handed over (the caller reads those one
+/// by one). Errors name `messages[base + i]`.
 pub fn facts(
     messages: &Array,
     indices: &[u32],
     base: usize,
     format: Format,
     estimator: &dyn Estimator,
-) -> Result<Vec<Option<MessageFacts>>> {
-    let mut out = Vec::with_capacity(indices.len());
+    read: &mut dyn FnMut(usize, MessageFacts),
+) -> Result<()> {
     each(messages, indices, base, format, &mut |k, message| {
-        out.push(match message {
-            Some(message) => Some(format.facts(message, Path::message(k), estimator)?),
-            None => None,
-        });
+        if let Some(message) = message {
+            let index = indices.get(k).map_or(0, |&i| i as usize);
+            read(
+                k,
+                format.facts(message, Path::message(base + index), estimator)?,
+            );
+        }
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 /// The canonical units of host messages `range`.
 pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
-    each(messages, &indices, 0, format, &mut |i, message| {
+    each(messages, &indices, 0, format, &mut |k, message| {
+        let i = range.start + k;
         let host = match message {
             Some(message) => {
                 let mut units = Units::default();
@@ -96,9 +100,9 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
     Ok(out)
 }
 
-/// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
+/// Calls `each(k, message)` for each `k` of `indices` in order, with `messages[indices[k]]` laid
 /// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
-/// through `JSON.stringify`.
+/// through `JSON.stringify`. A message that throws is named `messages[base + i]`.
 fn each(
     messages: &Array,
     indices: &[u32],
@@ -192,12 +196,12 @@ impl Walk<'_> {
         each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
     ) -> Result<()> {
         let mut k = 0;
-        while let Some(&index) = self.indices.get(k) {
+        while k < self.indices.len() {
             let count = self.call(k, buffers)?;
             let (bytes, words) = (buffers.bytes.len(), buffers.words.len());
             if count == 0 && bytes >= MAX_BYTES {
                 // One message larger than any buffer.
-                each(self.base + index as usize, None)?;
+                each(k, None)?;
                 k += 1;
             } else if count == 0 {
                 // One message larger than the buffers: they grow until it fits.
@@ -262,12 +266,12 @@ impl Walk<'_> {
         // Not a tape (never from the package's walker): each message the slow way.
         let (used, text) = laid_out(bytes, words, nodes).unwrap_or_default();
         let mut roots = used.into_iter();
-        for index in self.indices.iter().skip(k).take(count) {
+        for at in k..k + count {
             let message = roots
                 .next()
                 .flatten()
                 .map(|root| Val::at(text, nodes, root));
-            each(self.base + *index as usize, message)?;
+            each(at, message)?;
         }
         Ok(())
     }
