@@ -9,7 +9,7 @@
 import { Fault } from "./host.js";
 
 // A node is four u32s: tag, start and end of its bytes, and the index just past its subtree.
-// Keep the tags in step with src/wasm/walk.rs.
+// Keep the tags in step with scan/src/words.rs.
 const NULL = 0;
 const BOOL = 1;
 const NUMBER = 2;

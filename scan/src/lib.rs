@@ -10,9 +10,11 @@ mod node;
 mod score;
 mod tape;
 mod text;
+mod words;
 
 pub use find::backslash;
 pub use node::{Children, Val, unescape};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
 pub use text::utf8;
+pub use words::{SKIPPED, from_words};

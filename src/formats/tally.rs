@@ -47,10 +47,6 @@ impl Tally {
     /// [`crate::message::HostMessage::of_units`] decides them.
     pub(crate) fn finish(mut self) -> MessageFacts {
         let facts = &mut self.facts;
-        // A first push makes room for four ids; a long history keeps its facts, so each holds
-        // only what it needs.
-        facts.tool_call_ids.shrink_to_fit();
-        facts.tool_result_ids.shrink_to_fit();
         (facts.role, facts.starts_turn) = if self.system {
             (Role::System, false)
         } else if self.assistant {
@@ -102,6 +98,15 @@ fn string_tokens(value: Val) -> u64 {
     rounded(score)
 }
 
+/// Adds an id. A first push would make room for four; most messages hold one id, and a long
+/// history keeps the facts of every message, so the first gets room for itself alone.
+fn push_id(ids: &mut Vec<String>, id: Cow<str>) {
+    if ids.is_empty() {
+        ids.reserve_exact(1);
+    }
+    ids.push(id.into_owned());
+}
+
 impl<'a> Sink<'a> for Tally {
     fn unit(&mut self, unit: Unit<'a>) {
         self.units += 1;
@@ -110,7 +115,7 @@ impl<'a> Sink<'a> for Tally {
         match unit {
             Unit::User => self.user = true,
             Unit::Assistant(_) => (self.assistant, self.in_assistant) = (true, true),
-            Unit::ToolResult { id, .. } => self.facts.tool_result_ids.push(id.into_owned()),
+            Unit::ToolResult { id, .. } => push_id(&mut self.facts.tool_result_ids, id),
         }
     }
 
@@ -138,7 +143,7 @@ impl<'a> Sink<'a> for Tally {
             Args::JsonText(text) => rounded(arguments_text_score(&text)),
         };
         self.facts.tokens += self.heuristic.framing_tokens() + self.tokens(&name) + arguments;
-        self.facts.tool_call_ids.push(id.into_owned());
+        push_id(&mut self.facts.tool_call_ids, id);
     }
 
     fn system(&mut self, text: String) {

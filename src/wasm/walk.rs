@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use context_compaction_scan::{self as tape, Kind, Node, Val};
+use context_compaction_scan::{self as tape, Node, Val};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -41,17 +41,6 @@ const BYTES: usize = 1 << 20;
 const WORDS: usize = 1 << 18;
 // Past this, a message is read through `JSON.stringify`.
 const MAX_BYTES: usize = 1 << 30;
-
-// The walker's node tags (keep in step with pkg-template/walk.js).
-const TAGS: [Kind; 6] = [
-    Kind::Null,
-    Kind::Bool,
-    Kind::Number,
-    Kind::String,
-    Kind::Array,
-    Kind::Object,
-];
-const SKIPPED: u32 = 6;
 
 /// From this many messages to read, they are read together rather than one crossing and one
 /// `JSON.stringify` each.
@@ -151,6 +140,8 @@ struct Buffers {
     bytes: Vec<u8>,
     words: Vec<u32>,
     nodes: Vec<Node>,
+    /// Where each message laid out starts among `nodes`.
+    roots: Vec<Option<usize>>,
 }
 
 impl Buffers {
@@ -159,6 +150,7 @@ impl Buffers {
             bytes: Vec::new(),
             words: Vec::new(),
             nodes: Vec::new(),
+            roots: Vec::new(),
         }
     }
 
@@ -262,13 +254,18 @@ impl Walk<'_> {
             bytes,
             words,
             nodes,
+            roots,
         } = buffers;
         // Not a tape (never from the package's walker): each message the slow way.
-        let (used, text) = laid_out(bytes, words, nodes).unwrap_or_default();
-        let mut roots = used.into_iter();
+        let text = laid_out(bytes, words, nodes, roots).unwrap_or_else(|| {
+            roots.clear();
+            ""
+        });
+        let mut roots = roots.iter();
         for at in k..k + count {
             let message = roots
                 .next()
+                .copied()
                 .flatten()
                 .map(|root| Val::at(text, nodes, root));
             each(at, message)?;
@@ -278,50 +275,19 @@ impl Walk<'_> {
 }
 
 /// The tape the walker wrote into `words` and `bytes` as nodes over a text, and the root of each
-/// message on it (`None` for one it skipped); `None` when it is not a well-formed tape.
+/// message on it in `roots` (`None` for one it skipped); `None` when it is not a well-formed
+/// tape.
 fn laid_out<'a>(
     bytes: &'a [u8],
     words: &[u32],
     nodes: &mut Vec<Node>,
-) -> Option<(Vec<Option<usize>>, &'a str)> {
+    roots: &mut Vec<Option<usize>>,
+) -> Option<&'a str> {
     let (&count, &used) = (words.first()?, words.get(1)?);
     let text = tape::utf8(bytes.get(..used as usize)?)?;
     let words = words.get(4..4 + 4 * count as usize)?;
-    nodes.clear();
-    let mut skipped = Vec::new();
-    for (i, node) in words.chunks_exact(4).enumerate() {
-        let &[tag, start, end, next] = node else {
-            return None;
-        };
-        if tag == SKIPPED {
-            skipped.push(i);
-        }
-        let kind = match TAGS.get(tag as usize) {
-            Some(kind) => *kind,
-            None if tag == SKIPPED => Kind::Null,
-            None => return None,
-        };
-        nodes.push(Node {
-            kind,
-            escaped: false,
-            verbatim: kind == Kind::String,
-            start,
-            end,
-            next,
-        });
-    }
-    tape::check(nodes, text.len()).ok()?;
-    let mut roots = Vec::new();
-    let mut root = 0;
-    let mut skipped = skipped.into_iter().peekable();
-    while let Some(node) = nodes.get(root) {
-        // Both go up: a skipped node before this root is not a root.
-        while skipped.next_if(|&s| s < root).is_some() {}
-        let skip = skipped.next_if_eq(&root).is_some();
-        roots.push((!skip).then_some(root));
-        root = node.next as usize;
-    }
-    Some((roots, text))
+    tape::from_words(words, text.len(), nodes, roots)?;
+    Some(text)
 }
 
 fn address<T>(pointer: *const T) -> JsValue {
