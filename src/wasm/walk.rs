@@ -57,14 +57,13 @@ pub fn facts(
     estimator: &dyn Estimator,
     read: &mut dyn FnMut(usize, MessageFacts),
 ) -> Result<()> {
-    each(messages, indices, base, format, &mut |k, message| {
+    // `each` goes through `indices` in order, once each.
+    let mut k = 0;
+    each(messages, indices, base, format, &mut |i, message| {
         if let Some(message) = message {
-            let index = indices.get(k).map_or(0, |&i| i as usize);
-            read(
-                k,
-                format.facts(message, Path::message(base + index), estimator)?,
-            );
+            read(k, format.facts(message, Path::message(i), estimator)?);
         }
+        k += 1;
         Ok(())
     })
 }
@@ -73,8 +72,7 @@ pub fn facts(
 pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
-    each(messages, &indices, 0, format, &mut |k, message| {
-        let i = range.start + k;
+    each(messages, &indices, 0, format, &mut |i, message| {
         let host = match message {
             Some(message) => {
                 let mut units = Units::default();
@@ -89,9 +87,9 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
     Ok(out)
 }
 
-/// Calls `each(k, message)` for each `k` of `indices` in order, with `messages[indices[k]]` laid
+/// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
 /// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
-/// through `JSON.stringify`. A message that throws is named `messages[base + i]`.
+/// through `JSON.stringify`.
 fn each(
     messages: &Array,
     indices: &[u32],
@@ -188,12 +186,12 @@ impl Walk<'_> {
         each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
     ) -> Result<()> {
         let mut k = 0;
-        while k < self.indices.len() {
+        while let Some(&index) = self.indices.get(k) {
             let count = self.call(k, buffers)?;
             let (bytes, words) = (buffers.bytes.len(), buffers.words.len());
             if count == 0 && bytes >= MAX_BYTES {
                 // One message larger than any buffer.
-                each(k, None)?;
+                each(self.base + index as usize, None)?;
                 k += 1;
             } else if count == 0 {
                 // One message larger than the buffers: they grow until it fits.
@@ -262,13 +260,13 @@ impl Walk<'_> {
             ""
         });
         let mut roots = roots.iter();
-        for at in k..k + count {
+        for index in self.indices.iter().skip(k).take(count) {
             let message = roots
                 .next()
                 .copied()
                 .flatten()
                 .map(|root| Val::at(text, nodes, root));
-            each(at, message)?;
+            each(self.base + *index as usize, message)?;
         }
         Ok(())
     }
