@@ -11,6 +11,7 @@ mod node;
 mod score;
 mod tape;
 mod text;
+mod words;
 
 pub use escape::escape_into;
 pub use find::backslash;
@@ -18,3 +19,4 @@ pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
 pub use text::{ascii_end, utf8};
+pub use words::{SKIPPED, from_words};

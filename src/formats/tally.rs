@@ -107,6 +107,15 @@ fn string_tokens(value: Val) -> u64 {
     rounded(score)
 }
 
+/// Adds an id. A first push would make room for four; most messages hold one id, and a long
+/// history keeps the facts of every message, so the first gets room for itself alone.
+fn push_id(ids: &mut Vec<String>, id: Cow<str>) {
+    if ids.is_empty() {
+        ids.reserve_exact(1);
+    }
+    ids.push(id.into_owned());
+}
+
 impl<'a> Sink<'a> for Tally {
     fn unit(&mut self, unit: Unit<'a>) {
         self.units += 1;
@@ -116,7 +125,7 @@ impl<'a> Sink<'a> for Tally {
             Unit::User => self.user = true,
             Unit::Assistant(_) => (self.assistant, self.in_assistant) = (true, true),
             Unit::ToolResult { id, .. } => {
-                self.facts.tool_result_ids.push(id.into_owned());
+                push_id(&mut self.facts.tool_result_ids, id);
                 if let Some(step) = self.facts.steps.last_mut() {
                     step.results += 1;
                 }
@@ -151,7 +160,7 @@ impl<'a> Sink<'a> for Tally {
             Args::JsonText(text) => rounded(arguments_text_score(&text)),
         };
         self.add(self.heuristic.framing_tokens() + self.tokens(&name) + arguments);
-        self.facts.tool_call_ids.push(id.into_owned());
+        push_id(&mut self.facts.tool_call_ids, id);
         if let Some(step) = self.facts.steps.last_mut() {
             step.calls += 1;
         }

@@ -30,52 +30,69 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let mut facts = request.fixed_facts()?;
     let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
+    // The facts go straight into their place: a long history's are held once, not copied.
     // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.
-    let mut found: Vec<Option<MessageFacts>> = match &map {
-        Some(map) => (0..count)
-            .map(|i| cached(&request.messages.get(i), map))
-            .collect(),
-        None => (0..count).map(|_| None).collect(),
-    };
-    read_together(request, &mut found, map.as_ref())?;
     facts.messages.reserve(count as usize);
-    for (i, hit) in found.into_iter().enumerate() {
-        let read = match hit {
-            Some(read) => read,
-            None => message_facts(request, i as u32, map.as_ref())?,
-        };
-        facts.messages.push(read);
+    let mut missed = Vec::new();
+    for i in 0..count {
+        let hit = map
+            .as_ref()
+            .and_then(|map| cached(&request.messages.get(i), map));
+        if hit.is_none() {
+            missed.push(i);
+        }
+        facts.messages.push(hit.unwrap_or_else(unread));
     }
+    read_missed(request, &missed, &mut facts.messages, map.as_ref())?;
     Ok(facts)
 }
 
-/// Fills in (and caches) the facts of the messages `found` misses, when there are enough of them
-/// to be read together (`walk::facts`); the rest are read one by one after.
-fn read_together(
+/// Facts in the place of a message not read yet.
+fn unread() -> MessageFacts {
+    MessageFacts {
+        tokens: 0,
+        role: Role::User,
+        starts_turn: false,
+        tool_call_ids: Vec::new(),
+        tool_result_ids: Vec::new(),
+        steps: Vec::new(),
+    }
+}
+
+/// Reads (and caches) the facts of messages `missed` into their places in `messages`: together
+/// (`walk::facts`) when there are enough of them, then one by one those the walker left out.
+fn read_missed(
     request: &JsRequest,
-    found: &mut [Option<MessageFacts>],
+    missed: &[u32],
+    messages: &mut [MessageFacts],
     map: Option<&WeakMap>,
 ) -> Result<()> {
-    let missed: Vec<u32> = (0..found.len() as u32)
-        .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
-        .collect();
-    if missed.len() < walk::BULK {
-        return Ok(());
+    let mut walked = vec![false; missed.len()];
+    if missed.len() >= walk::BULK {
+        let estimator = &request.estimator;
+        walk::facts(
+            &request.messages,
+            missed,
+            0,
+            request.format,
+            estimator,
+            &mut |k, read| {
+                let Some(&i) = missed.get(k) else { return };
+                if map.is_some() {
+                    store(&request.messages.get(i), map, &read);
+                }
+                if let (Some(slot), Some(done)) = (messages.get_mut(i as usize), walked.get_mut(k))
+                {
+                    *slot = read;
+                    *done = true;
+                }
+            },
+        )?;
     }
-    let read = walk::facts(
-        &request.messages,
-        &missed,
-        0,
-        request.format,
-        &request.estimator,
-    )?;
-    for (i, read) in missed.iter().zip(read) {
-        let Some(read) = read else { continue };
-        if map.is_some() {
-            store(&request.messages.get(*i), map, &read);
-        }
-        if let Some(slot) = found.get_mut(*i as usize) {
-            *slot = Some(read);
+    for (&i, _) in missed.iter().zip(&walked).filter(|(_, done)| !**done) {
+        let read = message_facts(request, i, map)?;
+        if let Some(slot) = messages.get_mut(i as usize) {
+            *slot = read;
         }
     }
     Ok(())
