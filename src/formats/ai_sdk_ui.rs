@@ -10,14 +10,15 @@
 //! its input counts as a call, so the message stays with the in-flight tail. Unknown part types
 //! count as their JSON.
 //!
-//! `metadata` is where an application keeps what the provider reported for the message (its
-//! usage, say); a reader of provider usage would add `metadata` to [`KEYS`] (the walker lays out
-//! only those keys) and read it in [`read`].
+//! `metadata` is where an application keeps what the provider reported for the message: its
+//! usage is read from `metadata.usage` or from `metadata` itself (the AI SDK's documentation puts
+//! `totalTokens` there), as [`super::usage`] reads any usage.
 
 use std::borrow::Cow;
 
 use context_compaction_scan::Kind;
 
+use super::Format;
 use super::object::Obj;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
@@ -62,7 +63,12 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 user_part(part, sink)?;
             }
         }
-        "assistant" => Steps::default().read(&parts, sink)?,
+        "assistant" => {
+            if let Some(metadata) = r.value.field(Format::AiSdkUi.usage_key()) {
+                sink.usage(metadata.field("usage").unwrap_or(metadata));
+            }
+            Steps::default().read(&parts, sink)?
+        }
         other => {
             return Err(r.error(
                 "role",

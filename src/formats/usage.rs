@@ -38,9 +38,18 @@ const SHAPES: [(&[&str], &str); 5] = [
     (&["totalTokens"], ""),
 ];
 
-/// The `usage` of an assistant message `r`. It is not among the format's keys: the walker of the
-/// cold path does not lay it out, so reading facts never pays for it, and usage is read from the
-/// whole message's JSON ([`Format::usage_json`]) for the few messages that need it.
+/// The top-level key of a message of `format` that holds its usage: `metadata` for a UIMessage,
+/// `usage` otherwise. It is not among the format's keys: the walker of the cold path does not
+/// lay it out, so reading facts never pays for it; the few messages whose usage counts are
+/// walked again with it.
+fn key(format: Format) -> &'static str {
+    match format {
+        Format::AiSdkUi => "metadata",
+        _ => "usage",
+    }
+}
+
+/// The `usage` of an assistant message `r`.
 pub(super) fn field<'a>(r: &Obj<'a, '_>) -> Option<Val<'a>> {
     r.value.field("usage")
 }
@@ -100,14 +109,24 @@ fn count(value: Option<Val>) -> Option<u64> {
 }
 
 impl Format {
+    /// The top-level key of this format's messages that holds their usage (see [`key`]).
+    pub(crate) fn usage_key(self) -> &'static str {
+        key(self)
+    }
+
     /// The usage one host message, given as its whole JSON text, carries, when it is an
     /// assistant message with a usable one: not zero, and not on a failed or aborted attempt
     /// (whose count describes no answer).
     pub fn usage_json(self, text: &str, path: &str) -> Result<Option<MessageUsage>> {
         let mut nodes = Vec::new();
         let message = super::scan(text, path, &mut nodes)?;
+        self.usage_of(message, Path::root(path))
+    }
+
+    /// [`Format::usage_json`] of a message already on a tape, named `path` in errors.
+    pub(crate) fn usage_of(self, message: Val, path: Path) -> Result<Option<MessageUsage>> {
         let mut sink = Reported::default();
-        self.read_into(message, Path::root(path), &mut sink)?;
+        self.read_into(message, path, &mut sink)?;
         Ok(sink.usage.filter(|u| u.input > 0 && !sink.failed))
     }
 }

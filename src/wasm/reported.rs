@@ -10,6 +10,7 @@ use super::cache;
 use super::convert::{self, JsRequest};
 use super::fields::{field, optional_string, optional_whole};
 use super::host;
+use super::walk;
 use crate::anchor::{self, Report};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
@@ -113,15 +114,7 @@ pub fn request_facts(
 /// history was compacted since) and left out.
 pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
     let latest = latest_assistants(&facts.messages);
-    let usages = latest
-        .iter()
-        .map(|&i| {
-            // Through JSON.stringify: usage is not among what the walker lays out.
-            let path = format!("messages[{i}]");
-            let text = convert::json_text(&request.messages.get(i), &path)?;
-            request.format.usage_json(&text, &path)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let usages = walk::usages(&request.messages, &latest, request.format)?;
     with_explicit(request, facts, carried(&latest, usages))
 }
 

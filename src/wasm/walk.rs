@@ -15,7 +15,7 @@ use super::convert;
 use super::host;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::{Format, Path, Records, Units};
+use crate::formats::{Format, MessageUsage, Path, Records, Units};
 use crate::message::Message;
 use crate::token::Estimator;
 
@@ -130,6 +130,28 @@ pub fn records(
     Ok(found.then(|| records.finish()))
 }
 
+/// The usage (see [`Format::usage_json`]) on each of messages `indices`, in their order: the
+/// messages laid out with the key that holds it, so that nothing else is read.
+pub fn usages(
+    messages: &Array,
+    indices: &[u32],
+    format: Format,
+) -> Result<Vec<Option<MessageUsage>>> {
+    let mut out = Vec::with_capacity(indices.len());
+    let extra = [format.usage_key()];
+    each_with(messages, indices, 0, (format, &extra), &mut |i, message| {
+        out.push(match message {
+            Some(message) => format.usage_of(message, Path::message(i))?,
+            None => {
+                let path = format!("messages[{i}]");
+                format.usage_json(&convert::json_text(&messages.get(i as u32), &path)?, &path)?
+            }
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
 /// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
 /// through `JSON.stringify`.
@@ -140,10 +162,22 @@ fn each(
     format: Format,
     each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
 ) -> Result<()> {
+    each_with(messages, indices, base, (format, &[]), each)
+}
+
+/// [`each`] with `extra` keys laid out besides the format's own.
+fn each_with(
+    messages: &Array,
+    indices: &[u32],
+    base: usize,
+    (format, extra): (Format, &[&str]),
+    each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+) -> Result<()> {
     let walker = walker()?;
     let keys = match format.keys() {
         Some(keys) => keys
             .iter()
+            .chain(extra)
             .map(|k| JsValue::from_str(k))
             .collect::<Array>()
             .into(),

@@ -154,3 +154,18 @@ test("a response whose usage cannot be read teaches nothing and breaks nothing",
     assert.equal((await manager.maintain(state)).reason, "belowThreshold");
   }
 });
+
+test("a UIMessage's usage is read from its metadata, as the AI SDK documents it", () => {
+  const text = (id, role, words) => ({ id, role, parts: [{ type: "text", text: words }] });
+  const ui = Array.from({ length: 40 }, (_, i) => text(`m${i}`, i % 2 ? "assistant" : "user", `message ${i} `.repeat(20)));
+  const plain = estimate({ format: "ai-sdk-ui", messages: ui });
+  assert.equal(plain.anchor, undefined);
+  const billed = Math.round(plain.total * 1.2);
+  // `totalTokens` in the metadata (the AI SDK's example), or a usage object under `usage`.
+  for (const metadata of [{ totalTokens: billed }, { usage: { inputTokens: billed, outputTokens: 0 } }]) {
+    const messages = [...ui.slice(0, 39), { ...ui[39], metadata }];
+    const anchored = estimate({ format: "ai-sdk-ui", messages });
+    assert.deepEqual(anchored.anchor, { messages: 40, tokens: billed });
+    assert.equal(anchored.total, billed);
+  }
+});
