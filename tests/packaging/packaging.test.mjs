@@ -115,7 +115,9 @@ async function pageTexts(url, selectors = ["#plan"]) {
   page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
   page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && errors.push(`${r.status()} ${r.url()}`));
   try {
-    await page.goto(url);
+    // A dev server compiles a page on its first request: on a loaded 2-core machine `next dev`
+    // took over 30 s (Playwright's default) for `/`.
+    await page.goto(url, { timeout: 120_000 });
     const out = [];
     for (const selector of selectors) {
       await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: 30_000 }).catch(() => {});
