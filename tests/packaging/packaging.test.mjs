@@ -141,7 +141,7 @@ async function servedTexts(dir, path, selectors) {
 
 test("the README's recipes are the apps this suite builds, verbatim", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx"];
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx", "worker-chat/src/index.js", "worker-chat/wrangler.jsonc"];
   for (const recipe of recipes) {
     const text = readFileSync(join(here, "apps", recipe), "utf8");
     assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
