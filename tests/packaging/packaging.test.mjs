@@ -141,7 +141,7 @@ async function servedTexts(dir, path, selectors) {
 
 test("the README's recipes are the apps this suite builds, verbatim", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx", "worker-chat/src/index.js", "worker-chat/wrangler.jsonc"];
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"];
   for (const recipe of recipes) {
     const text = readFileSync(join(here, "apps", recipe), "utf8");
     assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
@@ -314,6 +314,8 @@ test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async (
 
 test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durable Object", async () => {
   const dir = await prepare("worker-chat");
+  // Typed as a user types a Worker: `wrangler types` for Env and the runtime, then tsc (strict).
+  await run("npm", ["run", "check"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
   const storage = join(dir, "durable-objects");
   mkdirSync(storage, { recursive: true });
   const port = await freePort();
@@ -344,6 +346,7 @@ test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durabl
     workerd.stop();
   }
   checkWorkerChat(reports);
+  measure("Cloudflare Worker, AI SDK chat route (wrangler)", out, { note: "the whole bundle: `ai` included" });
 });
 
 const CHAT_TURNS = 26;

@@ -1,15 +1,15 @@
 // The AI SDK chat route as a Cloudflare Worker: `useChat` posts { id, messages } here, and each
 // chat's compaction state lives in its own Durable Object (one per chat id), in its storage.
 import { DurableObject } from "cloudflare:workers";
-import { convertToModelMessages, generateId, generateText, streamText } from "ai";
-import { ChatCompaction, aiSdkSummarizer } from "context-compaction/ai-sdk";
-import { model, summaryModel, system, tools } from "./model.js";
+import { convertToModelMessages, generateId, generateText, streamText, type UIMessage } from "ai";
+import { ChatCompaction, aiSdkSummarizer, type ChatCompactionState } from "context-compaction/ai-sdk";
+import { model, summaryModel, system, tools } from "./model";
 
-export class ChatState extends DurableObject {
-  load() {
-    return this.ctx.storage.get("compaction");
+export class ChatState extends DurableObject<Env> {
+  async load(): Promise<ChatCompactionState | null> {
+    return (await this.ctx.storage.get<ChatCompactionState | null>("compaction")) ?? null;
   }
-  save(state) {
+  save(state: ChatCompactionState | null): Promise<void> {
     return this.ctx.storage.put("compaction", state);
   }
 }
@@ -23,7 +23,7 @@ const compaction = new ChatCompaction({
 
 export default {
   async fetch(request, env) {
-    const { id, messages } = await request.json();
+    const { id, messages }: { id: string; messages: UIMessage[] } = await request.json();
     const store = env.CHAT_STATE.get(env.CHAT_STATE.idFromName(id));
     const chat = await compaction.prepare(messages, await store.load());
     const result = streamText({ model, system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
@@ -33,4 +33,4 @@ export default {
       onFinish: ({ responseMessage }) => store.save(chat.stateAfter(responseMessage)),
     });
   },
-};
+} satisfies ExportedHandler<Env>;
