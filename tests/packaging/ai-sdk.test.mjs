@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { installCached, run } from "./tools.mjs";
+import { ArrayState, idle, installCached, run } from "./tools.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = process.env.CC_ROOT ?? join(here, "../..");
@@ -44,22 +44,6 @@ async function routeFor(version) {
   await run(join(root, "node_modules/.bin/esbuild"), [join(dir, "app/api/chat/route.ts"), "--bundle", "--platform=node", "--format=esm", `--outfile=${join(dir, "route.mjs")}`, "--log-level=warning", ...externals]);
   return dir;
 }
-
-/** What `useChat` keeps: the SDK's ChatState over a plain array. */
-class ArrayState {
-  status = "ready";
-  error = undefined;
-  messages = [];
-  pushMessage = (message) => (this.messages = [...this.messages, message]);
-  popMessage = () => (this.messages = this.messages.slice(0, -1));
-  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
-  snapshot = (value) => structuredClone(value);
-}
-
-const idle = async (chat) => {
-  while (chat.status === "submitted" || chat.status === "streaming") await new Promise((r) => setTimeout(r, 1));
-  if (chat.error) throw chat.error;
-};
 
 /** 200 turns of a coding chat through the route, as the SDK's chat client sends them. */
 async function converse(version, turns = TURNS) {

@@ -13,9 +13,9 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
-import { installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+import { ArrayState, idle, installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
 import { conversation } from "./scenario.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -143,7 +143,7 @@ async function servedTexts(dir, path, selectors) {
 
 test("the README's recipes are the apps this suite builds, verbatim", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx"];
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"];
   for (const recipe of recipes) {
     const text = readFileSync(join(here, "apps", recipe), "utf8");
     assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
@@ -268,15 +268,17 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
   }
 });
 
-test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async () => {
-  const dir = await prepare("worker");
+/**
+ * Bundles `dir` with wrangler (dry run) into `dir/out` and writes a workerd config there serving it
+ * on 127.0.0.1:`port`, with `bindings` and `extra` fields of the worker and `services` beside it.
+ */
+async function wranglerBuild(dir, port, { bindings = [], extra = "", services = [] } = {}) {
   await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
   const out = join(dir, "out");
   const modules = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
-  const port = await freePort();
   writeFileSync(join(out, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker), (name = "local", network = (allow = ["private", "local"])) ],
+  services = [ ${["(name = \"main\", worker = .worker)", "(name = \"local\", network = (allow = [\"private\", \"local\"]))", ...services].join(", ")} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
@@ -284,19 +286,119 @@ const worker :Workerd.Worker = (
     .map((f) => `(name = "${f}", ${f.endsWith(".wasm") ? "wasm" : "esModule"} = embed "${f}")`)
     .join(", ")} ],
   compatibilityDate = "2025-11-01",
-  bindings = [ (name = "OPENAI_BASE_URL", text = "${modelEnv.OPENAI_BASE_URL}"), (name = "OPENAI_API_KEY", text = "test") ],
-  globalOutbound = "local",
+  bindings = [ ${bindings.join(", ")} ],
+  globalOutbound = "local",${extra}
 );
 `);
-  const workerd = spawnServer(join(dir, "node_modules/.bin/workerd"), ["serve", "config.capnp"], { cwd: out });
+  return out;
+}
+
+/** workerd serving the config in `out`, answering on `port`. */
+async function startWorkerd(dir, out, port) {
+  const workerd = spawnServer(join(dir, "node_modules/.bin/workerd"), ["serve", "--experimental", "config.capnp"], { cwd: out });
+  await waitForHttp(`http://127.0.0.1:${port}/`, workerd);
+  return workerd;
+}
+
+test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async () => {
+  const dir = await prepare("worker");
+  const port = await freePort();
+  const bindings = [`(name = "OPENAI_BASE_URL", text = "${modelEnv.OPENAI_BASE_URL}")`, '(name = "OPENAI_API_KEY", text = "test")'];
+  const out = await wranglerBuild(dir, port, { bindings });
+  const workerd = await startWorkerd(dir, out, port);
   try {
-    await waitForHttp(`http://127.0.0.1:${port}/`, workerd);
     await compactsLikeNode(`http://127.0.0.1:${port}/`, "Worker");
   } finally {
     workerd.stop();
   }
   measure("Cloudflare Worker (wrangler)", out);
 });
+
+test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durable Object", async () => {
+  const dir = await prepare("worker-chat");
+  // Typed as a user types a Worker: `wrangler types` for Env and the runtime, then tsc (strict).
+  await run("npm", ["run", "check"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
+  const storage = join(dir, "durable-objects");
+  mkdirSync(storage, { recursive: true });
+  const port = await freePort();
+  const out = await wranglerBuild(dir, port, {
+    bindings: ['(name = "CHAT_STATE", durableObjectNamespace = "ChatState")'],
+    // On disk, so that the states outlive the workerd process the test restarts.
+    extra: `\n  durableObjectNamespaces = [ (className = "ChatState", uniqueKey = "worker-chat-app-ChatState", enableSql = true) ],\n  durableObjectStorage = (localDisk = "chat-states"),`,
+    services: [`(name = "chat-states", disk = (path = "${storage}", writable = true))`],
+  });
+  writeFileSync(join(dir, "load.mjs"), "export const load = (name) => import(name);\n");
+  const { load } = await import(pathToFileURL(join(dir, "load.mjs")));
+  const ai = await load("ai");
+  const chat = new (class extends ai.AbstractChat {})({ id: "chat-1", state: new ArrayState(), transport: new ai.DefaultChatTransport({ api: `http://127.0.0.1:${port}/` }) });
+  const reports = [];
+  let workerd = await startWorkerd(dir, out, port);
+  try {
+    for (let turn = 0; turn < CHAT_TURNS; turn++) {
+      // A new process (a new isolate): what the route knows of the chat now comes from storage.
+      if (turn === CHAT_RESTART) workerd = await restart(workerd, () => startWorkerd(dir, out, port));
+      await chat.sendMessage({ text: `Turn ${turn}: fix the failing step in module ${turn} and run the tests.` });
+      await idle(chat);
+      const text = chat.messages.at(-1).parts.map((part) => part.text ?? "").join("");
+      const report = /^Report (\{.*\})$/s.exec(text);
+      assert.ok(report, `turn ${turn}: the model's answer is ${text.slice(0, 300)}`);
+      reports.push(JSON.parse(report[1]));
+    }
+  } finally {
+    workerd.stop();
+  }
+  checkWorkerChat(reports);
+  measure("Cloudflare Worker, AI SDK chat route (wrangler)", out, { note: "the whole bundle: `ai` included" });
+});
+
+const CHAT_TURNS = 26;
+const CHAT_RESTART = 15;
+
+/** Stops workerd as a host would (SIGTERM, then its exit) and starts it again. */
+async function restart(workerd, start) {
+  const exited = new Promise((resolve) => workerd.once("exit", resolve));
+  process.kill(-workerd.pid, "SIGTERM");
+  await exited;
+  workerd.stop();
+  return start();
+}
+
+/**
+ * What the mock model reported of every prompt: every tool call with its result, the prompt
+ * within the window, the latest summary first once there is one, a summary made only when the
+ * chat outgrew the stored one (never again for turns already summarized, nor after the restart).
+ */
+function checkWorkerChat(reports) {
+  const covered = new Map();
+  let before = { ids: [], isolate: undefined, summaries: 0 };
+  for (const [turn, report] of reports.entries()) {
+    const where = `turn ${turn}: ${JSON.stringify(report)}`;
+    assert.equal(report.turn, turn, where);
+    assert.equal(report.paired, true, `${where}: a tool call without its result`);
+    assert.ok(report.chars < 128_000 * 4, `${where}: the prompt outgrew the window`);
+    const summaries = [...report.first.matchAll(/Summary (\w+#\d+) covers turns \[([\d,]*)\]/g)];
+    const ids = summaries.map((m) => m[1]);
+    const made = report.isolate === before.isolate ? report.summaries - before.summaries : report.summaries;
+    if (made === 0) assert.deepEqual(ids, before.ids, `${where}: the summary changed without a summarizer call`);
+    else assert.notDeepEqual(ids, before.ids, `${where}: ${made} summarizer calls, and the model was not sent their summary`);
+    if (before.ids.length) assert.ok(ids.length > 0, `${where}: the summary is not the first message`);
+    for (const [, id, turns] of summaries) {
+      for (const covers of turns.split(",").filter(Boolean)) {
+        const by = covered.get(covers) ?? id;
+        assert.equal(by, id, `${where}: turn ${covers} summarized by ${by} and again by ${id}`);
+        covered.set(covers, id);
+      }
+    }
+    before = { ids, isolate: report.isolate, summaries: report.summaries };
+  }
+  const restarted = reports[CHAT_RESTART];
+  assert.notEqual(restarted.isolate, reports[CHAT_RESTART - 1].isolate, "workerd restarted");
+  assert.match(reports[CHAT_RESTART - 1].first, /<summary>/, "the chat was compacted before the restart");
+  assert.equal(restarted.summaries, 0, "the first request after the restart re-summarized: the state did not persist");
+  const compactions = new Set(reports.map((r) => r.first).filter((first) => first.includes("<summary>"))).size;
+  assert.ok(compactions >= 2, `${compactions} compactions in ${CHAT_TURNS} turns`);
+  assert.ok(covered.has("0"), "turn 0 was never summarized");
+}
 
 test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, strictest, a .cts) without skipLibCheck", async () => {
   const dir = await prepare("types", ".");

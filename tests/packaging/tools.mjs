@@ -118,3 +118,20 @@ export async function installCached(source, dir) {
   }
   cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
 }
+
+/** What `useChat` keeps: the AI SDK's ChatState over a plain array (for its `AbstractChat`). */
+export class ArrayState {
+  status = "ready";
+  error = undefined;
+  messages = [];
+  pushMessage = (message) => (this.messages = [...this.messages, message]);
+  popMessage = () => (this.messages = this.messages.slice(0, -1));
+  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
+  snapshot = (value) => structuredClone(value);
+}
+
+/** Resolves once an `AbstractChat` has finished its request; rejects with its error. */
+export async function idle(chat) {
+  while (chat.status === "submitted" || chat.status === "streaming") await new Promise((r) => setTimeout(r, 1));
+  if (chat.error) throw chat.error;
+}
