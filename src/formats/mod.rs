@@ -12,6 +12,7 @@ mod ai_sdk;
 mod anthropic;
 mod canonical;
 pub(crate) mod count;
+mod edit;
 mod numbers;
 mod object;
 mod openai_chat;
@@ -28,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 pub use crate::message::HostMessage;
 use crate::token::Estimator;
+pub use edit::Edit;
 
 use object::Obj;
 pub(crate) use object::Path;
