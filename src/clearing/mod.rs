@@ -365,3 +365,30 @@ fn read_path<'a>(policy: &ClearingPolicy, name: &str, arguments: &'a Value) -> O
         .iter()
         .find_map(|key| arguments.get(key).and_then(Value::as_str))
 }
+
+/// Rebuilds a planned clearing (or trimming) from what its plan says: the results with their
+/// new texts, and the messages whose calls lose their arguments. The plan is trusted; results
+/// no longer in the messages are skipped.
+pub fn replay(
+    format: Format,
+    messages: &[Value],
+    facts: &RequestFacts,
+    results: Vec<ClearedResult>,
+    argument_messages: &[usize],
+    estimator: &dyn Estimator,
+) -> Result<Clearing> {
+    check_length(messages, facts)?;
+    let read = Read::new(format, messages, estimator)?;
+    let ids: HashSet<String> = results.iter().map(|r| r.tool_call_id.clone()).collect();
+    let arguments = argument_messages
+        .iter()
+        .map(|&index| (index, ids.clone()))
+        .collect();
+    read.rewrite(facts, results, arguments)
+}
+
+/// Whether a clearing alone brings the estimate to the trigger (`budget × trigger_ratio`) or
+/// below, so that no summary is needed.
+pub fn is_enough(clearing: &Clearing, budget: u64, trigger_ratio: f64) -> bool {
+    clearing.estimate_after as f64 <= budget as f64 * trigger_ratio
+}
