@@ -19,6 +19,10 @@ pub const KIND: &str = "clear";
 /// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
 /// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
 pub fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
+    read_policy(value, tracking).map_err(Error::into_config)
+}
+
+fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
     let defaults = ClearingPolicy {
         file_tracking: tracking.clone(),
         ..ClearingPolicy::default()
@@ -52,7 +56,6 @@ pub fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Clearin
         clear_arguments: optional_bool(value, "clearArguments", path)?.unwrap_or(false),
         file_tracking: defaults.file_tracking,
     }))
-    .map_err(Error::into_config)
 }
 
 /// The request's messages as JSON values (clearing rewrites copies of them).
