@@ -78,8 +78,13 @@ pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
 }
 
 /// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
-/// estimateBefore, estimateAfter, tokensFreed, messages }`.
-pub fn plan_to_js(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
+/// estimateBefore, estimateAfter, tokensFreed, messages }`, and the fields of a summary plan
+/// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
+pub fn plan_to_js(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    clearing: &Clearing,
+) -> Result<JsValue> {
     let results: Array = clearing
         .results
         .iter()
@@ -96,6 +101,8 @@ pub fn plan_to_js(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
             ])
         })
         .collect();
+    let tokens: Vec<f64> = facts.messages.iter().map(|f| f.tokens as f64).collect();
+    let tokens = js_sys::Float64Array::from(tokens.as_slice());
     let arguments: Array = clearing
         .argument_messages
         .iter()
@@ -103,6 +110,16 @@ pub fn plan_to_js(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
         .collect();
     Ok(object(&[
         ("kind", KIND.into()),
+        ("firstKeptIndex", number(0)),
+        ("messagesToSummarize", Array::new().into()),
+        ("turnPrefixMessages", Array::new().into()),
+        ("turnPrefixStart", number(0)),
+        ("splitTurn", false.into()),
+        (
+            "estimateAfterWithoutSummary",
+            number(clearing.estimate_after.saturating_sub(facts.summary)),
+        ),
+        ("messageTokens", tokens.into()),
         ("clearedResults", results.into()),
         ("argumentMessages", arguments.into()),
         ("estimateBefore", number(clearing.estimate_before)),

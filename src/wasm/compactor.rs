@@ -47,7 +47,7 @@ impl JsCompactor {
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
         let cleared = self.inner.clearing_instead(&request, &facts, plan.as_ref());
         if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
-            return clearing::plan_to_js(&request, &cleared).map_err(|e| to_js(&e));
+            return clearing::plan_to_js(&request, &facts, &cleared).map_err(|e| to_js(&e));
         }
         Ok(plan.map_or(JsValue::NULL, |plan| {
             convert::plan_to_js(&plan, &request.messages, &facts.messages)

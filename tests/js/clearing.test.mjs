@@ -43,6 +43,10 @@ test("a clear plan names the results, frees tokens and apply calls no summarizer
   const request = { messages: messages(), inputTokenBudget: 2000 };
   const plan = c.plan(request);
   assert.equal(plan.kind, "clear");
+  // It is a summary plan that summarizes nothing too, for hosts that read only those fields.
+  assert.equal(plan.firstKeptIndex, 0);
+  assert.deepEqual([plan.messagesToSummarize, plan.turnPrefixMessages, plan.splitTurn], [[], [], false]);
+  assert.equal(plan.messageTokens.length, request.messages.length);
   assert.deepEqual(plan.clearedResults.map((r) => [r.index, r.toolCallId, r.toolName]), [[2, "c1", "read"], [4, "c2", "bash"]]);
   assert.match(plan.clearedResults[0].text, /read of src\/a\.rs/);
   assert.ok(plan.tokensFreed > 3000 && plan.estimateAfter <= 2000, JSON.stringify(plan.estimateAfter));
