@@ -314,8 +314,11 @@ export interface CompactionRecord {
   estimateBefore: number;
   estimateAfter: number;
   usage?: Usage;
-  /** `"clear"` when old tool results were cleared instead of summarizing (the summary is unchanged). */
-  kind?: "clear";
+  /**
+   * `"clear"` when old tool results were cleared instead of summarizing, `"trim"` when overflow
+   * recovery trimmed the middle of the newest tool result (the summary is unchanged in both).
+   */
+  kind?: "clear" | "trim";
   tokensFreed?: number;
   /** How many tool results were cleared. */
   clearedResults?: number;
@@ -543,6 +546,8 @@ export interface MaintainOptions {
 
 export type MaintainReason =
   | "compacted"
+  /** Old tool results were cleared (config `clearing`); no summary was made. */
+  | "cleared"
   | "disabled"
   | "belowThreshold"
   | "irreducible"

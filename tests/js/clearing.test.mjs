@@ -106,3 +106,29 @@ test("a bad clearing config is invalid_config", () => {
     assert.throws(() => compactor(clearing, []), (e) => e.code === "invalid_config", JSON.stringify(clearing));
   }
 });
+
+test("maintenance clears first, with events and a record that say so", async () => {
+  const { ContextManager } = await import("context-compaction");
+  const calls = [];
+  const events = [];
+  const c = compactor({ protectRecentTokens: 0 }, calls);
+  const manager = new ContextManager({ compactor: c, contextWindowTokens: 2000 + 16_384, onEvent: (e) => events.push(e) });
+  const state = { summary: "", messages: messages() };
+  const done = await manager.maintain(state);
+  assert.equal(done.compacted, true);
+  assert.equal(done.reason, "cleared");
+  assert.equal(done.record.kind, "clear");
+  assert.ok(done.record.tokensFreed > 3000);
+  assert.deepEqual(calls, []);
+  assert.deepEqual(events.map((e) => [e.type, e.reason]), [["compactionStart", "threshold"], ["compactionEnd", "threshold"]]);
+  assert.equal(events[0].plan.kind, "clear");
+  assert.equal(done.state.messages[0], state.messages[0]);
+  assert.notEqual(done.state.messages[2], state.messages[2]);
+  assert.match(state.messages[2].content[0].text, /^alpha0/, "the caller's state is unchanged");
+
+  // Without clearing, the same maintenance summarizes, as before.
+  const plain = new ContextManager({ compactor: compactor(undefined, calls), contextWindowTokens: 2000 + 16_384 });
+  const summarized = await plain.maintain(state);
+  assert.equal(summarized.reason, "compacted");
+  assert.deepEqual(calls, ["summarize"]);
+});
