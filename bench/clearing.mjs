@@ -2,7 +2,7 @@
 // tests/fixtures/large-session.jsonl (three times over, as bench/workloads.mjs repeats it, with
 // fresh tool-call ids: once it stays under a 200k window) message by message; before each
 // assistant message (a request) it plans with a 200k window less a 16k reserve, and applies the
-// plan: a summary (the summarizer is a stub answering a fixed ~1,500-token summary, so no model
+// plan: a summary (the summarizer is a stub answering a fixed summary (its size is printed), so no model
 // is called) or, with clearing on, a clear plan when clearing old results is enough.
 //
 //   node bench/clearing.mjs
@@ -15,7 +15,7 @@ import { history } from "./workloads.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 if (!existsSync(`${root}/dist/index.js`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
-const { Compactor } = await import(`${root}/dist/index.js`);
+const { Compactor, estimate } = await import(`${root}/dist/index.js`);
 
 const WINDOW = 200_000;
 const RESERVE = 16_000;
@@ -52,7 +52,8 @@ async function replay(clearing) {
 }
 
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
-console.log(`${base.length} messages (the session three times), window ${thousands(WINDOW)}, reserve ${thousands(RESERVE)}`);
+const summaryTokens = estimate({ summary: summaryText, messages: [] }).summary;
+console.log(`${base.length} messages (the session three times), window ${thousands(WINDOW)}, reserve ${thousands(RESERVE)}, stub summary ${thousands(summaryTokens)} tokens`);
 console.log("| clearing | summary calls | tokens freed by summaries | clearings (results cleared) | tokens freed by clearing |");
 console.log("|---|---:|---:|---:|---:|");
 for (const [name, clearing] of [["off", false], ["on (defaults)", true]]) {

@@ -132,3 +132,45 @@ test("maintenance clears first, with events and a record that say so", async () 
   assert.equal(summarized.reason, "compacted");
   assert.deepEqual(calls, ["summarize"]);
 });
+
+test("overflow recovery trims an oversized newest result instead of failing", async () => {
+  const { ContextManager } = await import("context-compaction");
+  const huge = `FIRST ${Array.from({ length: 8000 }, (_, i) => `log${i}`).join(" ")} LAST`;
+  const state = { messages: [call("c1", "bash", { command: "cat big.log" }), result("c1", huge, "bash")] };
+  const overflow = () => Object.assign(new Error("prompt is too long: 250000 tokens > 200000 maximum"), { status: 400 });
+  const send = (limit) => {
+    const sent = [];
+    return {
+      sent,
+      fn: async (s) => {
+        sent.push(s);
+        if (JSON.stringify(s.messages).length > limit) throw overflow();
+        return "answer";
+      },
+    };
+  };
+  const manager = (clearing, events) =>
+    new ContextManager({
+      compactor: new Compactor({ clearing, summarizer: { summarize: async () => "SUMMARY" } }),
+      contextWindowTokens: 16_384 + 6000,
+      onEvent: (e) => events.push(e),
+    });
+
+  const events = [];
+  const s = send(huge.length / 2);
+  const ran = await manager(true, events).run(state, s.fn);
+  assert.equal(ran.response, "answer");
+  assert.equal(ran.compactions.length, 1);
+  assert.equal(ran.compactions[0].kind, "trim");
+  assert.ok(ran.compactions[0].tokensFreed > 0);
+  const text = ran.state.messages[1].content[0].text;
+  assert.ok(text.startsWith("FIRST ") && text.endsWith(" LAST"), text.slice(0, 40));
+  assert.match(text, /characters \(about [\d,]+ tokens\) trimmed from the middle of this tool result/);
+  assert.equal(ran.state.messages[1].toolCallId, "c1");
+  assert.equal(ran.state.messages[0], state.messages[0]);
+  assert.deepEqual(events.map((e) => [e.type, e.reason]), [["compactionStart", "overflow"], ["compactionEnd", "overflow"]]);
+
+  // With the step off, the same run ends in no_reduction, as before.
+  const off = send(huge.length / 2);
+  await assert.rejects(manager(undefined, []).run(state, off.fn), (e) => e.code === "no_reduction");
+});
