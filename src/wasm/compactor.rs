@@ -45,7 +45,7 @@ impl JsCompactor {
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
-        let cleared = self.inner.clearing_instead(&request, &facts, plan.as_ref());
+        let cleared = self.inner.clearing_instead(&request, &facts);
         if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
             return clearing::plan_to_js(&request, &facts, &cleared).map_err(|e| to_js(&e));
         }
@@ -100,10 +100,7 @@ impl JsCompactor {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
             let (facts, plan) = self.inner.plan(&request)?;
-            if let Some(cleared) = self
-                .inner
-                .clearing_instead(&request, &facts, plan.as_ref())?
-            {
+            if let Some(cleared) = self.inner.clearing_instead(&request, &facts)? {
                 return Ok(Err(clearing::outcome(&request, &cleared)?));
             }
             self.inner

@@ -69,21 +69,19 @@ impl Inner {
         Ok((facts, plan))
     }
 
-    /// With clearing on and a summary planned over the trigger: the clearing of old tool
-    /// results, when it alone brings the estimate to the trigger (then no summary is needed).
-    /// A required reduction always summarizes.
+    /// With clearing on and the estimate over the trigger: the clearing of old tool results,
+    /// when it alone brings the estimate to the trigger (then no summary is needed). A required
+    /// reduction always summarizes.
     pub(super) fn clearing_instead(
         &self,
         request: &JsRequest,
         facts: &RequestFacts,
-        plan: Option<&Plan>,
     ) -> Result<Option<Clearing>> {
-        let (Some(policy), Some(_), Some(budget)) =
-            (&self.clearing, plan, request.input_token_budget)
-        else {
+        let (Some(policy), Some(budget)) = (&self.clearing, request.input_token_budget) else {
             return Ok(None);
         };
-        if request.require_reduction {
+        let trigger = budget as f64 * self.core.trigger_ratio();
+        if request.require_reduction || facts.total() as f64 <= trigger {
             return Ok(None);
         }
         let values = super::clearing::values(request)?;

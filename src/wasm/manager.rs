@@ -319,15 +319,7 @@ impl JsConversation {
         let mut request = self.request_of(&copy).ok()?;
         request.input_token_budget = Some(budget);
         let facts = self.facts(state).ok()?;
-        let options = PlanOptions {
-            input_token_budget: Some(budget),
-            require_reduction: false,
-        };
-        let plan = self.plan(&facts, options).ok()?;
-        let cleared = self
-            .compactor
-            .clearing_instead(&request, &facts, plan.as_ref())
-            .ok()??;
+        let cleared = self.compactor.clearing_instead(&request, &facts).ok()??;
         let plan = clearing::plan_to_js(&request, &facts, &cleared).ok()?;
         let messages = clearing::messages(&request, &cleared).ok()?;
         let record = clearing::record(&request.summary, &cleared);
