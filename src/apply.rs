@@ -105,6 +105,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     context: &S::Context,
 ) -> Result<Applied> {
     plan.check_fits(input.facts.messages.len())?;
+    plan.check_part(&input.facts.messages)?;
     let asked = SummarizeRequest {
         previous_summary: input.summary,
         messages: input.history,
@@ -134,7 +135,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
             }
         })?)
         + facts.pinned_tokens(plan.first_kept_index)
-        + facts.message_tokens(plan.first_kept_index);
+        + facts.kept_tokens(plan.first_kept_index, plan.first_kept_part);
     if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(
             "the compacted estimate {estimate_after} is not below {estimate_before}"

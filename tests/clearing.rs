@@ -38,6 +38,7 @@ fn calls(format: Format, calls: &[(&str, &str, Value)]) -> Vec<Value> {
         Format::AiSdk => {
             json!({ "type": "tool-call", "toolCallId": id, "toolName": name, "input": args })
         }
+        Format::AiSdkUi => unimplemented!("UI messages hold calls and results together: see below"),
     };
     let blocks: Vec<Value> = calls.iter().map(each).collect();
     match format {
@@ -64,6 +65,7 @@ fn result(format: Format, id: &str, name: &str, text: &str) -> Value {
         Format::AiSdk => {
             json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": id, "toolName": name, "output": { "type": "text", "value": text } }] })
         }
+        Format::AiSdkUi => unimplemented!("UI messages hold calls and results together: see below"),
     }
 }
 
@@ -384,4 +386,54 @@ fn facts_total(format: Format, messages: &[Value]) -> u64 {
 #[test]
 fn placeholders_start_with_the_marker() {
     assert!(clearing::placeholder(Some("bash"), 10, None).starts_with(CLEARED_PREFIX));
+}
+
+/// AI SDK UIMessages hold a call and its result in one tool part of an assistant message.
+#[test]
+fn ui_messages_clear_the_output_of_their_tool_parts() {
+    let format = Format::AiSdkUi;
+    let part = |id: &str, tool: &str, input: Value, output: &str| json!({ "type": format!("tool-{tool}"), "toolCallId": id, "state": "output-available", "input": input, "output": output });
+    let messages = vec![
+        json!({ "id": "u1", "role": "user", "parts": [{ "type": "text", "text": "look" }] }),
+        json!({ "id": "a1", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            part("c1", "read", json!({ "path": "src/a.rs" }), &big("alpha", 1000)),
+            { "type": "step-start" },
+            part("c2", "bash", json!({ "command": "ls" }), &big("beta", 1000)),
+            { "type": "text", "text": "done" },
+        ] }),
+        json!({ "id": "u2", "role": "user", "parts": [{ "type": "text", "text": "next" }] }),
+        json!({ "id": "a2", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            { "type": "tool-read", "toolCallId": "c3", "state": "input-available", "input": { "path": "README.md" } },
+        ] }),
+    ];
+    let with = ClearingPolicy {
+        clear_arguments: true,
+        ..policy(0)
+    };
+    let clearing = plan(format, &messages, &with).expect("something to clear");
+    let ids: Vec<&str> = clearing
+        .results
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    assert_eq!(ids, ["c1", "c2"]);
+    assert_eq!(clearing.messages.len(), 1);
+    let (index, message) = &clearing.messages[0];
+    assert_eq!(*index, 1);
+    let parts = message["parts"].as_array().unwrap();
+    assert_eq!(parts[1]["output"], json!(clearing.results[0].text));
+    assert_eq!(parts[1]["input"], json!({}));
+    assert_eq!(parts[1]["state"], json!("output-available"));
+    assert_eq!(parts[3]["output"], json!(clearing.results[1].text));
+    let after = applied(&messages, &clearing);
+    let (before, after) = (facts(format, &messages), facts(format, &after));
+    for (old, new) in before.messages.iter().zip(&after.messages) {
+        assert_eq!(
+            (&old.tool_call_ids, &old.tool_result_ids),
+            (&new.tool_call_ids, &new.tool_result_ids)
+        );
+    }
+    assert_eq!(after.total(), clearing.estimate_after);
 }

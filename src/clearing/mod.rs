@@ -348,7 +348,7 @@ fn result_text(result: &ToolResultMessage) -> String {
         .iter()
         .filter_map(|block| match block {
             ContentBlock::Text(text) => Some(text.as_str()),
-            ContentBlock::Image => None,
+            ContentBlock::Image | ContentBlock::Opaque(_) => None,
         })
         .collect();
     texts.join("\n")

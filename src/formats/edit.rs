@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Format, ai_sdk, anthropic, canonical, openai_chat, openai_responses};
+use super::{Format, ai_sdk, ai_sdk_ui, anthropic, canonical, openai_chat, openai_responses};
 
 /// What to change in a message.
 pub struct Edit<'e> {
@@ -30,6 +30,7 @@ impl Format {
             Format::OpenAIResponses => openai_responses::edit(object, edit),
             Format::Anthropic => anthropic::edit(object, edit),
             Format::AiSdk => ai_sdk::edit(object, edit),
+            Format::AiSdkUi => ai_sdk_ui::edit(object, edit),
         };
         changed.then_some(copy)
     }

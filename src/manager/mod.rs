@@ -414,6 +414,7 @@ fn trimmed_with_events<C: Conversation>(
 ) -> (C::State, Record) {
     let plan = Plan {
         first_kept_index: 0,
+        first_kept_part: 0,
         messages_to_summarize: 0..0,
         turn_prefix_messages: 0..0,
         split_turn: false,

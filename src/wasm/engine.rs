@@ -17,10 +17,10 @@ use crate::clearing::{self, Clearing, ClearingPolicy};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
+use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::summarizer::SummarizeRequest;
 
 /// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
 pub(super) struct Inner {
@@ -37,6 +37,8 @@ pub(super) struct Job {
     history: Vec<Message>,
     prefix: Vec<Message>,
     context: CallContext,
+    /// The messages a compaction keeps (read before the first await).
+    pub(super) kept: Array,
 }
 
 fn options(request: &JsRequest) -> PlanOptions {
@@ -138,15 +140,20 @@ impl Inner {
             history: Array::new(),
             prefix: Array::new(),
         };
-        let (mut history, mut prefix) = (Vec::new(), Vec::new());
+        let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
             plan.check_fits(facts.messages.len())?;
+            plan.check_part(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
             context.history = convert::slice_without_pinned(messages, &facts.messages, h);
             context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
-            history = walk::units(messages, h.clone(), request.format)?;
-            prefix = walk::units(messages, p.clone(), request.format)?;
+            if let Some(partial) = convert::summarized_part(messages, plan)? {
+                context.prefix.push(&partial);
+            }
+            history = summarized_units(messages, plan, h.clone(), 0, request.format)?;
+            prefix = prefix_units(messages, plan, request.format)?;
+            kept = convert::kept(messages, &facts, plan)?;
         }
         Ok(Job {
             request,
@@ -155,6 +162,7 @@ impl Inner {
             history,
             prefix,
             context,
+            kept,
         })
     }
 
@@ -173,23 +181,19 @@ impl Inner {
         };
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
-        let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = walk::units(messages, h.clone(), request.format)?;
-        let prefix = walk::units(messages, p.clone(), request.format)?;
-        let asked = SummarizeRequest {
-            previous_summary: &request.summary,
-            messages: &history,
-            turn_prefix_messages: &prefix,
-        };
-        let prompts: Array = generator
-            .prompts(&asked)
+        let h = plan.messages_to_summarize.clone();
+        // Records written as the messages are read: no units are built.
+        let history = summarized_records(messages, plan, h, 0, request.format)?;
+        let (p, part) = prefix_range(plan);
+        let prefix = summarized_records(messages, plan, p, part, request.format)?;
+        let prompts: Array = crate::generator::prompts(&request.summary, history, prefix)
             .into_iter()
             .map(|(purpose, prompt)| {
                 let system = generator.request(purpose, String::new()).system_prompt;
                 convert::object(&[
                     ("purpose", purpose.as_str().into()),
                     ("systemPrompt", system.into()),
-                    ("prompt", prompt.into()),
+                    ("prompt", convert::long_string(&prompt)),
                 ])
             })
             .collect();
@@ -225,9 +229,47 @@ impl Inner {
                 None,
             ),
             Some(applied) => {
-                let kept = convert::kept(messages, &job.facts, applied.record.first_kept_index);
-                convert::outcome(&applied.summary, kept, Some(&applied.record))
+                convert::outcome(&applied.summary, job.kept.clone(), Some(&applied.record))
             }
         })
     }
+}
+
+/// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if
+/// any), and the part where that cut falls (0 when none).
+fn prefix_range(plan: &Plan) -> (std::ops::Range<usize>, usize) {
+    let prefix = &plan.turn_prefix_messages;
+    let end = prefix.end + usize::from(plan.first_kept_part > 0);
+    (prefix.start..end, plan.first_kept_part)
+}
+
+/// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
+/// message cut inside.
+fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
+    let (range, part) = prefix_range(plan);
+    summarized_units(messages, plan, range, part, format)
+}
+
+/// The records of messages `range` a plan summarizes (see [`walk::records`]); a plan whose
+/// `first_kept_part` starts no step is an error.
+fn summarized_records(
+    messages: &Array,
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<String>> {
+    walk::records(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
+}
+
+/// The units of messages `range` a plan summarizes (see [`walk::units`]); a plan whose
+/// `first_kept_part` starts no step is an error.
+fn summarized_units(
+    messages: &Array,
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Vec<Message>> {
+    walk::units(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
 }

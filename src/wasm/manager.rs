@@ -372,7 +372,8 @@ impl JsConversation {
                     ("estimate", (estimate as f64).into()),
                     (
                         "plan",
-                        convert::plan_to_js(plan, &messages, &facts.messages),
+                        convert::plan_to_js(plan, &messages, &facts.messages)
+                            .unwrap_or(JsValue::NULL),
                     ),
                 ])
             }
@@ -444,10 +445,8 @@ impl Conversation for JsConversation {
                 .execute(&job)
                 .await?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
-            let messages = &job.request.messages;
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
-            let kept = convert::kept(messages, facts, plan.first_kept_index);
-            let _ = Reflect::set(&next, &"messages".into(), &kept);
+            let _ = Reflect::set(&next, &"messages".into(), &job.kept);
             Ok((next.into(), applied.record))
         })
     }

@@ -76,7 +76,7 @@ test("edge cases estimate and plan the same read together as one at a time", () 
   samePlans(edgeCases);
 });
 
-test("the real session estimates and plans the same read together as one at a time", () => {
+test("the real session estimates and plans the same read together as one at a time", async () => {
   // Without the usage the session recorded: usage calibrates whole requests (usage.test.mjs), so
   // a message estimated alone would not be comparable; the reading paths are what this checks.
   const sessionMessages = () => sessionWithUsage().map(({ usage: _, ...message }) => message);
@@ -84,7 +84,7 @@ test("the real session estimates and plans the same read together as one at a ti
   assert.equal(together.length, 914);
   assert.deepEqual(together, alone);
   samePlans(sessionMessages);
-  sameSummarizerInput(sessionMessages);
+  await sameSummarizerInput(sessionMessages);
 });
 
 test("a message that throws while it is read fails with its index and the thrown value as cause", () => {
