@@ -9,7 +9,7 @@
 
 mod text;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -154,19 +154,38 @@ impl<'v> Read<'v> {
         calls
     }
 
-    /// Rewrites the messages `results` and `arguments` name and estimates the change.
+    /// The calls (message index, call id) of `results` whose messages are in `messages` (any
+    /// message when `None`).
+    fn argument_calls(
+        &self,
+        results: &[ClearedResult],
+        messages: Option<&[usize]>,
+    ) -> Vec<(usize, String)> {
+        let calls = self.calls();
+        results
+            .iter()
+            .filter_map(|r| {
+                let (index, ..) = calls.get(r.tool_call_id.as_str())?;
+                messages
+                    .is_none_or(|m| m.contains(index))
+                    .then(|| (*index, r.tool_call_id.clone()))
+            })
+            .collect()
+    }
+
+    /// Rewrites the messages `results` and `arguments` (message index, call id) name and
+    /// estimates the change. (Plain vectors rather than maps: each map type adds to the wasm.)
     fn rewrite(
         &self,
         facts: &RequestFacts,
         results: Vec<ClearedResult>,
-        arguments: HashMap<usize, HashSet<String>>,
+        arguments: Vec<(usize, String)>,
     ) -> Result<Clearing> {
-        let mut texts: HashMap<usize, HashMap<&str, &str>> = HashMap::new();
-        for r in &results {
-            let texts = texts.entry(r.index).or_default();
-            texts.insert(r.tool_call_id.as_str(), r.text.as_str());
-        }
-        let mut indices: Vec<usize> = texts.keys().chain(arguments.keys()).copied().collect();
+        let mut indices: Vec<usize> = results
+            .iter()
+            .map(|r| r.index)
+            .chain(arguments.iter().map(|(i, _)| *i))
+            .collect();
         indices.sort_unstable();
         indices.dedup();
         let (mut messages, mut freed) = (Vec::new(), 0u64);
@@ -175,13 +194,14 @@ impl<'v> Read<'v> {
             else {
                 continue;
             };
-            let none = HashMap::new();
-            let texts = texts.get(&index).unwrap_or(&none);
-            let no_ids = HashSet::new();
-            let ids = arguments.get(&index).unwrap_or(&no_ids);
             let edit = Edit {
-                result: &|id| texts.get(id).map(|t| (*t).to_owned()),
-                arguments: &|id| ids.contains(id),
+                result: &|id| {
+                    let result = results
+                        .iter()
+                        .find(|r| r.index == index && r.tool_call_id == id);
+                    result.map(|r| r.text.clone())
+                },
+                arguments: &|id| arguments.iter().any(|(i, call)| *i == index && call == id),
             };
             let Some(new) = self.format.edit(value, &edit) else {
                 continue;
@@ -194,17 +214,19 @@ impl<'v> Read<'v> {
             freed += old.tokens.saturating_sub(tokens);
             messages.push((index, new));
         }
-        let rewritten: HashSet<usize> = messages.iter().map(|(i, _)| *i).collect();
+        // `messages` is in index order.
+        let rewritten = |i: &usize| messages.binary_search_by_key(i, |(m, _)| *m).is_ok();
         let mut argument_messages: Vec<usize> = arguments
-            .into_keys()
-            .filter(|i| rewritten.contains(i))
+            .iter()
+            .map(|(i, _)| *i)
+            .filter(rewritten)
             .collect();
-        argument_messages.sort_unstable();
+        argument_messages.dedup();
         let estimate_before = facts.total();
         Ok(Clearing {
             results: results
                 .into_iter()
-                .filter(|r| rewritten.contains(&r.index))
+                .filter(|r| rewritten(&r.index))
                 .collect(),
             argument_messages,
             messages,
@@ -266,17 +288,11 @@ pub fn plan(
         return Ok(None);
     }
     chosen.reverse();
-    let mut arguments: HashMap<usize, HashSet<String>> = HashMap::new();
-    if policy.clear_arguments {
-        for r in &chosen {
-            if let Some((index, ..)) = calls.get(r.tool_call_id.as_str()) {
-                arguments
-                    .entry(*index)
-                    .or_default()
-                    .insert(r.tool_call_id.clone());
-            }
-        }
-    }
+    let arguments = if policy.clear_arguments {
+        read.argument_calls(&chosen, None)
+    } else {
+        Vec::new()
+    };
     let clearing = read.rewrite(facts, chosen, arguments)?;
     Ok((!clearing.messages.is_empty()).then_some(clearing))
 }
@@ -322,7 +338,7 @@ pub fn trim(
         tokens: newest.tokens,
         text: trimmed,
     };
-    let clearing = read.rewrite(facts, vec![result], HashMap::new())?;
+    let clearing = read.rewrite(facts, vec![result], Vec::new())?;
     Ok((clearing.estimate_after <= budget && !clearing.messages.is_empty()).then_some(clearing))
 }
 
@@ -379,11 +395,7 @@ pub fn replay(
 ) -> Result<Clearing> {
     check_length(messages, facts)?;
     let read = Read::new(format, messages, estimator)?;
-    let ids: HashSet<String> = results.iter().map(|r| r.tool_call_id.clone()).collect();
-    let arguments = argument_messages
-        .iter()
-        .map(|&index| (index, ids.clone()))
-        .collect();
+    let arguments = read.argument_calls(&results, Some(argument_messages));
     read.rewrite(facts, results, arguments)
 }
 
