@@ -90,7 +90,7 @@ pub trait Conversation {
     fn emit(&self, state: &Self::State, event: Event<'_>);
     /// Overflow recovery when no prefix can be removed: `state` with the middle of its newest
     /// tool result trimmed so that its estimate comes down to `budget`, and the record (the
-    /// summary unchanged, `first_kept_index` 0). The default trims nothing.
+    /// summary unchanged, `first_kept_index` 0, `trimmed`). The default trims nothing.
     fn trim(
         &self,
         _state: &Self::State,

@@ -426,9 +426,7 @@ pub fn record_to_js(record: &Record) -> JsValue {
     if let Some(usage) = record.usage {
         fields.push(("usage", usage_to_js(usage)));
     }
-    // A summary always removes a message; a record that keeps them all is a trim (overflow
-    // recovery with the clearing step on, `crate::clearing::trim`).
-    if record.first_kept_index == 0 {
+    if record.trimmed {
         fields.push(("kind", "trim".into()));
         let freed = record.estimate_before.saturating_sub(record.estimate_after);
         fields.push(("tokensFreed", number(freed)));

@@ -478,6 +478,7 @@ impl Conversation for JsConversation {
             estimate_before: trimmed.estimate_before,
             estimate_after: trimmed.estimate_after,
             usage: None,
+            trimmed: true,
         };
         Ok(Some((copy.into(), record)))
     }
