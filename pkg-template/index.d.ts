@@ -353,6 +353,30 @@ export interface Plan<M extends AnyMessage = Message> {
   estimateAfterWithoutSummary: number;
   /** Estimated tokens of each message (framing included), in order. */
   messageTokens: Float64Array;
+  /**
+   * `"clear"` for a clear plan (config `clearing`): the tool results in `clearedResults` are
+   * replaced by placeholders and nothing is summarized (`firstKeptIndex` is 0, the arrays empty).
+   */
+  kind?: "clear";
+  clearedResults?: ClearedResult[];
+  /** Indices of the messages whose calls' arguments are cleared (`clearing.clearArguments`). */
+  argumentMessages?: number[];
+  estimateAfter?: number;
+  tokensFreed?: number;
+  /** The messages after clearing: new objects for the rewritten ones, your own for the rest. */
+  messages?: M[];
+}
+
+/** A tool result a clear plan replaces. */
+export interface ClearedResult {
+  /** The index of the message that holds it. */
+  index: number;
+  toolCallId: string;
+  toolName: string | null;
+  /** Its estimated tokens before. */
+  tokens: number;
+  /** The placeholder that replaces its content. */
+  text: string;
 }
 
 /** The request of `planBytes`: everything but `messages` (the body holds them). */
@@ -389,6 +413,14 @@ export interface CompactionRecord {
   estimateBefore: number;
   estimateAfter: number;
   usage?: Usage;
+  /**
+   * `"clear"` when old tool results were cleared instead of summarizing, `"trim"` when overflow
+   * recovery trimmed the middle of the newest tool result (the summary is unchanged in both).
+   */
+  kind?: "clear" | "trim";
+  tokensFreed?: number;
+  /** How many tool results were cleared. */
+  clearedResults?: number;
 }
 
 export interface CompactionResult<M extends AnyMessage = Message> {
@@ -456,6 +488,18 @@ export interface CompactorConfig {
     modifyTools?: readonly string[];
     /** Argument keys holding the path, tried in order. Default `["path", "file_path", "filePath"]`. */
     pathKeys?: readonly string[];
+  } | null;
+  /**
+   * Clear old tool results before paying for a summary (off by default). `true` uses the
+   * defaults; a plan over the trigger that clearing alone brings to the trigger is a clear plan.
+   */
+  clearing?: boolean | {
+    /** Tokens of the newest tool output never cleared. Default 40,000. */
+    protectRecentTokens?: number;
+    /** Tools whose results are never cleared. */
+    neverClear?: readonly string[];
+    /** Also replace the arguments of the cleared calls with `{}`. Default false. */
+    clearArguments?: boolean;
   } | null;
 }
 
@@ -606,6 +650,8 @@ export interface MaintainOptions {
 
 export type MaintainReason =
   | "compacted"
+  /** Old tool results were cleared (config `clearing`); no summary was made. */
+  | "cleared"
   | "disabled"
   | "belowThreshold"
   | "irreducible"

@@ -33,6 +33,9 @@ pub struct Record {
     pub estimate_after: u64,
     /// The summarizer's usage (both calls of a split turn added up).
     pub usage: Option<Usage>,
+    /// Whether this is no summary but a trim of the newest tool result (overflow recovery with
+    /// clearing on, [`crate::clearing::trim`]); the summary is then the previous one.
+    pub trimmed: bool,
 }
 
 /// What apply needs when the caller already holds the request's facts: the planner's facts,
@@ -149,6 +152,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
             estimate_before,
             estimate_after,
             usage: answer.usage,
+            trimmed: false,
         },
     })
 }

@@ -52,6 +52,7 @@
 pub mod anchor;
 mod apply;
 pub mod body;
+pub mod clearing;
 mod compactor;
 mod error;
 mod facts;

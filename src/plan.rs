@@ -188,7 +188,7 @@ fn choose_cut(history: &History, keep_recent_tokens: u64) -> Option<usize> {
 }
 
 /// The start of the shortest suffix whose estimate reaches `keep` (0 when none does).
-fn keep_boundary(facts: &[MessageFacts], keep: u64) -> usize {
+pub(crate) fn keep_boundary(facts: &[MessageFacts], keep: u64) -> usize {
     let mut kept = 0;
     let mut start = facts.len();
     while kept < keep {
@@ -218,7 +218,7 @@ impl RequestFacts {
 /// (several host messages in formats where each tool call is an item of its own) is searched
 /// for calls without a result after them; the first such message and everything after it stay.
 /// Without one, the number of messages.
-fn in_flight_start(messages: &[MessageFacts]) -> usize {
+pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
     let Some(last) = messages.iter().rposition(|f| f.role == Role::Assistant) else {
         return messages.len();
     };

@@ -395,6 +395,7 @@ impl Conversation for Shrinking {
             estimate_before: 0,
             estimate_after: 0,
             usage: None,
+            trimmed: false,
         };
         Box::pin(async move { Ok((*state - 1, record)) })
     }

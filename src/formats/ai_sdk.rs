@@ -15,6 +15,9 @@ use super::ai_sdk_ui::DENIED;
 use super::object::Obj;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
+use serde_json::{Map, Value, json};
+
+use super::edit::{Edit, each_block, replace_if, string};
 
 /// The top-level keys `read` looks at.
 pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
@@ -151,4 +154,43 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         _ => sink.text(Text::Json(Some(output.value))),
     }
     Ok(())
+}
+
+/// Rewrites the `tool-result` parts of a `tool` message (`output` becomes a `text` output, an
+/// `error-text` one for errors; a pre-v5 part's `result` a string) or the input of an
+/// assistant's `tool-call` parts (`{}`); see [`super::Format::edit`]. Provider-executed
+/// results inside assistant messages are left alone.
+pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
+    match string(message, "role") {
+        Some("tool") => each_block(message, "content", &mut |part| {
+            if string(part, "type") != Some("tool-result") {
+                return false;
+            }
+            let Some(text) = string(part, "toolCallId").and_then(edit.result) else {
+                return false;
+            };
+            let Some(output) = part.get("output") else {
+                part.insert("result".into(), Value::String(text));
+                return true;
+            };
+            let kind = match output.get("type").and_then(Value::as_str) {
+                Some("error-text" | "error-json") => "error-text",
+                _ => "text",
+            };
+            part.insert("output".into(), json!({ "type": kind, "value": text }));
+            true
+        }),
+        Some("assistant") => each_block(message, "content", &mut |part| {
+            if string(part, "type") != Some("tool-call") {
+                return false;
+            }
+            let key = if part.contains_key("args") && !part.contains_key("input") {
+                "args"
+            } else {
+                "input"
+            };
+            replace_if(part, "toolCallId", edit.arguments, key, json!({}))
+        }),
+        _ => false,
+    }
 }

@@ -6,6 +6,9 @@ use context_compaction_scan::{Kind, Val};
 use super::object::Obj;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
+use serde_json::{Map, Value, json};
+
+use super::edit::{Edit, each_block, replace_if, string};
 use crate::message::StopReason;
 
 /// The top-level keys `read` looks at.
@@ -131,4 +134,23 @@ fn blocks<'a>(
         }
     }
     Ok(())
+}
+
+/// Rewrites a `toolResult`'s content (one text block) or an assistant's `toolCall` arguments;
+/// see [`super::Format::edit`].
+pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
+    match string(message, "role") {
+        Some("toolResult") => {
+            let Some(text) = string(message, "toolCallId").and_then(edit.result) else {
+                return false;
+            };
+            message.insert("content".into(), json!([{ "type": "text", "text": text }]));
+            true
+        }
+        Some("assistant") => each_block(message, "content", &mut |block| {
+            string(block, "type") == Some("toolCall")
+                && replace_if(block, "id", edit.arguments, "arguments", json!({}))
+        }),
+        _ => false,
+    }
 }

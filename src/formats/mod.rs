@@ -13,6 +13,7 @@ mod ai_sdk_ui;
 mod anthropic;
 mod canonical;
 pub(crate) mod count;
+mod edit;
 mod json;
 mod numbers;
 mod object;
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 pub use crate::message::HostMessage;
 use crate::token::Estimator;
+pub use edit::Edit;
 
 use object::Obj;
 pub(crate) use object::Path;

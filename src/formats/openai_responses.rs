@@ -10,6 +10,9 @@ use context_compaction_scan::Kind;
 use super::object::Obj;
 use super::sink::{Args, Joined, Sink, Text, Unit};
 use crate::error::Result;
+use serde_json::{Map, Value, json};
+
+use super::edit::{Edit, replace_if, string};
 
 const TEXTS: [&str; 3] = ["input_text", "output_text", "refusal"];
 const ATTACHMENTS: [&str; 3] = ["input_image", "input_file", "input_audio"];
@@ -133,4 +136,23 @@ fn reasoning<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         sink.opaque(Text::Str(encrypted));
     }
     Ok(())
+}
+
+/// Rewrites a `function_call_output` or `custom_tool_call_output` item's `output` (a string),
+/// or a `function_call`'s `arguments` (`"{}"`); see [`super::Format::edit`]. Other outputs have
+/// shapes of their own (a computer call's screenshot) and are left alone.
+pub(super) fn edit(item: &mut Map<String, Value>, edit: &Edit) -> bool {
+    match string(item, "type") {
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let Some(text) = string(item, "call_id").and_then(edit.result) else {
+                return false;
+            };
+            item.insert("output".into(), Value::String(text));
+            true
+        }
+        Some("function_call") => {
+            replace_if(item, "call_id", edit.arguments, "arguments", json!("{}"))
+        }
+        _ => false,
+    }
 }

@@ -88,6 +88,17 @@ pub trait Conversation {
     ) -> LocalFuture<'a, Result<(Self::State, Record)>>;
     /// Reports an event about `state` (the state being rewritten); must not fail.
     fn emit(&self, state: &Self::State, event: Event<'_>);
+    /// Overflow recovery when no prefix can be removed: `state` with the middle of its newest
+    /// tool result trimmed so that its estimate comes down to `budget`, and the record (the
+    /// summary unchanged, `first_kept_index` 0, `trimmed`). The default trims nothing.
+    fn trim(
+        &self,
+        _state: &Self::State,
+        _facts: &RequestFacts,
+        _budget: u64,
+    ) -> Result<Option<(Self::State, Record)>> {
+        Ok(None)
+    }
 }
 
 /// How a [`ContextManager`] is configured (numbers arrive from JavaScript).
@@ -337,7 +348,8 @@ impl ContextManager {
                 });
             }
             failed_attempts.push(error);
-            match recover(conversation, &state, context).await {
+            let window = self.input_budget(MaintainOptions::default());
+            match recover(conversation, &state, context, window).await {
                 Ok((next, record)) => {
                     state = next;
                     compactions.push(record);
@@ -355,29 +367,80 @@ impl ContextManager {
     }
 }
 
-/// The required compaction of overflow recovery (no events unless a plan is confirmed).
+/// The required compaction of overflow recovery (no events unless a plan is confirmed); when
+/// no prefix can be removed, trimming the newest tool result to `window` (or, when the estimate
+/// is not above it, to 90% of the estimate), if the conversation trims.
 async fn recover<C: Conversation>(
     conversation: &C,
     state: &C::State,
     context: &C::Context,
+    window: Option<u64>,
 ) -> Result<(C::State, Record)> {
     let facts = conversation.facts(state)?;
     let options = PlanOptions {
         input_token_budget: None,
         require_reduction: true,
     };
-    let plan = conversation
-        .plan(&facts, options)?
-        .ok_or_else(|| Error::NoReduction("no raw message prefix can be removed".to_owned()))?;
-    rewrite(
-        conversation,
+    let summarized = match conversation.plan(&facts, options) {
+        Ok(Some(plan)) => {
+            let reason = Reason::Overflow;
+            rewrite(conversation, state, &facts, &plan, reason, context).await
+        }
+        Ok(None) => Err(Error::NoReduction(
+            "no raw message prefix can be removed".to_owned(),
+        )),
+        Err(error) => Err(error),
+    };
+    let failure = match summarized {
+        Err(failure @ Error::NoReduction(_)) => failure,
+        other => return other,
+    };
+    let Some(window) = window else {
+        return Err(failure);
+    };
+    let budget = window.min(facts.total() / 10 * 9);
+    match conversation.trim(state, &facts, budget)? {
+        Some(trimmed) => Ok(trimmed_with_events(conversation, state, &facts, trimmed)),
+        None => Err(failure),
+    }
+}
+
+/// Reports a trim as a rewrite that summarizes nothing (`first_kept_index` 0).
+fn trimmed_with_events<C: Conversation>(
+    conversation: &C,
+    state: &C::State,
+    facts: &RequestFacts,
+    (next, record): (C::State, Record),
+) -> (C::State, Record) {
+    let plan = Plan {
+        first_kept_index: 0,
+        first_kept_part: 0,
+        messages_to_summarize: 0..0,
+        turn_prefix_messages: 0..0,
+        split_turn: false,
+        estimate_before: facts.total(),
+        estimate_after_without_summary: record.estimate_after.saturating_sub(facts.summary),
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+    };
+    let reason = Reason::Overflow;
+    let estimate = facts.total();
+    conversation.emit(
         state,
-        &facts,
-        &plan,
-        Reason::Overflow,
-        context,
-    )
-    .await
+        Event::Start {
+            reason,
+            estimate,
+            plan: &plan,
+        },
+    );
+    conversation.emit(
+        state,
+        Event::End {
+            reason,
+            record: Some(&record),
+            error: None,
+        },
+    );
+    (next, record)
 }
 
 /// One rewrite between its start and end events.

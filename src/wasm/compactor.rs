@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::{Inner, Job};
-use super::{config, convert, error::to_js};
+use super::{clearing, config, convert, error::to_js};
 use crate::error::Result;
 
 /// Plans and applies compactions (see the package README).
@@ -31,9 +31,13 @@ impl JsCompactor {
     /// `new Compactor({ keepRecentTokens, triggerRatio, summarizer, cacheFacts })`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<JsCompactor, JsValue> {
-        let (core, cache) = config::read(&config).map_err(|e| to_js(&e))?;
+        let (core, cache, clearing) = config::read(&config).map_err(|e| to_js(&e))?;
         Ok(JsCompactor {
-            inner: Rc::new(Inner { core, cache }),
+            inner: Rc::new(Inner {
+                core,
+                cache,
+                clearing,
+            }),
         })
     }
 
@@ -41,6 +45,10 @@ impl JsCompactor {
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
+        let cleared = self.inner.clearing_instead(&request, &facts);
+        if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
+            return clearing::plan_to_js(&request, &facts, &cleared).map_err(|e| to_js(&e));
+        }
         match plan {
             None => Ok(JsValue::NULL),
             Some(plan) => convert::plan_to_js(&plan, &request.messages, &facts.messages)
@@ -62,8 +70,24 @@ impl JsCompactor {
     }
 
     /// Executes `plan` (a plan from `plan()`, or `null` for a no-op); resolves to
-    /// `{ summary, messages, record }`.
+    /// `{ summary, messages, record }`. A clear plan rewrites the results it names and calls
+    /// no summarizer.
     pub fn apply(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
+        match clearing::read_plan(&plan) {
+            Err(error) => return Promise::reject(&to_js(&error)),
+            Ok(Some((results, arguments))) => {
+                let applied = convert::request(&request).and_then(|request| {
+                    convert::signal(&options)?;
+                    let facts = self.inner.facts(&request)?;
+                    clearing::apply(&request, &facts, results, &arguments)
+                });
+                return match applied {
+                    Ok(outcome) => Promise::resolve(&outcome),
+                    Err(error) => Promise::reject(&to_js(&error)),
+                };
+            }
+            Ok(None) => {}
+        }
         let job = convert::request(&request).and_then(|request| {
             let plan = convert::plan(&plan)?;
             self.inner.job(request, plan, &options)
@@ -76,9 +100,18 @@ impl JsCompactor {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
             let (facts, plan) = self.inner.plan(&request)?;
-            self.inner.job_with_facts(request, facts, plan, signal)
+            if let Some(cleared) = self.inner.clearing_instead(&request, &facts)? {
+                return Ok(Err(clearing::outcome(&request, &cleared)?));
+            }
+            self.inner
+                .job_with_facts(request, facts, plan, signal)
+                .map(Ok)
         });
-        self.start(job)
+        match job {
+            Ok(Err(cleared)) => Promise::resolve(&cleared),
+            Ok(Ok(job)) => self.start(Ok(job)),
+            Err(error) => self.start(Err(error)),
+        }
     }
 
     /// A history to append to and plan cheaply: `compactor.conversation({ format, estimator,

@@ -1,5 +1,5 @@
 //! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
-//! cacheFacts }`. Every problem is `invalid_config`.
+//! cacheFacts, fileTracking, clearing }`. Every problem is `invalid_config`.
 
 use std::time::Duration;
 
@@ -10,14 +10,15 @@ use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::timer::JsSleeper;
+use crate::clearing::ClearingPolicy;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result, whole_number};
 use crate::generator::GeneratorSummarizer;
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
-/// The core compactor and whether the facts cache is on.
-pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
+/// The core compactor, whether the facts cache is on, and the clearing policy (`None`: off).
+pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
     if !config.is_object() {
         return Err(invalid("config: expected an object"));
     }
@@ -28,15 +29,20 @@ pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
             .as_bool()
             .ok_or_else(|| invalid("config.cacheFacts must be a boolean"))?,
     };
+    let tracking = file_tracking(&read_field(config, "fileTracking", "config")?)?;
+    let clearing = super::clearing::policy(
+        &read_field(config, "clearing", "config")?,
+        &tracking.clone().unwrap_or_default(),
+    )?;
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: optional_number(config, "keepRecentTokens", "config")
             .map_err(Error::into_config)?,
         trigger_ratio: optional_number(config, "triggerRatio", "config")
             .map_err(Error::into_config)?,
         summarizer: summarizer_of(&summarizer)?,
-        file_tracking: file_tracking(&read_field(config, "fileTracking", "config")?)?,
+        file_tracking: tracking,
     })?;
-    Ok((compactor, cache))
+    Ok((compactor, cache, clearing))
 }
 
 fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {

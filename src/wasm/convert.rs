@@ -426,6 +426,11 @@ pub fn record_to_js(record: &Record) -> JsValue {
     if let Some(usage) = record.usage {
         fields.push(("usage", usage_to_js(usage)));
     }
+    if record.trimmed {
+        fields.push(("kind", "trim".into()));
+        let freed = record.estimate_before.saturating_sub(record.estimate_after);
+        fields.push(("tokensFreed", number(freed)));
+    }
     object(&fields)
 }
 

@@ -13,6 +13,7 @@ use super::js::AbortSignal;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
+use crate::clearing::{self, Clearing, ClearingPolicy};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
@@ -21,10 +22,11 @@ use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 
-/// The core compactor and whether its facts cache is on.
+/// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
 pub(super) struct Inner {
     pub(super) core: Compactor<JsSummarizer>,
     pub(super) cache: bool,
+    pub(super) clearing: Option<ClearingPolicy>,
 }
 
 /// Everything one apply needs, read synchronously before the first await.
@@ -67,6 +69,34 @@ impl Inner {
         let facts = self.facts(request)?;
         let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((facts, plan))
+    }
+
+    /// With clearing on and the estimate over the trigger: the clearing of old tool results,
+    /// when it alone brings the estimate to the trigger (then no summary is needed). A required
+    /// reduction always summarizes.
+    pub(super) fn clearing_instead(
+        &self,
+        request: &JsRequest,
+        facts: &RequestFacts,
+    ) -> Result<Option<Clearing>> {
+        let (Some(policy), Some(budget)) = (&self.clearing, request.input_token_budget) else {
+            return Ok(None);
+        };
+        let trigger = budget as f64 * self.core.trigger_ratio();
+        if request.require_reduction || facts.total() as f64 <= trigger {
+            return Ok(None);
+        }
+        let values = super::clearing::values(request)?;
+        let keep = self.core.keep_recent_tokens();
+        let planned = clearing::plan(
+            request.format,
+            &values,
+            facts,
+            policy,
+            keep,
+            &request.estimator,
+        )?;
+        Ok(planned.filter(|c| clearing::is_enough(c, budget, self.core.trigger_ratio())))
     }
 
     /// Plans the messages of `body`; returns where each message is in it, and the plan.

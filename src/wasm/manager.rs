@@ -9,6 +9,7 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::clearing;
 use super::compactor::JsCompactor;
 use super::convert::{self, object};
 use super::engine::Inner;
@@ -22,7 +23,7 @@ use crate::apply::Record;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Conversation, Event, MaintainOptions, ManagerConfig, RunFailure,
+    ContextManager, Conversation, Event, MaintainOptions, ManagerConfig, Reason, RunFailure,
 };
 use crate::overflow::is_context_overflow;
 use crate::plan::Plan;
@@ -62,6 +63,10 @@ impl JsContextManager {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
+        // With the compactor's clearing on, clearing old tool results comes first.
+        if let Some(cleared) = conversation.clear_first(&core, &state, maintain) {
+            return Promise::resolve(&cleared);
+        }
         future_to_promise(async move {
             let done = core
                 .maintain(&*conversation, state, maintain, &signal)
@@ -297,6 +302,60 @@ impl JsConversation {
         convert::request(&request)
     }
 
+    /// Maintenance by clearing old tool results, when the compactor's clearing is on, the
+    /// estimate is over the threshold and clearing alone brings it to the threshold: the
+    /// maintain result `{ state, compacted: true, reason: "cleared", record }`, after a
+    /// `compactionStart` (its plan the clear plan) and a `compactionEnd` event. `None` (and no
+    /// events) otherwise, or when anything fails: then maintenance goes on as without clearing.
+    fn clear_first(
+        &self,
+        manager: &ContextManager,
+        state: &JsValue,
+        options: MaintainOptions,
+    ) -> Option<JsValue> {
+        self.compactor.clearing.as_ref()?;
+        let budget = manager.input_budget(options)?;
+        let copy = Self::copy(state).ok()?;
+        let mut request = self.request_of(&copy).ok()?;
+        request.input_token_budget = Some(budget);
+        let facts = self.facts(state).ok()?;
+        let cleared = self.compactor.clearing_instead(&request, &facts).ok()??;
+        let plan = clearing::plan_to_js(&request, &facts, &cleared).ok()?;
+        let messages = clearing::messages(&request, &cleared).ok()?;
+        let record = clearing::record(&request.summary, &cleared);
+        let reason = Reason::Threshold.as_str();
+        self.emit_value(&object(&[
+            ("type", "compactionStart".into()),
+            ("reason", reason.into()),
+            ("estimate", (cleared.estimate_before as f64).into()),
+            ("plan", plan),
+        ]));
+        let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.emit_value(&object(&[
+            ("type", "compactionEnd".into()),
+            ("reason", reason.into()),
+            ("record", record.clone()),
+        ]));
+        Some(object(&[
+            ("state", copy.into()),
+            ("compacted", true.into()),
+            ("reason", "cleared".into()),
+            ("record", record),
+        ]))
+    }
+
+    /// Calls the listener with `value`.
+    fn emit_value(&self, value: &JsValue) {
+        let Some(listener) = &self.on_event else {
+            return;
+        };
+        // A throwing listener never breaks maintenance or a run; a rejected promise from an
+        // async listener is handled too.
+        if let Ok(returned) = listener.call1(&JsValue::UNDEFINED, value) {
+            swallow_rejection(&returned);
+        }
+    }
+
     fn event(&self, event: Event<'_>, state: &JsValue) -> JsValue {
         match event {
             Event::Start {
@@ -392,16 +451,44 @@ impl Conversation for JsConversation {
         })
     }
 
-    fn emit(&self, state: &JsValue, event: Event<'_>) {
-        let Some(listener) = &self.on_event else {
-            return;
-        };
-        let value = self.event(event, state);
-        // A throwing listener never breaks maintenance or a run; a rejected promise from an
-        // async listener is handled too.
-        if let Ok(returned) = listener.call1(&JsValue::UNDEFINED, &value) {
-            swallow_rejection(&returned);
+    fn trim(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        budget: u64,
+    ) -> Result<Option<(JsValue, Record)>> {
+        // Part of the clearing step: off with it, as the reference never rewrites a message.
+        if self.compactor.clearing.is_none() {
+            return Ok(None);
         }
+        let copy = Self::copy(state)?;
+        let request = self.request_of(&copy)?;
+        let values = clearing::values(&request)?;
+        let estimator = &request.estimator;
+        let Some(trimmed) =
+            crate::clearing::trim(request.format, &values, facts, budget, estimator)?
+        else {
+            return Ok(None);
+        };
+        let messages = clearing::messages(&request, &trimmed)?;
+        let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        let record = Record {
+            summary: request.summary.clone(),
+            first_kept_index: 0,
+            estimate_before: trimmed.estimate_before,
+            estimate_after: trimmed.estimate_after,
+            usage: None,
+            trimmed: true,
+        };
+        Ok(Some((copy.into(), record)))
+    }
+
+    fn emit(&self, state: &JsValue, event: Event<'_>) {
+        // Without a listener the event is not even built.
+        if self.on_event.is_none() {
+            return;
+        }
+        self.emit_value(&self.event(event, state));
     }
 }
 

@@ -4,6 +4,7 @@
 mod bridge;
 mod cache;
 mod call;
+mod clearing;
 mod compactor;
 mod config;
 mod conversation;

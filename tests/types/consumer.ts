@@ -57,6 +57,21 @@ async function main(): Promise<void> {
   const usage = result.record?.usage?.totalTokens;
   void usage;
 
+  const clearing = new Compactor({
+    clearing: { protectRecentTokens: 40_000, neverClear: ["memory"], clearArguments: true },
+    summarizer: { summarize: () => "summary" },
+  });
+  const clearPlan = clearing.plan({ messages, inputTokenBudget: 100_000 });
+  if (clearPlan?.kind === "clear") {
+    const cleared: string | undefined = clearPlan.clearedResults?.[0]?.toolCallId;
+    const next: StoredMessage[] | undefined = clearPlan.messages;
+    void cleared, next;
+  }
+  const freed: number | undefined = (await clearing.apply({ messages }, clearPlan)).record?.tokensFreed;
+  void freed;
+  // @ts-expect-error clearing is a boolean or an object
+  new Compactor({ clearing: 3, summarizer: { summarize: () => "" } });
+
   const app = new Compactor({ summarizer: { summarize: (req) => `${req.messages.length} messages` } });
   await app.compact({ messages: [] as Message[], requireReduction: true });
 

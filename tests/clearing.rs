@@ -1,0 +1,439 @@
+//! Clearing old tool results and trimming an oversized one (`clearing`): which results are
+//! chosen, what protects a result, and that every format's rewritten message stays a valid
+//! message of that format with its pairing untouched.
+
+use context_compaction::clearing::{self, CLEARED_PREFIX, ClearingPolicy};
+use context_compaction::formats::Format;
+use context_compaction::*;
+use serde_json::{Value, json};
+
+const FORMATS: [Format; 5] = [
+    Format::Canonical,
+    Format::OpenAIChat,
+    Format::OpenAIResponses,
+    Format::Anthropic,
+    Format::AiSdk,
+];
+
+fn user(format: Format, text: &str) -> Value {
+    match format {
+        Format::OpenAIResponses => json!({ "type": "message", "role": "user", "content": text }),
+        _ => json!({ "role": "user", "content": text }),
+    }
+}
+
+/// An assistant message with these calls (for Responses: one item per call).
+fn calls(format: Format, calls: &[(&str, &str, Value)]) -> Vec<Value> {
+    let each = |(id, name, args): &(&str, &str, Value)| match format {
+        Format::Canonical => {
+            json!({ "type": "toolCall", "id": id, "name": name, "arguments": args })
+        }
+        Format::OpenAIChat => {
+            json!({ "id": id, "type": "function", "function": { "name": name, "arguments": args.to_string() } })
+        }
+        Format::OpenAIResponses => {
+            json!({ "type": "function_call", "call_id": id, "name": name, "arguments": args.to_string() })
+        }
+        Format::Anthropic => json!({ "type": "tool_use", "id": id, "name": name, "input": args }),
+        Format::AiSdk => {
+            json!({ "type": "tool-call", "toolCallId": id, "toolName": name, "input": args })
+        }
+        Format::AiSdkUi => unimplemented!("UI messages hold calls and results together: see below"),
+    };
+    let blocks: Vec<Value> = calls.iter().map(each).collect();
+    match format {
+        Format::OpenAIResponses => blocks,
+        Format::OpenAIChat => {
+            vec![json!({ "role": "assistant", "content": null, "tool_calls": blocks })]
+        }
+        _ => vec![json!({ "role": "assistant", "content": blocks })],
+    }
+}
+
+fn result(format: Format, id: &str, name: &str, text: &str) -> Value {
+    match format {
+        Format::Canonical => {
+            json!({ "role": "toolResult", "toolCallId": id, "toolName": name, "content": [{ "type": "text", "text": text }], "isError": false })
+        }
+        Format::OpenAIChat => json!({ "role": "tool", "tool_call_id": id, "content": text }),
+        Format::OpenAIResponses => {
+            json!({ "type": "function_call_output", "call_id": id, "output": text })
+        }
+        Format::Anthropic => {
+            json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": id, "content": text }] })
+        }
+        Format::AiSdk => {
+            json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": id, "toolName": name, "output": { "type": "text", "value": text } }] })
+        }
+        Format::AiSdkUi => unimplemented!("UI messages hold calls and results together: see below"),
+    }
+}
+
+fn assistant(format: Format, text: &str) -> Value {
+    match format {
+        Format::OpenAIResponses => {
+            json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": text }] })
+        }
+        _ => json!({ "role": "assistant", "content": text }),
+    }
+}
+
+fn big(label: &str, words: usize) -> String {
+    (0..words).map(|i| format!("{label}{i} ")).collect()
+}
+
+/// Two old turns with a `read` and a `bash` result each about 2,000 tokens, then a turn whose
+/// last assistant message has a call in flight.
+fn conversation(format: Format) -> Vec<Value> {
+    let mut m = vec![user(format, "look at the code")];
+    m.extend(calls(
+        format,
+        &[("c1", "read", json!({ "path": "src/a.rs" }))],
+    ));
+    m.push(result(format, "c1", "read", &big("alpha", 1000)));
+    m.extend(calls(
+        format,
+        &[("c2", "bash", json!({ "command": "cargo test" }))],
+    ));
+    m.push(result(format, "c2", "bash", &big("beta", 1000)));
+    m.push(assistant(format, "done"));
+    m.push(user(format, "now the docs"));
+    m.extend(calls(
+        format,
+        &[("c3", "read", json!({ "path": "README.md" }))],
+    ));
+    m
+}
+
+fn facts(format: Format, messages: &[Value]) -> RequestFacts {
+    let hosts: Vec<HostMessage> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format.read(m, &format!("messages[{i}]")).unwrap())
+        .collect();
+    RequestFacts::of_hosts("", "", &[], &hosts, &Heuristic::new()).unwrap()
+}
+
+fn policy(protect: u64) -> ClearingPolicy {
+    ClearingPolicy {
+        protect_recent_tokens: protect,
+        ..ClearingPolicy::default()
+    }
+}
+
+fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
+    let facts = facts(format, messages);
+    clearing::plan(format, messages, &facts, policy, 0, &Heuristic::new()).unwrap()
+}
+
+/// The messages with the clearing's rewrites in place.
+fn applied(messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
+    let mut out = messages.to_vec();
+    for (i, value) in &clearing.messages {
+        out[*i] = value.clone();
+    }
+    out
+}
+
+#[test]
+fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
+    for format in FORMATS {
+        let messages = conversation(format);
+        let clearing = plan(format, &messages, &policy(0)).expect("something to clear");
+        let ids: Vec<&str> = clearing
+            .results
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c1", "c2"], "{format:?}");
+        assert!(
+            clearing.results[0].text.contains("read of src/a.rs"),
+            "{format:?}"
+        );
+        assert!(
+            clearing.results[1].text.contains("bash returned about"),
+            "{format:?}"
+        );
+        assert!(
+            clearing.tokens_freed() > 3_000,
+            "{format:?}: {}",
+            clearing.tokens_freed()
+        );
+
+        let after = applied(&messages, &clearing);
+        let (before_facts, after_facts) = (facts(format, &messages), facts(format, &after));
+        assert_eq!(after_facts.total(), clearing.estimate_after, "{format:?}");
+        for (old, new) in before_facts.messages.iter().zip(&after_facts.messages) {
+            assert_eq!(old.tool_call_ids, new.tool_call_ids, "{format:?}");
+            assert_eq!(old.tool_result_ids, new.tool_result_ids, "{format:?}");
+            assert_eq!(old.role, new.role, "{format:?}");
+        }
+        // Only the two result messages are new; the in-flight call and the rest are untouched.
+        let indices: Vec<usize> = clearing.messages.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indices.len(), 2, "{format:?}");
+        // Cleared results are never cleared again.
+        assert_eq!(plan(format, &after, &policy(0)), None, "{format:?}");
+    }
+}
+
+#[test]
+fn each_format_keeps_its_own_result_shape() {
+    let text_of = |format: Format| {
+        let messages = conversation(format);
+        let clearing = plan(format, &messages, &policy(0)).unwrap();
+        (
+            clearing.messages[0].1.clone(),
+            clearing.results[0].text.clone(),
+        )
+    };
+    let (m, t) = text_of(Format::Canonical);
+    assert_eq!(
+        m,
+        json!({ "role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{ "type": "text", "text": t }], "isError": false })
+    );
+    let (m, t) = text_of(Format::OpenAIChat);
+    assert_eq!(
+        m,
+        json!({ "role": "tool", "tool_call_id": "c1", "content": t })
+    );
+    let (m, t) = text_of(Format::OpenAIResponses);
+    assert_eq!(
+        m,
+        json!({ "type": "function_call_output", "call_id": "c1", "output": t })
+    );
+    let (m, t) = text_of(Format::Anthropic);
+    assert_eq!(
+        m,
+        json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "c1", "content": t }] })
+    );
+    let (m, t) = text_of(Format::AiSdk);
+    assert_eq!(
+        m,
+        json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "c1", "toolName": "read", "output": { "type": "text", "value": t } }] })
+    );
+}
+
+#[test]
+fn the_newest_tool_output_is_protected() {
+    for format in FORMATS {
+        let messages = conversation(format);
+        // The newest 1,000 tokens of output cover the `bash` result only.
+        let clearing = plan(format, &messages, &policy(1_000)).unwrap();
+        let ids: Vec<&str> = clearing
+            .results
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c1"], "{format:?}");
+        assert_eq!(
+            plan(format, &messages, &policy(1_000_000)),
+            None,
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn the_kept_suffix_and_calls_in_flight_are_protected() {
+    for format in FORMATS {
+        // Parallel calls in the last assistant message: c5 is answered, c6 is in flight.
+        let mut messages = conversation(format);
+        messages.truncate(messages.len() - calls(format, &[("c3", "read", json!({}))]).len());
+        messages.extend(calls(
+            format,
+            &[
+                ("c5", "bash", json!({ "command": "ls" })),
+                ("c6", "bash", json!({})),
+            ],
+        ));
+        messages.push(result(format, "c5", "bash", &big("gamma", 1000)));
+        let clearing = plan(format, &messages, &policy(0)).unwrap();
+        let ids: Vec<&str> = clearing
+            .results
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            ["c1", "c2"],
+            "{format:?}: the answered call of the in-flight message"
+        );
+
+        // What the summary plan would keep word for word is kept here too.
+        let facts = facts(format, &messages);
+        let keep_all = clearing::plan(
+            format,
+            &messages,
+            &facts,
+            &policy(0),
+            1_000_000,
+            &Heuristic::new(),
+        )
+        .unwrap();
+        assert_eq!(keep_all, None, "{format:?}");
+    }
+}
+
+#[test]
+fn never_clear_tools_are_left_alone() {
+    for format in FORMATS {
+        let messages = conversation(format);
+        let policy = ClearingPolicy {
+            never_clear: vec!["read".to_owned()],
+            ..policy(0)
+        };
+        let clearing = plan(format, &messages, &policy).unwrap();
+        let ids: Vec<&str> = clearing
+            .results
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c2"], "{format:?}");
+    }
+}
+
+#[test]
+fn arguments_of_cleared_calls_are_cleared_on_request() {
+    for format in FORMATS {
+        let mut messages = conversation(format);
+        // Large arguments, so that clearing them shows in the estimate.
+        let args = json!({ "path": "src/a.rs", "note": big("delta", 300) });
+        let first_call = calls(format, &[("c1", "read", args)]);
+        messages[1] = first_call[0].clone();
+        let with = ClearingPolicy {
+            clear_arguments: true,
+            ..policy(0)
+        };
+        let without = plan(format, &messages, &policy(0)).unwrap();
+        let clearing = plan(format, &messages, &with).unwrap();
+        assert_eq!(clearing.argument_messages, [1, 3], "{format:?}");
+        assert!(
+            clearing.tokens_freed() > without.tokens_freed() + 500,
+            "{format:?}"
+        );
+        let after = applied(&messages, &clearing);
+        let hosts: Vec<HostMessage> = after.iter().map(|m| format.read(m, "m").unwrap()).collect();
+        let call = hosts[1]
+            .units
+            .iter()
+            .flat_map(Message::calls)
+            .next()
+            .unwrap();
+        assert_eq!(
+            (call.id.as_str(), &call.arguments),
+            ("c1", &json!({})),
+            "{format:?}"
+        );
+        // The path is still named by the placeholder.
+        assert!(clearing.results[0].text.contains("src/a.rs"), "{format:?}");
+    }
+}
+
+#[test]
+fn an_oversized_newest_result_is_trimmed_in_the_middle() {
+    for format in FORMATS {
+        let mut messages = conversation(format);
+        messages.pop();
+        messages.extend(calls(
+            format,
+            &[("c9", "bash", json!({ "command": "cat big.log" }))],
+        ));
+        messages.push(result(
+            format,
+            "c9",
+            "bash",
+            &format!("FIRST {} LAST", big("log", 20_000)),
+        ));
+        let facts = facts(format, &messages);
+        let budget = 20_000;
+        assert!(facts.total() > budget);
+        let trimmed = clearing::trim(format, &messages, &facts, budget, &Heuristic::new())
+            .unwrap()
+            .expect("trimmed");
+        assert!(trimmed.estimate_after <= budget, "{format:?}");
+        assert_eq!(trimmed.results.len(), 1);
+        let text = &trimmed.results[0].text;
+        assert!(
+            text.starts_with("FIRST ") && text.ends_with(" LAST"),
+            "{format:?}"
+        );
+        assert!(
+            text.contains("trimmed from the middle of this tool result"),
+            "{format:?}"
+        );
+        let after = applied(&messages, &trimmed);
+        assert_eq!(
+            facts_total(format, &after),
+            trimmed.estimate_after,
+            "{format:?}"
+        );
+        // Under the budget already: nothing to trim; a budget below what the rest needs: none.
+        assert_eq!(
+            clearing::trim(format, &messages, &facts, 1_000_000, &Heuristic::new()).unwrap(),
+            None
+        );
+        assert_eq!(
+            clearing::trim(format, &messages, &facts, 2_000, &Heuristic::new()).unwrap(),
+            None
+        );
+    }
+}
+
+fn facts_total(format: Format, messages: &[Value]) -> u64 {
+    facts(format, messages).total()
+}
+
+#[test]
+fn placeholders_start_with_the_marker() {
+    assert!(clearing::placeholder(Some("bash"), 10, None).starts_with(CLEARED_PREFIX));
+}
+
+/// AI SDK UIMessages hold a call and its result in one tool part of an assistant message.
+#[test]
+fn ui_messages_clear_the_output_of_their_tool_parts() {
+    let format = Format::AiSdkUi;
+    let part = |id: &str, tool: &str, input: Value, output: &str| json!({ "type": format!("tool-{tool}"), "toolCallId": id, "state": "output-available", "input": input, "output": output });
+    let messages = vec![
+        json!({ "id": "u1", "role": "user", "parts": [{ "type": "text", "text": "look" }] }),
+        json!({ "id": "a1", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            part("c1", "read", json!({ "path": "src/a.rs" }), &big("alpha", 1000)),
+            { "type": "step-start" },
+            part("c2", "bash", json!({ "command": "ls" }), &big("beta", 1000)),
+            { "type": "text", "text": "done" },
+        ] }),
+        json!({ "id": "u2", "role": "user", "parts": [{ "type": "text", "text": "next" }] }),
+        json!({ "id": "a2", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            { "type": "tool-read", "toolCallId": "c3", "state": "input-available", "input": { "path": "README.md" } },
+        ] }),
+    ];
+    let with = ClearingPolicy {
+        clear_arguments: true,
+        ..policy(0)
+    };
+    let clearing = plan(format, &messages, &with).expect("something to clear");
+    let ids: Vec<&str> = clearing
+        .results
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    assert_eq!(ids, ["c1", "c2"]);
+    assert_eq!(clearing.messages.len(), 1);
+    let (index, message) = &clearing.messages[0];
+    assert_eq!(*index, 1);
+    let parts = message["parts"].as_array().unwrap();
+    assert_eq!(parts[1]["output"], json!(clearing.results[0].text));
+    assert_eq!(parts[1]["input"], json!({}));
+    assert_eq!(parts[1]["state"], json!("output-available"));
+    assert_eq!(parts[3]["output"], json!(clearing.results[1].text));
+    let after = applied(&messages, &clearing);
+    let (before, after) = (facts(format, &messages), facts(format, &after));
+    for (old, new) in before.messages.iter().zip(&after.messages) {
+        assert_eq!(
+            (&old.tool_call_ids, &old.tool_result_ids),
+            (&new.tool_call_ids, &new.tool_result_ids)
+        );
+    }
+    assert_eq!(after.total(), clearing.estimate_after);
+}
