@@ -16,6 +16,7 @@
 //             base64                                       96 KiB each), base64
 //   digits    integers read from tiktoken_bg.wasm          integers read from the PNGs
 //             (u32 and u64), 12 to a line                  (u32 and u64), 12 to a line
+//             (both in four forms: JSON, list, columns, labelled lines)
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deflateRawSync } from "node:zlib";
@@ -62,7 +63,8 @@ function lines(items, perLine, separator) {
 /** Binary bytes as base64, in 4 KiB strings (as a data URL or a blob in a tool result is). */
 const base64 = (bytes) => pieces(Buffer.from(bytes).toString("base64"), 4096);
 
-/** Integers of every width a log or a JSON body carries (ids, sizes, timestamps), read from bytes. */
+/** Integers of every width a log or a JSON body carries (ids, sizes, timestamps), read from
+ * bytes, 12 to a line, the lines in turn as a JSON array, a list, columns and labelled values. */
 function integers(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = [];
@@ -72,7 +74,13 @@ function integers(bytes) {
     out.push(String(wide >> BigInt(bytes[at] % 64)));
     out.push(String(view.getUint32(at, true)));
   }
-  return lines(out, 12, ", ");
+  const forms = [
+    (items) => `[${items.join(",")}]`,
+    (items) => items.join(", "),
+    (items) => items.join("\t"),
+    (items) => items.map((n, i) => `item ${i}: ${n}`).join("\n"),
+  ];
+  return lines(out, 12, "\u0000").map((line, i) => forms[i % forms.length](line.split("\u0000")));
 }
 
 const file = (name, ...path) => readFileSync(join(dir(name), ...path));

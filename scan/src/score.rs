@@ -12,17 +12,18 @@ use classify::{Masks, classify};
 
 // Weights in hundredths of a token. Words, long words, punctuation, line breaks and indents
 // were fitted on the calibration session (bench/accuracy.mjs); characters beyond ASCII, digit
-// runs and short humps on a corpus from npm and tested on another (bench/heuristic.mjs).
+// runs and mixed case on a corpus from npm (bench/heuristic-fit.mjs), and tested on another
+// (bench/heuristic.mjs).
 const WORD: u64 = 100; // a run of ASCII letters (camelCase humps are separate runs)
 const LONG_WORD_LETTER: u64 = 25; // each letter of a run beyond the sixth
 // Each run of four letters that goes capital, capital, small, capital or capital, small,
 // capital, capital (`GVsB`, `GsBV`): case flipping at random, as in base64, breaks text into
 // tokens of two or three letters. Identifiers hardly ever do it (`getElementById` does not).
-const MIXED_CASE: u64 = 351;
+const MIXED_CASE: u64 = 251;
 const DIGIT_GROUP: u64 = 100; // each group of up to three digits (digits are split in threes)
-const DIGIT_RUN: u64 = 20; // each run of digits
+const DIGIT_RUN: u64 = 61; // each run of digits
 // A run of digits right after a space or a tab: the space does not join the digits.
-const DIGITS_AFTER_SPACE: u64 = 135;
+const DIGITS_AFTER_SPACE: u64 = 63;
 pub(crate) const PUNCTUATION: u64 = 40; // each ASCII symbol
 const NEWLINE: u64 = 100; // each line break
 const INDENT: u64 = 50; // each run of two or more spaces or tabs

@@ -27,11 +27,11 @@ function reference(text) {
       let prev = b;
       while (i < bytes.length && alpha(bytes[i]) && !(upper(bytes[i]) && lower(prev))) prev = bytes[i++];
       total += 100 + 25 * Math.max(0, i - start - 6);
-      for (let k = start; k < i; k++) if (mixed(k)) total += 351;
+      for (let k = start; k < i; k++) if (mixed(k)) total += 251;
     } else if (digit(b)) {
       while (i < bytes.length && digit(bytes[i])) i++;
-      total += 20 + 100 * Math.ceil((i - start) / 3);
-      if (start > 0 && space(bytes[start - 1])) total += 135;
+      total += 61 + 100 * Math.ceil((i - start) / 3);
+      if (start > 0 && space(bytes[start - 1])) total += 63;
     } else if (b === 10) total += 100;
     else if (space(b)) {
       while (i < bytes.length && space(bytes[i])) i++;
