@@ -36,10 +36,11 @@ pub trait Estimator {
     }
 }
 
-/// The default estimator: a single pass over the bytes that scores words, digits, punctuation,
-/// line breaks, indentation and non-ASCII characters. Calibrated against the o200k tokenizer on a
-/// real agent session (see `bench/README.md`), where plain `chars / 4` undercounts tool-call
-/// arguments and shell output.
+/// The default estimator: a single pass over the bytes that scores words, mixed case, digit
+/// runs, punctuation, line breaks, indentation and characters beyond ASCII (by their UTF-8
+/// length). Calibrated against the o200k tokenizer on a real agent session, where plain
+/// `chars / 4` undercounts tool-call arguments and shell output, and on multilingual text,
+/// emoji, base64 and numbers (see `bench/README.md`; the rules: `docs/behaviour.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Heuristic {
     /// Tokens counted for one image.
