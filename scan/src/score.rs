@@ -232,7 +232,7 @@ impl Runs {
             + THREE_BYTE_CHAR * ones(m.lead3 & !m.lead4)
             + FOUR_BYTE_CHAR * ones(m.lead4)
             + DIGITS_AFTER_SPACE * ones(digits_after_space)
-            + self.digit_groups(m.digits);
+            + self.digit_runs(m.digits);
         self.letters = letters;
         self.lower = m.lower;
         self.upper = m.upper;
@@ -245,9 +245,8 @@ impl Runs {
         total
     }
 
-    /// Digit groups of the runs that end in this block (each run at once: digits are sparse).
-    fn digit_groups(&mut self, digits: u64) -> u64 {
-        let groups = digit_run;
+    /// The scores of the digit runs that end in this block (each run at once: digits are sparse).
+    fn digit_runs(&mut self, digits: u64) -> u64 {
         let mut total = 0;
         let mut rest = digits;
         if self.open_digits > 0 {
@@ -256,7 +255,7 @@ impl Runs {
             if len == 64 {
                 return 0;
             }
-            total += groups(self.open_digits);
+            total += digit_run(self.open_digits);
             self.open_digits = 0;
             rest &= !((1u64 << len) - 1);
         }
@@ -267,7 +266,7 @@ impl Runs {
                 self.open_digits = len as u64;
                 break;
             }
-            total += groups(len as u64);
+            total += digit_run(len as u64);
             rest &= !(((1u64 << len) - 1) << at);
         }
         total

@@ -46,9 +46,13 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
         m.space |= bits(v128_or(is(b' '), is(b'\t')));
         m.newline |= bits(is(b'\n'));
         m.punctuation |= bits(v128_andnot(printable, alnum));
-        m.lead |= bits(u8x16_ge(v, u8x16_splat(0xC0)));
-        m.lead3 |= bits(u8x16_ge(v, u8x16_splat(0xE0)));
-        m.lead4 |= bits(u8x16_ge(v, u8x16_splat(0xF0)));
+        let lead = bits(u8x16_ge(v, u8x16_splat(0xC0)));
+        m.lead |= lead;
+        // Most text is ASCII: the lengths of characters beyond it only where there are some.
+        if lead != 0 {
+            m.lead3 |= bits(u8x16_ge(v, u8x16_splat(0xE0)));
+            m.lead4 |= bits(u8x16_ge(v, u8x16_splat(0xF0)));
+        }
     }
     m
 }
@@ -83,9 +87,13 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
             m.space |= bits(_mm_or_si128(is(b' '), is(b'\t')));
             m.newline |= bits(is(b'\n'));
             m.punctuation |= bits(_mm_andnot_si128(alnum, printable));
-            m.lead |= bits(at_least(0xC0));
-            m.lead3 |= bits(at_least(0xE0));
-            m.lead4 |= bits(at_least(0xF0));
+            let lead = bits(at_least(0xC0));
+            m.lead |= lead;
+            // Most text is ASCII: the lengths of characters beyond it only where there are some.
+            if lead != 0 {
+                m.lead3 |= bits(at_least(0xE0));
+                m.lead4 |= bits(at_least(0xF0));
+            }
         }
     }
     m
