@@ -89,6 +89,38 @@ export function aiSdk(messages) {
   return out;
 }
 
+/**
+ * The same history as AI SDK UIMessages, as `useChat` holds it: a turn's assistant messages and
+ * tool results are one assistant UIMessage, a `step-start` and a tool part per model call.
+ */
+export function aiSdkUi(messages) {
+  const out = [];
+  const calls = new Map();
+  let assistant = null;
+  for (const [i, m] of messages.entries()) {
+    if (m.role === "user") {
+      assistant = null;
+      out.push({ id: `m${i}`, role: "user", parts: [{ type: "text", text: text(m.content) }] });
+    } else if (m.role === "toolResult") {
+      const part = calls.get(m.toolCallId);
+      if (part && m.isError) Object.assign(part, { state: "output-error", errorText: text(m.content) });
+      else if (part) Object.assign(part, { state: "output-available", output: text(m.content) });
+    } else {
+      if (assistant === null) out.push((assistant = { id: `m${i}`, role: "assistant", parts: [] }));
+      assistant.parts.push({ type: "step-start" });
+      for (const b of m.content ?? []) {
+        if (b.type === "text") assistant.parts.push({ type: "text", text: b.text, state: "done" });
+        if (b.type === "thinking") assistant.parts.push({ type: "reasoning", text: b.thinking, state: "done" });
+        if (b.type !== "toolCall") continue;
+        const part = { type: `tool-${b.name}`, toolCallId: b.id, state: "input-available", input: b.arguments ?? {} };
+        calls.set(b.id, part);
+        assistant.parts.push(part);
+      }
+    }
+  }
+  return out;
+}
+
 /** The same history as OpenAI Responses input items (one item per text, reasoning or call). */
 export function openAIResponses(messages) {
   const out = [];

@@ -32,7 +32,9 @@ async function send(state, { signal }) {
   const body = await response.json();
   // `status` and the provider's message let the manager recognise a context overflow.
   if (!response.ok) throw Object.assign(new Error(body.error?.message), { status: response.status, code: body.error?.code });
-  return { role: "assistant", content: [{ type: "text", text: body.choices[0].message.content }], stopReason: "stop" };
+  // What the provider counted: run() learns from it, and the kept answer anchors later estimates.
+  const usage = { input: body.usage?.prompt_tokens ?? 0, output: body.usage?.completion_tokens ?? 0 };
+  return { role: "assistant", content: [{ type: "text", text: body.choices[0].message.content }], stopReason: "stop", usage };
 }
 
 // One turn: maintain before sending (may compact), then send with overflow recovery.

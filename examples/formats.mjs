@@ -36,6 +36,23 @@ plan("ai-sdk", [
   { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "weather", output: { type: "text", value: "rain, 7°C" } }] },
   { role: "assistant", content: "Rain and 7°C." },
 ]);
+// Vercel AI SDK UIMessage (what useChat holds): one assistant message holds a whole tool loop, and
+// a cut may fall between its steps: here plan.firstKeptPart is 4, the last step-start.
+plan("ai-sdk-ui", [
+  { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Oslo and Bergen?" }] },
+  {
+    id: "a1",
+    role: "assistant",
+    parts: [
+      { type: "step-start" },
+      { type: "tool-weather", toolCallId: "c1", state: "output-available", input: { city: "Oslo" }, output: "rain, 7°C" },
+      { type: "step-start" },
+      { type: "tool-weather", toolCallId: "c2", state: "output-available", input: { city: "Bergen" }, output: "rain, 9°C" },
+      { type: "step-start" },
+      { type: "text", text: "Rain in both." },
+    ],
+  },
+]);
 
 // The summary comes back in the same format, e.g. a Responses input item.
 console.log(JSON.stringify(projectSummary("The user asked about Oslo.", "openai-responses")));

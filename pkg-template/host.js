@@ -104,6 +104,8 @@ export function record(value, path) {
 const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayTag = Object.getOwnPropertyDescriptor(typedArray, Symbol.toStringTag).get;
 const typedArrayLength = Object.getOwnPropertyDescriptor(typedArray, "length").get;
+const typedArrayBuffer = Object.getOwnPropertyDescriptor(typedArray, "buffer").get;
+const typedArrayOffset = Object.getOwnPropertyDescriptor(typedArray, "byteOffset").get;
 const bufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
 
 function isArrayBuffer(value) {
@@ -121,17 +123,16 @@ export function settle(value) {
   return Promise.resolve().then(() => value);
 }
 
-/** A body's bytes: a string as it is, a `Uint8Array` or an `ArrayBuffer` as a fresh
- * `Uint8Array` copy, `null` for anything else. A detached buffer is a `Fault`. */
+/** A body's bytes: a string as it is, a `Uint8Array` or an `ArrayBuffer` as a `Uint8Array` of
+ * the package's own over the same bytes (wasm copies them once, into its memory, with no caller
+ * code in between), `null` for anything else. A detached buffer is a `Fault`. */
 export function bytes(value, path) {
   if (typeof value === "string") return value;
   const view = typedArrayTag.call(value) === "Uint8Array";
   if (!view && !isArrayBuffer(value)) return null;
   try {
-    const source = view ? value : new Uint8Array(value);
-    const copy = new Uint8Array(typedArrayLength.call(source));
-    Uint8Array.prototype.set.call(copy, source);
-    return copy;
+    if (!view) return new Uint8Array(value);
+    return new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
   } catch (cause) {
     throw new Fault(path, `cannot be read (a detached buffer?): ${describe(cause)}`, cause);
   }

@@ -100,6 +100,8 @@ export type OpenAIChatMessage =
       refusal?: string | null;
       tool_calls?: ReadonlyArray<{ id: string; type?: "function"; function: { name: string; arguments: string } }>;
       function_call?: { name: string; arguments: string } | null;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
     }
   | { role: "tool"; tool_call_id: string; content: string | ReadonlyArray<Part<"text", { text: string }>> }
   | { role: "function"; name: string; content: string | null };
@@ -112,7 +114,7 @@ type ResponsesContent = string | ReadonlyArray<
 
 /** OpenAI Responses API input items (`format: "openai-responses"`); unknown item types are counted as opaque. */
 export type OpenAIResponsesItem =
-  | { type?: "message"; role: "user" | "assistant" | "system" | "developer"; content: ResponsesContent; id?: string; status?: string }
+  | { type?: "message"; role: "user" | "assistant" | "system" | "developer"; content: ResponsesContent; id?: string; status?: string; usage?: ProviderUsage }
   | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: string }
   | { type: "function_call_output"; call_id: string; output: string | ResponsesContent; id?: string }
   | { type: "reasoning"; summary: ReadonlyArray<Part<"summary_text", { text: string }>>; encrypted_content?: string | null; id?: string }
@@ -144,31 +146,117 @@ export type AnthropicMessage =
             | Part<"tool_use" | `${string}_tool_use`, { id: string; name: string; input: unknown }>
             | Part<`${string}_tool_result`, { tool_use_id: string; content: unknown }>
           >;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
     };
 
-type AiSdkOutput =
-  | { type: "text" | "error-text"; value: string }
-  | { type: "json" | "error-json"; value: unknown }
-  | { type: "content"; value: ReadonlyArray<Part<"text", { text: string }> | Part<"media", { data: string; mediaType: string }>> };
-type AiSdkToolResult = Part<"tool-result", { toolCallId: string; toolName: string; output: AiSdkOutput }>;
+// A part of a later AI SDK version (or of your own): counted as its JSON, never an error.
+type FuturePart = { type: string; [key: string]: unknown };
 
-/** Vercel AI SDK `ModelMessage`s (`format: "ai-sdk"`). */
+/** The `output` of a tool result: text, json, error-text, error-json, execution-denied or content (AI SDK 5 to 7). */
+type AiSdkOutput =
+  | { type: "text" | "error-text"; value: string; providerOptions?: unknown }
+  | { type: "json" | "error-json"; value: unknown; providerOptions?: unknown }
+  | { type: "execution-denied"; reason?: string; providerOptions?: unknown }
+  | { type: "content"; value: ReadonlyArray<Part<"text", { text: string; providerOptions?: unknown }> | FuturePart>; providerOptions?: unknown }
+  | FuturePart;
+type AiSdkToolResult = Part<"tool-result", { toolCallId: string; toolName: string; output: AiSdkOutput; providerOptions?: unknown }>;
+type AiSdkFile = Part<"file" | "reasoning-file", { data: unknown; mediaType: string; filename?: string; providerOptions?: unknown }>;
+
+/**
+ * Vercel AI SDK `ModelMessage`s (`format: "ai-sdk"`), as `ai` 5, 6 and 7 type them: what
+ * `convertToModelMessages` returns and `generateText`/`streamText` take. Tool approval requests
+ * and responses pair with their calls; `providerOptions` are kept and not counted.
+ */
 export type AiSdkMessage =
-  | { role: "system"; content: string }
-  | { role: "user"; content: string | ReadonlyArray<Part<"text", { text: string }> | Part<"image", { image: unknown; mediaType?: string }> | Part<"file", { data: unknown; mediaType: string }>> }
+  | { role: "system"; content: string; providerOptions?: unknown }
+  | {
+      role: "user";
+      content:
+        | string
+        | ReadonlyArray<
+            | Part<"text", { text: string; providerOptions?: unknown }>
+            | Part<"image", { image: unknown; mediaType?: string; providerOptions?: unknown }>
+            | AiSdkFile
+            | FuturePart
+          >;
+      providerOptions?: unknown;
+    }
   | {
       role: "assistant";
       content:
         | string
         | ReadonlyArray<
-            | Part<"text", { text: string }>
-            | Part<"reasoning", { text: string }>
-            | Part<"tool-call", { toolCallId: string; toolName: string; input: unknown }>
+            | Part<"text" | "reasoning", { text: string; providerOptions?: unknown }>
+            | Part<"tool-call", { toolCallId: string; toolName: string; input: unknown; providerExecuted?: boolean; providerOptions?: unknown }>
             | AiSdkToolResult
-            | Part<"file", { data: unknown; mediaType: string }>
+            | AiSdkFile
+            | Part<"custom", { kind: string; providerOptions?: unknown }>
+            | Part<"tool-approval-request", { approvalId: string; toolCallId: string }>
+            | FuturePart
           >;
+      /** What the provider counted for the request that produced it (anchoring, calibration). */
+      usage?: ProviderUsage;
+      providerOptions?: unknown;
     }
-  | { role: "tool"; content: ReadonlyArray<AiSdkToolResult> };
+  | {
+      role: "tool";
+      content: ReadonlyArray<
+        | AiSdkToolResult
+        | Part<"tool-approval-response", { approvalId: string; approved: boolean; reason?: string; providerExecuted?: boolean }>
+        | FuturePart
+      >;
+      providerOptions?: unknown;
+    };
+
+/** The state of a tool part of a UIMessage: in flight (`input-*`, approvals pending), or answered. */
+export type AiSdkToolState =
+  | "input-streaming"
+  | "input-available"
+  | "approval-requested"
+  | "approval-responded"
+  | "output-available"
+  | "output-error"
+  | "output-denied";
+
+type AiSdkToolPart = {
+  toolCallId: string;
+  state: AiSdkToolState;
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  providerExecuted?: boolean;
+  approval?: { id: string; approved?: boolean; reason?: string };
+};
+
+/**
+ * A part of a UIMessage: text, reasoning, file, source-url, source-document, step-start (a new
+ * model call inside the message), `tool-NAME` and `dynamic-tool` parts in every state,
+ * `data-NAME` parts, and (AI SDK 7) custom, reasoning-file and steering-message parts.
+ */
+export type AiSdkUIPart =
+  | Part<"text" | "reasoning", { text: string; state?: "streaming" | "done"; providerMetadata?: unknown }>
+  | Part<"step-start">
+  | Part<"file", { mediaType: string; url: string; filename?: string; providerMetadata?: unknown }>
+  | Part<"source-url", { sourceId: string; url: string; title?: string; providerMetadata?: unknown }>
+  | Part<"source-document", { sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: unknown }>
+  | Part<`tool-${string}`, AiSdkToolPart>
+  | Part<"dynamic-tool", AiSdkToolPart & { toolName: string }>
+  | Part<`data-${string}`, { id?: string; data: unknown }>
+  | FuturePart;
+
+/**
+ * Vercel AI SDK `UIMessage`s (`format: "ai-sdk-ui"`): what `useChat` holds and posts, `ai` 5 to
+ * 7. They estimate as the `ModelMessage`s `convertToModelMessages` makes of them; a cut may fall
+ * between the steps of one assistant message (see `Plan.firstKeptPart`). `metadata` is kept and
+ * not counted.
+ */
+export interface AiSdkUIMessage {
+  id: string;
+  role: "system" | "user" | "assistant";
+  metadata?: unknown;
+  parts: ReadonlyArray<AiSdkUIPart>;
+}
 
 /** Which message shape `messages` holds. */
 export interface MessageFormats {
@@ -177,12 +265,40 @@ export interface MessageFormats {
   "openai-responses": OpenAIResponsesItem;
   anthropic: AnthropicMessage;
   "ai-sdk": AiSdkMessage;
+  "ai-sdk-ui": AiSdkUIMessage;
 }
 export type MessageFormat = keyof MessageFormats;
 /** Any message of any format. */
 export type AnyMessage = MessageFormats[MessageFormat];
 
+/**
+ * A provider's usage object, in any of the shapes `usage` on an assistant message and
+ * `reportedUsage.usage` are read in (the prompt is the sum of its input keys).
+ */
+export type ProviderUsage =
+  | MessageUsage
+  | { input_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; output_tokens?: number }
+  | { prompt_tokens?: number; completion_tokens?: number }
+  | { inputTokens?: number; outputTokens?: number };
+
+/**
+ * What the provider counted for an earlier request this one extends: "the request made of the
+ * first `messages` messages (with this system prompt, summary and tools, by default the
+ * request's own) was billed `inputTokens` input tokens" (or the provider's `usage` object).
+ * A report for another `summary` is stale (the history was compacted since) and ignored.
+ */
+export interface ReportedUsage {
+  messages: number;
+  inputTokens?: number;
+  usage?: ProviderUsage;
+  systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
+  summary?: string | null;
+  tools?: readonly ToolDefinition[] | null;
+}
+
 interface RequestOptions {
+  /** What the provider counted for earlier requests (anchoring and calibration; see the README). */
+  reportedUsage?: ReportedUsage | readonly ReportedUsage[] | null;
   /** A string, or (Anthropic's `system`) an array of text blocks. */
   systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
   summary?: string | null;
@@ -211,12 +327,24 @@ export type CompactionRequest<M extends AnyMessage = AnyMessage> = RequestOption
     | { format: "openai-responses"; messages: readonly (M & OpenAIResponsesItem)[] }
     | { format: "anthropic"; messages: readonly (M & AnthropicMessage)[] }
     | { format: "ai-sdk"; messages: readonly (M & AiSdkMessage)[] }
+    | { format: "ai-sdk-ui"; messages: readonly (M & AiSdkUIMessage)[] }
   );
 
 /** Where to cut; arrays hold your own message objects. */
 export interface Plan<M extends AnyMessage = Message> {
+  /** Where the kept suffix starts in `messages`. */
   firstKeptIndex: number;
+  /**
+   * The part of `messages[firstKeptIndex]` the kept suffix starts at: 0 when it keeps the whole
+   * message; otherwise (`format: "ai-sdk-ui"`, a cut between the steps of one assistant
+   * UIMessage) the index of the `step-start` part that begins the first kept step. `apply` then
+   * returns that message trimmed to `parts.slice(firstKeptPart)`, a new object with the same `id`.
+   */
+  firstKeptPart: number;
+  /** The `id` of `messages[firstKeptIndex]` when it has a string one (UIMessages do), else `null`. */
+  firstKeptId: string | null;
   messagesToSummarize: M[];
+  /** The start of a split turn; with a `firstKeptPart`, it ends with a copy of that message holding the parts before it. */
   turnPrefixMessages: M[];
   /** Where the turn prefix starts in \`messages\` (the arrays leave out system messages, which are never cut). */
   turnPrefixStart: number;
@@ -233,6 +361,10 @@ export type BytesRequest = RequestOptions & { format?: MessageFormat | null; mes
 /** A plan from `planBytes`: indices and estimates, and where each message is in the body. */
 export interface BytesPlan {
   firstKeptIndex: number;
+  /** As `Plan.firstKeptPart`: the part of message `firstKeptIndex` the kept suffix starts at (0: all of it). */
+  firstKeptPart: number;
+  /** As `Plan.firstKeptId`: the `id` of message `firstKeptIndex` when it is a string, else `null`. */
+  firstKeptId: string | null;
   turnPrefixStart: number;
   splitTurn: boolean;
   estimateBefore: number;
@@ -419,17 +551,27 @@ export declare class CompactionError extends Error {
 }
 
 export interface RequestEstimate {
+  /** Anchored to what the provider reported, when it did (`anchor`). */
   total: number;
   systemPrompt: number;
   summary: number;
   messages: number[];
   tools: number;
+  /** Present only when a report was used: the ratio every part was calibrated by. */
+  ratio?: number;
+  /** Present only when a report was used: the request (its first `messages` messages) it anchors to, and what it cost. */
+  anchor?: { messages: number; tokens: number };
 }
 
 export declare function estimate(request: CompactionRequest): RequestEstimate;
 
 /** The one user message a non-empty summary projects to, in `format`; `null` for an empty one. */
-export declare function projectSummary(summary: string | null | undefined, format?: Exclude<MessageFormat, "openai-responses"> | null): { role: "user"; content: string } | null;
+export declare function projectSummary(summary: string | null | undefined, format?: Exclude<MessageFormat, "openai-responses" | "ai-sdk-ui"> | null): { role: "user"; content: string } | null;
+/** A UIMessage with the id `"context-compaction-summary"`. */
+export declare function projectSummary(
+  summary: string | null | undefined,
+  format: "ai-sdk-ui",
+): { id: string; role: "user"; parts: [{ type: "text"; text: string }] } | null;
 export declare function projectSummary(
   summary: string | null | undefined,
   format: "openai-responses",

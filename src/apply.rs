@@ -105,6 +105,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     context: &S::Context,
 ) -> Result<Applied> {
     plan.check_fits(input.facts.messages.len())?;
+    plan.check_part(&input.facts.messages)?;
     let asked = SummarizeRequest {
         previous_summary: input.summary,
         messages: input.history,
@@ -126,12 +127,15 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     let estimate_before = facts.total();
     let estimate_after = facts.system_prompt
         + facts.tools
-        + summary_tokens(&text, input.estimator).map_err(|source| Error::InvalidRequest {
-            message: format!("summary: the estimator failed: {source}"),
-            source: Some(source),
-        })?
+        // Calibrated as every other part was, so that before and after stay comparable.
+        + facts.calibration.scale(summary_tokens(&text, input.estimator).map_err(|source| {
+            Error::InvalidRequest {
+                message: format!("summary: the estimator failed: {source}"),
+                source: Some(source),
+            }
+        })?)
         + facts.pinned_tokens(plan.first_kept_index)
-        + facts.message_tokens(plan.first_kept_index);
+        + facts.kept_tokens(plan.first_kept_index, plan.first_kept_part);
     if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(
             "the compacted estimate {estimate_after} is not below {estimate_before}"

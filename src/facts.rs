@@ -3,6 +3,7 @@
 //! Planning works on facts alone, so a caller that keeps them can re-plan a grown history by
 //! computing facts for the new messages only.
 
+use crate::anchor::{self, Calibration};
 use crate::error::{BoxError, Error, Result};
 use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
 use crate::request::Request;
@@ -22,6 +23,23 @@ pub struct MessageFacts {
     pub tool_call_ids: Vec<String>,
     /// The ids of the tool calls this message answers.
     pub tool_result_ids: Vec<String>,
+    /// The steps after the first one, where a cut may fall inside the message (an AI SDK
+    /// UIMessage's step boundaries); empty for most formats.
+    pub steps: Vec<Step>,
+}
+
+/// A later step of one host message: where it starts and what it holds up to the next step.
+/// The message's ids are in order, so a step's ids are a run of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The index of the part where the step starts.
+    pub part: usize,
+    /// Estimated tokens of the step, framing included.
+    pub tokens: u64,
+    /// How many of the message's tool calls the step makes.
+    pub calls: usize,
+    /// How many of the message's tool results it holds.
+    pub results: usize,
 }
 
 impl MessageFacts {
@@ -41,15 +59,45 @@ impl MessageFacts {
         )
     }
 
+    /// The tokens of the message from part `part` on (`part` 0 or the start of a step).
+    pub fn tokens_from(&self, part: usize) -> u64 {
+        if part == 0 {
+            return self.tokens;
+        }
+        self.steps
+            .iter()
+            .filter(|s| s.part >= part)
+            .map(|s| s.tokens)
+            .sum()
+    }
+
     /// Computes the facts of a host message (any format) with `estimator`.
     pub fn of_host(host: &HostMessage, estimator: &dyn Estimator) -> Result<Self, BoxError> {
-        Self::of_parts(
-            &host.units,
+        // Each step is counted once, and the message is their sum (a host estimator is called
+        // once per text).
+        let first_step = host.steps.first().map_or(host.units.len(), |s| s.unit);
+        let mut facts = Self::of_parts(
+            host.units.get(..first_step).unwrap_or(&host.units),
             host.system.as_deref(),
             host.role,
             host.starts_turn,
             estimator,
-        )
+        )?;
+        for (k, start) in host.steps.iter().enumerate() {
+            let end = host.steps.get(k + 1).map_or(host.units.len(), |s| s.unit);
+            let units = host.units.get(start.unit..end).unwrap_or(&[]);
+            let step = Self::of_parts(units, None, host.role, false, estimator)?;
+            facts.steps.push(Step {
+                part: start.part,
+                tokens: step.tokens,
+                calls: step.tool_call_ids.len(),
+                results: step.tool_result_ids.len(),
+            });
+            facts.tokens += step.tokens;
+            facts.tool_call_ids.extend(step.tool_call_ids);
+            facts.tool_result_ids.extend(step.tool_result_ids);
+        }
+        Ok(facts)
     }
 
     fn of_parts(
@@ -82,6 +130,7 @@ impl MessageFacts {
                     _ => None,
                 })
                 .collect(),
+            steps: Vec::new(),
         })
     }
 }
@@ -97,6 +146,9 @@ pub struct RequestFacts {
     pub tools: u64,
     /// Facts of each raw message, in order.
     pub messages: Vec<MessageFacts>,
+    /// How the estimates above were calibrated and anchored to what the provider reported
+    /// (`crate::anchor`); the default when nothing was reported.
+    pub calibration: Calibration,
 }
 
 impl RequestFacts {
@@ -118,6 +170,9 @@ impl RequestFacts {
                     .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
             })
             .collect::<Result<_>>()?;
+        if !request.reports.is_empty() {
+            anchor::calibrate(&mut facts, request.reports);
+        }
         Ok(facts)
     }
 
@@ -156,11 +211,19 @@ impl RequestFacts {
                 .map_err(|e| estimator_failed("summary", e))?,
             tools: tools_tokens(tools, estimator).map_err(|e| estimator_failed("tools", e))?,
             messages: Vec::new(),
+            calibration: Calibration::default(),
         })
     }
 
-    /// The estimate of the whole request.
+    /// The estimate of the whole request: anchored to what the provider reported when it
+    /// was (see [`crate::anchor`]).
     pub fn total(&self) -> u64 {
+        self.total_parts()
+            .saturating_add_signed(self.calibration.adjustment)
+    }
+
+    /// The sum of the estimates of the parts (no anchor).
+    pub fn total_parts(&self) -> u64 {
         self.system_prompt + self.summary + self.tools + self.message_tokens(0)
     }
 
@@ -172,6 +235,16 @@ impl RequestFacts {
             .filter(|f| f.role == Role::System)
             .map(|f| f.tokens)
             .sum()
+    }
+
+    /// The tokens of what a cut at part `part` of message `index` keeps (the message from
+    /// that part on, and every later message).
+    pub fn kept_tokens(&self, index: usize, part: usize) -> u64 {
+        let partial = self
+            .messages
+            .get(index)
+            .map_or(0, |f| f.tokens.saturating_sub(f.tokens_from(part)));
+        self.message_tokens(index).saturating_sub(partial)
     }
 
     /// The tokens of messages from `start` on.
@@ -227,7 +300,9 @@ fn content_tokens(content: &[ContentBlock], estimator: &dyn Estimator) -> Result
     let mut tokens = 0;
     for block in content {
         tokens += match block {
-            ContentBlock::Text(text) => estimator.count_tokens(text)?,
+            ContentBlock::Text(text) | ContentBlock::Opaque(text) => {
+                estimator.count_tokens(text)?
+            }
             ContentBlock::Image => estimator.image_tokens(),
         };
     }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::message::ToolDefinition;
+use crate::message::{Message, ToolDefinition};
 use crate::prompt;
 use crate::records;
 use crate::retry::{FailureKind, GenerateError, RetryPolicy, Sleeper};
@@ -137,19 +137,13 @@ where
 
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix).
     pub fn prompts(&self, request: &SummarizeRequest) -> Vec<(Purpose, String)> {
-        let mut prompts = Vec::new();
-        if !request.messages.is_empty() {
-            let records = records::serialize(request.messages);
-            prompts.push((
-                Purpose::History,
-                prompt::history(&records, request.previous_summary),
-            ));
-        }
-        if !request.turn_prefix_messages.is_empty() {
-            let records = records::serialize(request.turn_prefix_messages);
-            prompts.push((Purpose::TurnPrefix, prompt::turn_prefix(&records)));
-        }
-        prompts
+        let records =
+            |messages: &[Message]| (!messages.is_empty()).then(|| records::serialize(messages));
+        prompts(
+            request.previous_summary,
+            records(request.messages),
+            records(request.turn_prefix_messages),
+        )
     }
 
     async fn call(
@@ -214,6 +208,18 @@ where
             usage: Usage::combine(history.usage, prefix.usage),
         })
     }
+}
+
+/// The user prompts of a summary, in order: the history's when it has records, then the turn
+/// prefix's (`None` for a part with no messages).
+pub(crate) fn prompts(
+    previous_summary: &str,
+    history: Option<String>,
+    prefix: Option<String>,
+) -> Vec<(Purpose, String)> {
+    let history = history.map(|r| (Purpose::History, prompt::history(&r, previous_summary)));
+    let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(&r)));
+    history.into_iter().chain(prefix).collect()
 }
 
 fn summary_call_failed(purpose: Purpose, error: GenerateError, attempts: usize) -> Error {

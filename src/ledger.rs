@@ -8,14 +8,17 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::message::Role;
 use crate::plan::{History, Plan, plan_history};
 use crate::request::PlanOptions;
+use crate::steps::Positions;
 
 /// Facts of a growing history and the tool-call pairing between its messages.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     facts: Vec<MessageFacts>,
-    /// Tool-call id → index of the latest message that made the call.
+    /// The planning positions once a message has steps (`None`: the messages themselves).
+    positions: Option<Positions>,
+    /// Tool-call id → the latest position that made the call.
     calls: HashMap<String, usize>,
-    /// `blocked[c]`: how many call/result pairs a cut at `c` would separate (cuts `0..=len`).
+    /// `blocked[c]`: how many call/result pairs a cut at position `c` would separate.
     blocked: Vec<u32>,
     message_tokens: u64,
     pinned_tokens: u64,
@@ -42,7 +45,38 @@ impl Ledger {
     /// Appends the facts of the next message. A result pairs with the latest earlier call of
     /// its id; results whose call is unknown constrain nothing.
     pub fn push(&mut self, facts: MessageFacts) {
-        let j = self.facts.len();
+        if !facts.steps.is_empty() && self.positions.is_none() {
+            // The first message with steps: pairing is redone over positions.
+            let before = std::mem::take(&mut self.facts);
+            *self = Ledger {
+                positions: Some(Positions::default()),
+                ..Ledger::new()
+            };
+            for f in before {
+                self.push(f);
+            }
+        }
+        match self.positions.take() {
+            None => self.pair(&facts),
+            Some(mut positions) => {
+                let first = positions.facts.len();
+                positions.push(self.facts.len(), &facts);
+                for position in positions.facts.get(first..).unwrap_or(&[]) {
+                    self.pair(position);
+                }
+                self.positions = Some(positions);
+            }
+        }
+        self.message_tokens += facts.tokens;
+        if facts.role == Role::System {
+            self.pinned_tokens += facts.tokens;
+        }
+        self.facts.push(facts);
+    }
+
+    /// Pairs the calls and results of the next position with the earlier ones.
+    fn pair(&mut self, facts: &MessageFacts) {
+        let j = self.blocked.len().saturating_sub(1);
         self.blocked.push(0);
         for id in &facts.tool_result_ids {
             let Some(&i) = self.calls.get(id) else {
@@ -56,11 +90,6 @@ impl Ledger {
         for id in &facts.tool_call_ids {
             self.calls.insert(id.clone(), j);
         }
-        self.message_tokens += facts.tokens;
-        if facts.role == Role::System {
-            self.pinned_tokens += facts.tokens;
-        }
-        self.facts.push(facts);
     }
 
     /// The facts so far.
@@ -88,11 +117,15 @@ impl Ledger {
         trigger_ratio: f64,
     ) -> Result<Option<Plan>> {
         let history = History {
-            facts: &self.facts,
+            facts: self.positions.as_ref().map_or(&self.facts, |p| &p.facts),
             blocked: &|cut| self.blocked.get(cut).is_some_and(|n| *n > 0),
             message_tokens: self.message_tokens,
             pinned_tokens: self.pinned_tokens,
         };
-        plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)
+        let plan = plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)?;
+        Ok(match &self.positions {
+            Some(positions) => plan.map(|plan| positions.to_messages(plan, &self.facts)),
+            None => plan,
+        })
     }
 }

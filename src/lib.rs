@@ -49,6 +49,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod anchor;
 mod apply;
 pub mod body;
 mod compactor;
@@ -66,6 +67,7 @@ mod prompt;
 pub mod records;
 mod request;
 mod retry;
+mod steps;
 mod summarizer;
 mod summary;
 pub mod token;
@@ -75,17 +77,18 @@ pub mod token;
 #[allow(unreachable_pub)]
 mod wasm;
 
+pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};
 pub use error::{BoxError, Error, Result, whole_number};
-pub use facts::{MessageFacts, RequestFacts};
+pub use facts::{MessageFacts, RequestFacts, Step};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
 pub use ledger::Ledger;
 pub use message::{
-    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, Role, StopReason,
-    ToolCall, ToolDefinition, ToolResultMessage, UserMessage,
+    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, Role, StepStart,
+    StopReason, ToolCall, ToolDefinition, ToolResultMessage, UserMessage,
 };
 pub use overflow::is_context_overflow;
 pub use plan::Plan;

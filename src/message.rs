@@ -53,6 +53,9 @@ pub enum ContentBlock {
     Text(String),
     /// An image; only its presence matters (it counts a fixed number of tokens).
     Image,
+    /// Content the model is sent but a summary has no use for (a part of a kind the reader
+    /// does not know): counted in the estimate, left out of the records.
+    Opaque(String),
 }
 
 /// A block of assistant content.
@@ -200,6 +203,18 @@ pub struct HostMessage {
     pub units: Vec<Message>,
     /// The text of a system or developer message.
     pub system: Option<String>,
+    /// Where later steps start inside the message (an AI SDK UIMessage's step boundaries): a
+    /// cut may fall there as well as before the message. Empty for most formats.
+    pub steps: Vec<StepStart>,
+}
+
+/// A step boundary inside one host message: the part a step starts at and its first unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepStart {
+    /// The index of the part (in the host message's own parts) where the step starts.
+    pub part: usize,
+    /// The index of the step's first unit in [`HostMessage::units`].
+    pub unit: usize,
 }
 
 impl HostMessage {
@@ -215,6 +230,7 @@ impl HostMessage {
             starts_turn,
             units: vec![message],
             system: None,
+            steps: Vec::new(),
         }
     }
 
@@ -225,6 +241,7 @@ impl HostMessage {
             starts_turn: false,
             units: Vec::new(),
             system: Some(text),
+            steps: Vec::new(),
         }
     }
 
@@ -245,6 +262,7 @@ impl HostMessage {
             starts_turn: user && !assistant,
             units,
             system: None,
+            steps: Vec::new(),
         }
     }
 }

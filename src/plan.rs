@@ -9,15 +9,21 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::message::Role;
 use crate::request::PlanOptions;
+use crate::steps::Positions;
 
 /// A decision to compact: which messages to summarize and where the kept suffix starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     /// Where the retained suffix starts; may equal the number of messages (keep nothing).
     pub first_kept_index: usize,
+    /// The part of message `first_kept_index` the retained suffix starts at: 0 for the whole
+    /// message, else the start of one of its later steps (an AI SDK UIMessage), in which case
+    /// the parts before it end the turn prefix.
+    pub first_kept_part: usize,
     /// The history before the cut, or before the split turn's start.
     pub messages_to_summarize: Range<usize>,
-    /// The beginning of a split turn (empty unless `split_turn`).
+    /// The beginning of a split turn (empty unless `split_turn`), whole messages: with a
+    /// `first_kept_part`, the parts of message `first_kept_index` before it follow them.
     pub turn_prefix_messages: Range<usize>,
     /// Whether the cut falls inside a turn.
     pub split_turn: bool,
@@ -37,12 +43,12 @@ impl Plan {
         let kept = self.first_kept_index;
         let history = &self.messages_to_summarize;
         let prefix = &self.turn_prefix_messages;
-        if kept > len {
+        if kept > len || (kept == len && self.first_kept_part > 0) {
             return Err(Error::invalid_request(format!(
                 "plan.firstKeptIndex: {kept} is out of range for {len} messages"
             )));
         }
-        if kept == 0 {
+        if kept == 0 && self.first_kept_part == 0 {
             return Err(Error::invalid_request(
                 "plan.firstKeptIndex: 0 removes no message",
             ));
@@ -53,12 +59,34 @@ impl Plan {
                 history.start, history.end, prefix.start, prefix.end
             )));
         }
-        if self.split_turn == prefix.is_empty() {
+        if self.split_turn == (prefix.is_empty() && self.first_kept_part == 0) {
             return Err(Error::invalid_request(
                 "plan.splitTurn: a split turn needs a non-empty turn prefix, and only a split turn has one",
             ));
         }
         Ok(())
+    }
+
+    /// A plan whose kept suffix starts inside a message must start it at one of that
+    /// message's steps.
+    pub fn check_part(&self, facts: &[MessageFacts]) -> Result<()> {
+        let (kept, part) = (self.first_kept_index, self.first_kept_part);
+        if part == 0 {
+            return Ok(());
+        }
+        let steps = facts.get(kept).map_or(&[][..], |f| &f.steps[..]);
+        if steps.iter().any(|s| s.part == part) {
+            return Ok(());
+        }
+        Err(self.part_error())
+    }
+
+    /// The error for a `first_kept_part` that starts no step of its message.
+    pub(crate) fn part_error(&self) -> Error {
+        let (kept, part) = (self.first_kept_index, self.first_kept_part);
+        Error::invalid_request(format!(
+            "plan.firstKeptPart: {part} is not where a step of messages[{kept}] starts"
+        ))
     }
 }
 
@@ -79,14 +107,21 @@ pub(crate) fn plan(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
-    let blocked = blocked_cuts(&facts.messages);
+    // With steps inside messages, the plan is made over positions and turned back.
+    let positions = Positions::of(&facts.messages);
+    let planned = positions.as_ref().map_or(&facts.messages, |p| &p.facts);
+    let blocked = blocked_cuts(planned);
     let history = History {
-        facts: &facts.messages,
+        facts: planned,
         blocked: &|cut| blocked.get(cut).copied().unwrap_or(false),
         message_tokens: facts.message_tokens(0),
         pinned_tokens: facts.pinned_tokens(facts.messages.len()),
     };
-    plan_history(facts, &history, options, keep_recent_tokens, trigger_ratio)
+    let plan = plan_history(facts, &history, options, keep_recent_tokens, trigger_ratio)?;
+    Ok(match positions {
+        Some(positions) => plan.map(|plan| positions.to_messages(plan, &facts.messages)),
+        None => plan,
+    })
 }
 
 /// Plans over `history`; `fixed` gives the system prompt, tools and summary (its messages are
@@ -98,8 +133,10 @@ pub(crate) fn plan_history(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
+    // Anchored to what the provider reported, when it was (`crate::anchor`).
     let estimate_before =
-        fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens;
+        (fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens)
+            .saturating_add_signed(fixed.calibration.adjustment);
     if !options.require_reduction {
         let Some(budget) = options.input_token_budget else {
             return Ok(None);
@@ -128,6 +165,7 @@ pub(crate) fn plan_history(
         .sum();
     Ok(Some(Plan {
         first_kept_index: cut,
+        first_kept_part: 0,
         messages_to_summarize: 0..history_end,
         turn_prefix_messages: history_end..cut,
         split_turn: turn_start.is_some(),
@@ -192,7 +230,8 @@ fn in_flight_start(messages: &[MessageFacts]) -> usize {
         .map_or(0, |i| i + 1);
     (run..=last)
         .find(|&k| {
-            let after = messages.get(k + 1..).unwrap_or(&[]);
+            // A result in the same message answers it too (a server tool's, or a step's).
+            let after = messages.get(k..).unwrap_or(&[]);
             let answered = |id: &String| after.iter().any(|f| f.tool_result_ids.contains(id));
             messages
                 .get(k)

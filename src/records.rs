@@ -5,6 +5,9 @@
 //! [`MAX_LINES`] lines or [`MAX_BYTES`] bytes. Ids, signatures, metadata and payloads are dropped.
 
 use std::collections::HashMap;
+use std::ops::Range;
+
+use serde_json::Value;
 
 use crate::message::{AssistantBlock, ContentBlock, Message};
 
@@ -24,97 +27,367 @@ pub enum Keep {
 
 /// Serializes `messages` into records separated by blank lines.
 pub fn serialize(messages: &[Message]) -> String {
-    let call_names: HashMap<&str, &str> = messages
-        .iter()
-        .flat_map(Message::calls)
-        .map(|call| (call.id.as_str(), call.name.as_str()))
-        .collect();
-    let mut records = Vec::new();
+    let mut records = Writer::default();
     for message in messages {
-        if message.is_failed_attempt() {
-            continue;
-        }
         match message {
-            Message::User(user) => records.push(format!("[User]: {}", content_text(&user.content))),
+            Message::User(user) => {
+                records.user();
+                content(&mut records, &user.content);
+            }
             Message::Assistant(assistant) => {
+                records.assistant(message.is_failed_attempt());
                 for block in &assistant.content {
-                    records.push(match block {
-                        AssistantBlock::Opaque(_) => continue,
-                        AssistantBlock::Text(text) => format!("[Assistant]: {text}"),
-                        AssistantBlock::Thinking(text) => {
-                            format!("[Assistant thinking]: {}", truncate(text, Keep::Tail))
+                    match block {
+                        AssistantBlock::Text(text) => records.text(&text.as_str()),
+                        AssistantBlock::Thinking(text) => records.thinking(&text.as_str()),
+                        AssistantBlock::ToolCall(call) => {
+                            records.call(&call.id, &call.name.as_str(), &call.arguments)
                         }
-                        AssistantBlock::ToolCall(call) => format!(
-                            "[Tool call] {}: {}",
-                            call.name,
-                            truncate(&call.arguments.to_string(), Keep::Head)
-                        ),
-                    });
+                        AssistantBlock::Opaque(_) => {}
+                    }
                 }
             }
             Message::ToolResult(result) => {
-                let name = result
-                    .tool_name
-                    .as_deref()
-                    .or_else(|| call_names.get(result.tool_call_id.as_str()).copied())
-                    .unwrap_or("unknown");
-                let keep = if result.is_error || name == "bash" {
-                    Keep::Tail
-                } else {
-                    Keep::Head
-                };
-                let status = if result.is_error { "error" } else { "ok" };
-                let text = content_text(&result.content);
-                records.push(format!(
-                    "[Tool result] {name} ({status}): {}",
-                    truncate(&text, keep)
-                ));
+                let name = result.tool_name.as_deref();
+                records.tool_result(&result.tool_call_id, name, result.is_error);
+                content(&mut records, &result.content);
             }
         }
     }
-    records.join("\n\n")
+    records.finish()
 }
 
-/// Text blocks joined by line breaks, followed by the number of images, if any.
-fn content_text(content: &[ContentBlock]) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    let mut images = 0;
+fn content(records: &mut Writer, content: &[ContentBlock]) {
     for block in content {
         match block {
-            ContentBlock::Text(text) => parts.push(text),
-            ContentBlock::Image => images += 1,
+            ContentBlock::Text(text) => records.text(&text.as_str()),
+            ContentBlock::Image => records.image(),
+            ContentBlock::Opaque(_) => {}
         }
     }
-    let image_note = match images {
-        0 => String::new(),
-        1 => "[1 image]".to_owned(),
-        n => format!("[{n} images]"),
-    };
-    if !image_note.is_empty() {
-        parts.push(&image_note);
+}
+
+/// A text a record is made of: a `str`, tool-call arguments as a `serde_json` value (written as
+/// compact JSON), or a value a format's reader reads in place.
+pub(crate) trait Piece {
+    /// Appends the text to `out`.
+    fn write_to(&self, out: &mut String);
+}
+
+impl Piece for &str {
+    fn write_to(&self, out: &mut String) {
+        out.push_str(self);
     }
-    parts.join("\n")
+}
+
+impl Piece for Value {
+    fn write_to(&self, out: &mut String) {
+        use std::fmt::Write;
+        // Writing into a String cannot fail.
+        let _ = write!(out, "{self}");
+    }
+}
+
+/// Writes records one unit at a time, in order, as the events of a unit come (what
+/// [`serialize`] does with canonical messages, and the records sink of the format readers with
+/// host messages read in place): visible text straight into the records, what may be
+/// truncated first into scratch space.
+///
+/// A tool result without a name takes the name of the last call with its id anywhere in the
+/// messages, so it is held and written when all of them are read.
+#[derive(Default)]
+pub(crate) struct Writer {
+    /// The records so far, each after a blank line (the first one's is dropped at the end).
+    out: String,
+    /// What the open unit may truncate: thinking, arguments, a tool result's content.
+    scratch: String,
+    open: Open,
+    /// The ids and names of the calls so far, as ranges of `calls_text`.
+    calls: Vec<(Range<usize>, Range<usize>)>,
+    calls_text: String,
+    /// The tool results without a name, their ids and content in `held_text`.
+    held: Vec<Held>,
+    held_text: String,
+    /// Whether a unit has started.
+    any: bool,
+}
+
+/// The unit being written.
+#[derive(Default)]
+enum Open {
+    #[default]
+    Nothing,
+    User(Content),
+    Assistant {
+        failed: bool,
+    },
+    ToolResult {
+        /// Which end of its content survives; `None` for a held one.
+        keep: Option<Keep>,
+        content: Content,
+    },
+}
+
+/// The text parts and images of a user or tool-result content so far.
+#[derive(Default, Clone, Copy)]
+struct Content {
+    parts: usize,
+    images: usize,
+}
+
+/// A tool result whose record is written at the end.
+struct Held {
+    /// Where its record goes in `out`.
+    at: usize,
+    id: Range<usize>,
+    content: Range<usize>,
+    is_error: bool,
+}
+
+impl Writer {
+    /// A user unit starts.
+    pub(crate) fn user(&mut self) {
+        self.close();
+        self.any = true;
+        self.out.push_str("\n\n[User]: ");
+        self.open = Open::User(Content::default());
+    }
+
+    /// An assistant unit starts; a failed attempt has no records (its calls still name
+    /// results).
+    pub(crate) fn assistant(&mut self, failed: bool) {
+        self.close();
+        self.any = true;
+        self.open = Open::Assistant { failed };
+    }
+
+    /// A tool result starts.
+    pub(crate) fn tool_result(&mut self, id: &str, name: Option<&str>, is_error: bool) {
+        self.close();
+        self.any = true;
+        let keep = name.map(|name| {
+            self.out.push_str("\n\n");
+            result_heading(&mut self.out, name, is_error);
+            keep(name, is_error)
+        });
+        if keep.is_none() {
+            let start = self.held_text.len();
+            self.held_text.push_str(id);
+            self.held.push(Held {
+                at: 0,
+                id: start..self.held_text.len(),
+                content: 0..0,
+                is_error,
+            });
+        }
+        self.scratch.clear();
+        self.open = Open::ToolResult {
+            keep,
+            content: Content::default(),
+        };
+    }
+
+    /// Visible text of the open unit.
+    pub(crate) fn text(&mut self, text: &dyn Piece) {
+        match &mut self.open {
+            Open::User(content) => {
+                content.part(&mut self.out);
+                text.write_to(&mut self.out);
+            }
+            Open::ToolResult { keep, content } => {
+                let target = match keep {
+                    Some(_) => &mut self.scratch,
+                    None => &mut self.held_text,
+                };
+                content.part(target);
+                text.write_to(target);
+            }
+            Open::Assistant { failed: false } => {
+                self.out.push_str("\n\n[Assistant]: ");
+                text.write_to(&mut self.out);
+            }
+            Open::Assistant { failed: true } | Open::Nothing => {}
+        }
+    }
+
+    /// An image of the open unit (assistants send none).
+    pub(crate) fn image(&mut self) {
+        if let Open::User(content) | Open::ToolResult { content, .. } = &mut self.open {
+            content.images += 1;
+        }
+    }
+
+    /// Reasoning text of the open assistant unit.
+    pub(crate) fn thinking(&mut self, text: &dyn Piece) {
+        if let Open::Assistant { failed: false } = self.open {
+            self.scratch.clear();
+            text.write_to(&mut self.scratch);
+            self.out.push_str("\n\n[Assistant thinking]: ");
+            truncate_into(&self.scratch, Keep::Tail, &mut self.out);
+        }
+    }
+
+    /// A tool call of the open assistant unit.
+    pub(crate) fn call(&mut self, id: &str, name: &dyn Piece, arguments: &dyn Piece) {
+        let Open::Assistant { failed } = self.open else {
+            return;
+        };
+        let start = self.calls_text.len();
+        self.calls_text.push_str(id);
+        let middle = self.calls_text.len();
+        name.write_to(&mut self.calls_text);
+        self.calls
+            .push((start..middle, middle..self.calls_text.len()));
+        if failed {
+            return;
+        }
+        self.scratch.clear();
+        arguments.write_to(&mut self.scratch);
+        self.out.push_str("\n\n[Tool call] ");
+        self.out
+            .push_str(self.calls_text.get(middle..).unwrap_or_default());
+        self.out.push_str(": ");
+        truncate_into(&self.scratch, Keep::Head, &mut self.out);
+    }
+
+    /// Ends the open unit (at the end of a host message).
+    pub(crate) fn close(&mut self) {
+        match std::mem::take(&mut self.open) {
+            Open::User(content) => content.end(&mut self.out),
+            Open::ToolResult {
+                keep: Some(keep),
+                content,
+            } => {
+                content.end(&mut self.scratch);
+                truncate_into(&self.scratch, keep, &mut self.out);
+            }
+            Open::ToolResult {
+                keep: None,
+                content,
+            } => {
+                content.end(&mut self.held_text);
+                if let Some(held) = self.held.last_mut() {
+                    held.at = self.out.len();
+                    held.content = held.id.end..self.held_text.len();
+                }
+            }
+            Open::Assistant { .. } | Open::Nothing => {}
+        }
+    }
+
+    /// Whether no unit has started (there is nothing to summarize).
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    /// The records, separated by blank lines.
+    pub(crate) fn finish(mut self) -> String {
+        self.close();
+        let mut out = if self.held.is_empty() {
+            self.out
+        } else {
+            self.with_held()
+        };
+        if out.starts_with("\n\n") {
+            out.drain(..2);
+        }
+        out
+    }
+
+    /// The records with the held tool results written in their places.
+    fn with_held(&self) -> String {
+        let text = |range: &Range<usize>| self.calls_text.get(range.clone()).unwrap_or_default();
+        let names: HashMap<&str, &str> = self
+            .calls
+            .iter()
+            .map(|(id, name)| (text(id), text(name)))
+            .collect();
+        let held = |range: &Range<usize>| self.held_text.get(range.clone()).unwrap_or_default();
+        let mut out = String::with_capacity(self.out.len() + self.held_text.len() + 64);
+        let mut copied = 0;
+        for result in &self.held {
+            out.push_str(self.out.get(copied..result.at).unwrap_or_default());
+            copied = result.at;
+            let name = names.get(held(&result.id)).copied().unwrap_or("unknown");
+            out.push_str("\n\n");
+            result_heading(&mut out, name, result.is_error);
+            truncate_into(held(&result.content), keep(name, result.is_error), &mut out);
+        }
+        out.push_str(self.out.get(copied..).unwrap_or_default());
+        out
+    }
+}
+
+impl Content {
+    /// A text part starts (after a line break, unless it is the first).
+    fn part(&mut self, out: &mut String) {
+        if self.parts > 0 {
+            out.push('\n');
+        }
+        self.parts += 1;
+    }
+
+    /// The number of images after the text, if any.
+    fn end(mut self, out: &mut String) {
+        if self.images > 0 {
+            self.part(out);
+            match self.images {
+                1 => out.push_str("[1 image]"),
+                n => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "[{n} images]");
+                }
+            }
+        }
+    }
+}
+
+/// `[Tool result] name (status): `.
+fn result_heading(out: &mut String, name: &str, is_error: bool) {
+    out.push_str("[Tool result] ");
+    out.push_str(name);
+    out.push_str(if is_error { " (error): " } else { " (ok): " });
+}
+
+/// Which end of a tool result survives: the end of errors and of shell output.
+fn keep(name: &str, is_error: bool) -> Keep {
+    if is_error || name == "bash" {
+        Keep::Tail
+    } else {
+        Keep::Head
+    }
 }
 
 /// Shortens `text` to [`MAX_LINES`] lines and [`MAX_BYTES`] bytes, keeping `keep`, and marks
 /// what was cut.
 pub fn truncate(text: &str, keep: Keep) -> String {
+    let mut out = String::new();
+    truncate_into(text, keep, &mut out);
+    out
+}
+
+/// Appends [`truncate`]`(text, keep)` to `out`.
+fn truncate_into(text: &str, keep: Keep, out: &mut String) {
     let kept = match keep {
         Keep::Head => head(text),
         Keep::Tail => tail(text),
     };
     if kept.len() == text.len() {
-        return text.to_owned();
+        out.push_str(text);
+        return;
     }
     let note = format!(
         "[… {} of {} bytes truncated]",
         text.len() - kept.len(),
         text.len()
     );
-    match keep {
-        Keep::Head => format!("{kept}\n{note}"),
-        Keep::Tail => format!("{note}\n{kept}"),
-    }
+    let (first, second) = match keep {
+        Keep::Head => (kept, note.as_str()),
+        Keep::Tail => (note.as_str(), kept),
+    };
+    out.push_str(first);
+    out.push('\n');
+    out.push_str(second);
 }
 
 fn head(text: &str) -> &str {

@@ -1,5 +1,6 @@
 //! What a plan or a compaction is asked about: the conversation state and how strictly to act.
 
+use crate::anchor::Report;
 use crate::message::{Message, ToolDefinition};
 use crate::token::{Estimator, Heuristic};
 
@@ -22,6 +23,9 @@ pub struct Request<'a> {
     pub require_reduction: bool,
     /// Drives every estimate of this request.
     pub estimator: &'a dyn Estimator,
+    /// What the provider counted for earlier requests this one extends (anchoring and
+    /// calibration, [`crate::anchor`]); empty: estimate locally.
+    pub reports: &'a [Report],
 }
 
 impl<'a> Request<'a> {
@@ -36,6 +40,7 @@ impl<'a> Request<'a> {
             input_token_budget: None,
             require_reduction: false,
             estimator: &DEFAULT_ESTIMATOR,
+            reports: &[],
         }
     }
 
@@ -57,6 +62,7 @@ impl std::fmt::Debug for Request<'_> {
             .field("tools", &self.tools.len())
             .field("input_token_budget", &self.input_token_budget)
             .field("require_reduction", &self.require_reduction)
+            .field("reports", &self.reports)
             .finish_non_exhaustive()
     }
 }

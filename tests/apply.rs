@@ -80,6 +80,7 @@ fn a_given_plan_is_trusted_not_replanned() {
     };
     let plan = Plan {
         first_kept_index: 7,
+        first_kept_part: 0,
         messages_to_summarize: 0..7,
         turn_prefix_messages: 7..7,
         split_turn: false,
@@ -119,6 +120,7 @@ fn a_plan_that_does_not_fit_the_request_is_invalid() {
     );
     let nothing = Plan {
         first_kept_index: 0,
+        first_kept_part: 0,
         messages_to_summarize: 0..0,
         turn_prefix_messages: 0..0,
         ..good.clone()
@@ -148,6 +150,7 @@ fn the_summarizer_gets_the_history_and_the_turn_prefix_with_the_previous_summary
     let compactor = compactor(0.0, Fixed::new("S"));
     let plan = Plan {
         first_kept_index: 4,
+        first_kept_part: 0,
         messages_to_summarize: 0..0,
         turn_prefix_messages: 0..4,
         split_turn: true,

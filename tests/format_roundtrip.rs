@@ -90,6 +90,8 @@ fn render(format: Format, steps: &[Step]) -> Vec<Value> {
                 }
             }
             (_, Step::Result(..)) => unreachable!(),
+            // UIMessages hold calls and results together: tests/ai_sdk_ui.rs.
+            (Format::AiSdkUi, _) => unreachable!(),
         }
     }
     out

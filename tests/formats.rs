@@ -347,13 +347,18 @@ fn malformed_input_names_the_path() {
         ),
         (
             Format::AiSdk,
-            json!([{"role": "tool", "content": [{"type": "text", "text": "x"}]}]),
-            "messages[0].content[0].type: unknown block type \"text\"",
+            json!([{"role": "tool", "content": [{"type": "tool-result", "output": {"type": "text", "value": "x"}}]}]),
+            "messages[0].content[0].toolCallId: missing",
         ),
         (
-            Format::AiSdk,
-            json!([{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x", "output": {"type": "weird"}}]}]),
-            "messages[0].content[0].output.type: unknown block type \"weird\"",
+            Format::AiSdkUi,
+            json!([{"id": "a", "role": "user", "content": "hi"}]),
+            "messages[0].parts: missing (expected an array of parts) (the message has `content`: a ModelMessage? use format \"ai-sdk\")",
+        ),
+        (
+            Format::AiSdkUi,
+            json!([{"id": "a", "role": "assistant", "parts": [{"type": "tool-read", "toolCallId": "c"}]}]),
+            "messages[0].parts[0].state: missing",
         ),
         (
             Format::OpenAIResponses,

@@ -359,6 +359,7 @@ impl Conversation for Shrinking {
             starts_turn: true,
             tool_call_ids: vec![],
             tool_result_ids: vec![],
+            steps: vec![],
         };
         Ok(RequestFacts {
             messages: vec![message; *state],
@@ -368,6 +369,7 @@ impl Conversation for Shrinking {
     fn plan(&self, facts: &RequestFacts, _: PlanOptions) -> Result<Option<Plan>> {
         Ok(Some(Plan {
             first_kept_index: 1,
+            first_kept_part: 0,
             messages_to_summarize: 0..1,
             turn_prefix_messages: 1..1,
             split_turn: false,

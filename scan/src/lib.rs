@@ -5,14 +5,18 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+mod escape;
 mod find;
 mod node;
 mod score;
 mod tape;
 mod text;
+mod words;
 
+pub use escape::escape_into;
 pub use find::backslash;
-pub use node::{Children, Val, unescape};
+pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
-pub use text::utf8;
+pub use text::{ascii_end, utf8};
+pub use words::{SKIPPED, from_words};

@@ -215,27 +215,53 @@ impl<'a> Iterator for Children<'a> {
 /// escape becomes U+FFFD (as `context_compaction::parse::json_text` reads it).
 pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(at) =
-        Some(crate::find::backslash(rest.as_bytes(), 0)).filter(|&at| at < rest.len())
-    {
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let escape = rest.get(at..).unwrap_or("");
-        let (ch, width) = match escape.as_bytes().get(1) {
-            Some(b'n') => ('\n', 2),
-            Some(b't') => ('\t', 2),
-            Some(b'r') => ('\r', 2),
-            Some(b'b') => ('\u{8}', 2),
-            Some(b'f') => ('\u{c}', 2),
-            Some(b'u') => code_point(escape),
-            Some(&other) => (other as char, 2),
-            None => ('\u{fffd}', 1),
-        };
-        out.push(ch);
-        rest = escape.get(width..).unwrap_or("");
-    }
-    out.push_str(rest);
+    unescape_into(raw, &mut out);
     out
+}
+
+/// Appends the value of a JSON string's content to `out` (as [`unescape`]).
+pub fn unescape_into(raw: &str, out: &mut String) {
+    out.reserve(raw.len());
+    let bytes = raw.as_bytes();
+    // Bytes before `copied` are written; the backslashes are found 64 bytes at a time, so
+    // that dense escapes (the quotes of JSON held in a string) cost a few steps each.
+    let mut copied = 0;
+    let mut block = 0;
+    while block < bytes.len() {
+        let mut chunk = [0u8; 64];
+        let part = bytes.get(block..).unwrap_or_default();
+        let n = part.len().min(64);
+        chunk
+            .get_mut(..n)
+            .unwrap_or_default()
+            .copy_from_slice(part.get(..n).unwrap_or_default());
+        let mut backslashes = crate::find::mask64(&chunk, crate::find::backslashes16);
+        while backslashes != 0 {
+            let at = block + backslashes.trailing_zeros() as usize;
+            backslashes &= backslashes - 1;
+            // A backslash inside the escape before (`\\`, or a `\u` escape's) is not one.
+            if at < copied {
+                continue;
+            }
+            // Every backslash is ASCII: `copied..at` ends on a character boundary.
+            out.push_str(raw.get(copied..at).unwrap_or(""));
+            let (ch, width) = match bytes.get(at + 1) {
+                Some(b'n') => ('\n', 2),
+                Some(b't') => ('\t', 2),
+                Some(b'r') => ('\r', 2),
+                Some(b'b') => ('\u{8}', 2),
+                Some(b'f') => ('\u{c}', 2),
+                Some(b'u') => code_point(raw.get(at..).unwrap_or("")),
+                Some(&other) if other.is_ascii() => (char::from(other), 2),
+                // Never after the scanner: a backslash before a wide character, or at the end.
+                _ => ('\u{fffd}', 1),
+            };
+            out.push(ch);
+            copied = at + width;
+        }
+        block += 64;
+    }
+    out.push_str(raw.get(copied..).unwrap_or(""));
 }
 
 /// The character of a `\uXXXX` escape at the start of `escape` (joining a surrogate pair) and
@@ -272,6 +298,27 @@ mod tests {
             assert_eq!(unescape(raw), expected);
         }
         assert_eq!(unescape(r"a\ud800b\udc00"), "a\u{fffd}b\u{fffd}");
+    }
+
+    proptest::proptest! {
+        /// Any text escaped as JSON (some characters as `\u` escapes, pairs for the wide ones),
+        /// long enough to cross blocks, unescapes to itself.
+        #[test]
+        fn unescapes_any_escaped_text(text in "(\\PC|[\"\\\\\\n/])*", every in 1usize..5) {
+            let mut raw = String::new();
+            for (i, ch) in text.chars().enumerate() {
+                if i % every == 0 {
+                    let mut units = [0u16; 2];
+                    for unit in ch.encode_utf16(&mut units) {
+                        raw.push_str(&format!("\\u{unit:04x}"));
+                    }
+                } else {
+                    let quoted = serde_json::to_string(&ch.to_string()).unwrap();
+                    raw.push_str(&quoted[1..quoted.len() - 1]);
+                }
+            }
+            proptest::prop_assert_eq!(unescape(&raw), text);
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub fn utf8(bytes: &[u8]) -> Option<&str> {
 }
 
 /// The index of the first byte at or after `pos` that is not ASCII; `bytes.len()` if none.
-fn ascii_end(bytes: &[u8], mut pos: usize) -> usize {
+pub fn ascii_end(bytes: &[u8], mut pos: usize) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let (Some(a), Some(b)) = (bytes.get(pos..pos + 8), bytes.get(pos + 8..pos + 16)) {
         let word = |part: &[u8]| {

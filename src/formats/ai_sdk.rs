@@ -1,11 +1,17 @@
-//! Vercel AI SDK `ModelMessage`s: `system`, `user` (text, image, file parts), `assistant`
-//! (text, reasoning, tool-call parts, provider-executed tool results), `tool` (tool-result
-//! parts whose `output` is text, json, error-text, error-json or content).
+//! Vercel AI SDK `ModelMessage`s, versions 5 to 7 (the types of `@ai-sdk/provider-utils` 3 to
+//! 5): `system`, `user` (text, image, file parts), `assistant` (text, reasoning, files, custom
+//! parts, tool calls, the results of provider-executed tools, approval requests) and `tool`
+//! (tool results and approval responses). A result's `output` is text, json, error-text,
+//! error-json, execution-denied (an error) or content. Approval requests and responses are not
+//! sent to the model and count nothing; they need no pairing of their own, as each lies between
+//! a call and its result (or the call is still in flight). Part types this reader does not
+//! know, from a later version, count as their JSON. `providerOptions` are not read.
 
 use std::borrow::Cow;
 
 use context_compaction_scan::Kind;
 
+use super::ai_sdk_ui::DENIED;
 use super::object::Obj;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::error::Result;
@@ -18,15 +24,33 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         "system" => sink.system(r.required_str("content")?.into_owned()),
         "user" => {
             sink.unit(Unit::User);
-            r.content("content", &["text"], &["image", "file"], sink)?;
+            r.blocks("content", sink, &mut |part, kind, sink| {
+                match kind {
+                    "text" => sink.text(Text::Str(part.required("text")?)),
+                    "image" | "file" => sink.image(),
+                    _ => sink.opaque(Text::Json(Some(part.value))),
+                }
+                Ok(())
+            })?;
         }
         "assistant" => assistant(r, sink)?,
         "tool" => {
+            // Parts of a later version count with the result before them (or the first one).
+            let mut waiting = Vec::new();
+            let mut results = 0;
             for (i, value) in r.array("content")?.enumerate() {
                 let part = r.item(value, "content", i)?;
                 match part.kind()?.as_ref() {
-                    "tool-result" => tool_result(&part, sink)?,
-                    other => return Err(part.unknown(other, "\"tool-result\"")),
+                    "tool-result" => {
+                        tool_result(&part, sink)?;
+                        results += 1;
+                        for later in waiting.drain(..) {
+                            sink.opaque(Text::Json(Some(later)));
+                        }
+                    }
+                    "tool-approval-response" => {}
+                    _ if results == 0 => waiting.push(part.value),
+                    _ => sink.opaque(Text::Json(Some(part.value))),
                 }
             }
         }
@@ -44,6 +68,9 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// in the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
+    if let Some(usage) = super::usage::field(r) {
+        sink.usage(usage);
+    }
     r.blocks("content", sink, &mut |part, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(part.required("text")?)),
@@ -55,14 +82,10 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 let arguments = part.get("input").or(part.get("args"));
                 sink.call(id, Text::Str(name), Args::Value(arguments));
             }
-            "tool-result" => {}
-            "file" => sink.opaque(match part.string("mediaType")? {
-                Some(kind) => Text::Str(kind),
-                None => Text::Made(Cow::Borrowed("")),
-            }),
-            other => {
-                return Err(part.unknown(other, "text, reasoning, tool-call, tool-result or file"));
-            }
+            "tool-result" | "tool-approval-request" => {}
+            "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
+            "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
+            _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
     })?;
@@ -90,12 +113,7 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     };
     let is_error = match kind.as_deref() {
         None => part.bool("isError")?,
-        Some("text" | "json" | "content") => false,
-        Some("error-text" | "error-json") => true,
-        Some(other) => {
-            let output = output.as_ref().unwrap_or(part);
-            return Err(output.unknown(other, "text, json, error-text, error-json or content"));
-        }
+        Some(kind) => matches!(kind, "error-text" | "error-json" | "execution-denied"),
     };
     let id = part.required_str("toolCallId")?;
     let name = part.str("toolName")?;
@@ -108,16 +126,29 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match kind.as_ref() {
         "text" | "error-text" => sink.text(Text::Value(value)),
         "json" | "error-json" => sink.text(Text::Json(value)),
-        _ => {
+        "execution-denied" => sink.text(match output.string("reason")? {
+            Some(reason) => Text::Str(reason),
+            None => Text::Made(Cow::Borrowed(DENIED)),
+        }),
+        "content" => {
             for (i, item) in output.array("value")?.enumerate() {
                 let item = output.item(item, "value", i)?;
                 match item.kind()?.as_ref() {
                     "text" => sink.text(Text::Str(item.required("text")?)),
-                    "media" | "image-data" | "image-url" | "file-data" | "file-url" => sink.image(),
-                    other => return Err(item.unknown(other, "text or media")),
+                    // media (v5), then file, file-* and image-* (v6, v7).
+                    kind if kind == "media"
+                        || kind.starts_with("file")
+                        || kind.starts_with("image") =>
+                    {
+                        sink.image()
+                    }
+                    // custom, and any kind of a later version.
+                    _ => sink.opaque(Text::Json(Some(item.value))),
                 }
             }
         }
+        // An output type of a later version.
+        _ => sink.text(Text::Json(Some(output.value))),
     }
     Ok(())
 }

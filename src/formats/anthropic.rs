@@ -69,6 +69,9 @@ fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 /// the same message as their calls.
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
+    if let Some(usage) = super::usage::field(r) {
+        sink.usage(usage);
+    }
     r.blocks("content", sink, &mut |block, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(block.required("text")?)),

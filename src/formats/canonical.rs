@@ -70,6 +70,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         })?),
     };
     sink.unit(Unit::Assistant(stop_reason));
+    if let Some(usage) = super::usage::field(r) {
+        sink.usage(usage);
+    }
     blocks(
         r,
         r.get("content"),

@@ -1,12 +1,11 @@
 //! Heuristic token counts of scanned values, without building strings where it can be helped.
 
+use super::json::{MAX_CHECKED_KEYS, Numbers, Quoted, quoted, repeated};
 use crate::token::score;
-use context_compaction_scan::{Kind, Val, backslash, score_quoted, unescape};
+use context_compaction_scan::{Kind, Val, score_quoted};
 
 // A pair of quotes or brackets.
 pub(crate) const PAIR: u64 = 2 * PUNCTUATION;
-// Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
-const MAX_CHECKED_KEYS: usize = 32;
 // What the heuristic scores each JSON punctuation byte (`{`, `"`, `:`, …).
 pub(crate) const PUNCTUATION: u64 = 40;
 
@@ -42,15 +41,6 @@ pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     score(written.unwrap_or_default().as_bytes())
 }
 
-/// Who reads the numbers of a value: `JSON.parse` for a message's own values (as a body's
-/// bytes hold them; the walker and `JSON.stringify` write them as JavaScript does already),
-/// `serde_json` for JSON held in a string (OpenAI's arguments text).
-#[derive(Clone, Copy)]
-enum Numbers {
-    JavaScript,
-    SerdeJson,
-}
-
 /// The heuristic score of `value`, a message's own value, as compact JSON. Its numbers are
 /// those `JSON.parse` reads (`1e2` is 100, `1e999` is null), so `planBytes(body)` counts what
 /// `plan({ messages: JSON.parse(body) })` does.
@@ -63,10 +53,7 @@ pub(crate) fn compact_score(value: Val) -> Option<u64> {
 fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
     Some(match value.kind() {
         Kind::Null | Kind::Bool => score(value.raw().as_bytes()),
-        Kind::Number => match numbers {
-            Numbers::JavaScript => js_number_score(value.raw()),
-            Numbers::SerdeJson => number_score(value.raw())?,
-        },
+        Kind::Number => score(numbers.text(value.raw())?.as_bytes()),
         Kind::String => string_score(value),
         Kind::Array => {
             let mut total = PAIR;
@@ -96,63 +83,12 @@ fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
     })
 }
 
-/// Whether one of the first `entries` keys of `object` is `key`.
-fn repeated(object: Val, entries: usize, key: &str) -> bool {
-    object
-        .children()
-        .step_by(2)
-        .take(entries)
-        .any(|k| k.str().is_some_and(|k| k == key))
-}
-
 /// A string as `serde_json` writes it: escapes it writes itself are scored as they stand.
 fn string_score(value: Val) -> u64 {
-    let raw = value.raw();
-    if value.verbatim() {
-        return quoted_score(raw.as_bytes());
+    match quoted(value) {
+        Quoted::Raw(raw) => PAIR + score(raw.as_bytes()),
+        Quoted::Value(text) => quoted_score(text.as_bytes()),
     }
-    if value.escaped() && rewritten(raw.as_bytes()) {
-        let written = serde_json::to_string(&unescape(raw)).unwrap_or_default();
-        return score(written.as_bytes());
-    }
-    PAIR + score(raw.as_bytes())
-}
-
-/// Whether a string's text has an escape `serde_json` writes differently (`\u`, `\/`).
-fn rewritten(raw: &[u8]) -> bool {
-    let mut pos = 0;
-    loop {
-        let at = backslash(raw, pos);
-        match raw.get(at + 1) {
-            None => return false,
-            Some(b'u' | b'/') => return true,
-            Some(_) => pos = at + 2,
-        }
-    }
-}
-
-/// A number as `serde_json` writes it back: short integers as they stand, anything else
-/// through `serde_json` (`1.50` → `1.5`, `1e2` → `100.0`); `None` when it cannot hold it.
-/// The score of a number of a message's own value as JavaScript writes back what `JSON.parse`
-/// reads of `raw`.
-fn js_number_score(raw: &str) -> u64 {
-    // Integers of up to 15 digits are doubles written back as they are.
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    let plain = digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit());
-    if plain && !raw.starts_with("-0") {
-        return score(raw.as_bytes());
-    }
-    score(super::numbers::js_number(raw).to_string().as_bytes())
-}
-
-pub(crate) fn number_score(raw: &str) -> Option<u64> {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    let plain = digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit());
-    if plain && !raw.starts_with("-0") {
-        return Some(score(raw.as_bytes()));
-    }
-    let number = crate::parse::json_text(raw).ok()?;
-    Some(score(number.to_string().as_bytes()))
 }
 
 #[cfg(test)]

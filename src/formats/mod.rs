@@ -9,16 +9,20 @@
 //! `tool_result` blocks is three tool results), and a cut never falls inside one.
 
 mod ai_sdk;
+mod ai_sdk_ui;
 mod anthropic;
 mod canonical;
 pub(crate) mod count;
+mod json;
 mod numbers;
 mod object;
 mod openai_chat;
 mod openai_responses;
+mod records;
 mod sink;
 mod tally;
 mod units;
+mod usage;
 
 use context_compaction_scan::{self as tape, Val};
 use serde_json::Value;
@@ -30,9 +34,11 @@ use crate::token::Estimator;
 
 use object::Obj;
 pub(crate) use object::Path;
+pub(crate) use records::Records;
 pub(crate) use sink::{Joined, Sink};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
+pub use usage::{MessageUsage, read_usage};
 
 /// How the host's messages are shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,10 +54,13 @@ pub enum Format {
     Anthropic,
     /// Vercel AI SDK `ModelMessage`s.
     AiSdk,
+    /// Vercel AI SDK `UIMessage`s (a cut may fall between the steps of one message).
+    AiSdkUi,
 }
 
 impl Format {
-    /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`, `ai-sdk`.
+    /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`,
+    /// `ai-sdk`, `ai-sdk-ui`.
     pub fn from_name(name: &str) -> Result<Format> {
         Ok(match name {
             "canonical" => Format::Canonical,
@@ -59,9 +68,10 @@ impl Format {
             "openai-responses" => Format::OpenAIResponses,
             "anthropic" => Format::Anthropic,
             "ai-sdk" => Format::AiSdk,
+            "ai-sdk-ui" => Format::AiSdkUi,
             other => {
                 return Err(Error::invalid_request(format!(
-                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\" or \"ai-sdk\")"
+                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\", \"ai-sdk\" or \"ai-sdk-ui\")"
                 )));
             }
         })
@@ -75,6 +85,7 @@ impl Format {
             Format::OpenAIResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::AiSdk => "ai-sdk",
+            Format::AiSdkUi => "ai-sdk-ui",
         }
     }
 
@@ -89,6 +100,7 @@ impl Format {
             Format::OpenAIResponses => None,
             Format::Anthropic => Some(anthropic::KEYS),
             Format::AiSdk => Some(ai_sdk::KEYS),
+            Format::AiSdkUi => Some(ai_sdk_ui::KEYS),
         }
     }
 
@@ -99,11 +111,44 @@ impl Format {
 
     /// Reads one host message from its JSON text.
     pub fn read_json(self, text: &str, path: &str) -> Result<HostMessage> {
+        let mut units = Units::default();
+        self.read_json_into(text, path, &mut units)?;
+        Ok(units.finish())
+    }
+
+    /// Reads one host message from its JSON text into `sink`.
+    pub(crate) fn read_json_into(
+        self,
+        text: &str,
+        path: &str,
+        sink: &mut dyn for<'a> Sink<'a>,
+    ) -> Result<()> {
         let mut nodes = Vec::new();
         let message = scan(text, path, &mut nodes)?;
-        let mut units = Units::default();
-        self.read_into(message, Path::root(path), &mut units)?;
-        Ok(units.finish())
+        self.read_into(message, Path::root(path), sink)
+    }
+
+    /// The records of host messages given as JSON texts (`messages[i]` in errors): what
+    /// [`crate::records::serialize`] makes of their units, written as the reader reads them.
+    pub fn records_json<'t>(self, texts: impl IntoIterator<Item = &'t str>) -> Result<String> {
+        let texts: Vec<&str> = texts.into_iter().collect();
+        Ok(self.records_json_until(&texts, 0)?.unwrap_or_default())
+    }
+
+    /// [`Format::records_json`] with the last message written only up to the step that starts
+    /// at part `last_part` (when > 0): the records of a plan that keeps the rest of it. `None`
+    /// when no step starts there.
+    pub fn records_json_until(self, texts: &[&str], last_part: usize) -> Result<Option<String>> {
+        let mut records = Records::default();
+        for (i, text) in texts.iter().enumerate() {
+            if last_part > 0 && i + 1 == texts.len() {
+                records.stop_at_step(last_part);
+            }
+            self.read_json_into(text, &format!("messages[{i}]"), &mut records)?;
+            records.end_message();
+        }
+        let found = last_part == 0 || records.reached_cut();
+        Ok(found.then(|| records.finish().unwrap_or_default()))
     }
 
     /// The facts of one host message from its JSON text, counted by `estimator`.
@@ -151,6 +196,7 @@ impl Format {
             Format::OpenAIResponses => openai_responses::read(&r, sink),
             Format::Anthropic => anthropic::read(&r, sink),
             Format::AiSdk => ai_sdk::read(&r, sink),
+            Format::AiSdkUi => ai_sdk_ui::read(&r, sink),
         }?;
         self.check_content(&r)
     }
@@ -166,6 +212,8 @@ impl Format {
         let string = |key: &str| r.value.field(key).and_then(|v| v.str());
         let has = |key: &str| r.value.field(key).is_some();
         let needed = match self {
+            // Its reader requires `parts` itself.
+            Format::AiSdkUi => false,
             Format::Canonical | Format::Anthropic | Format::AiSdk => true,
             Format::OpenAIChat => {
                 string("role").as_deref() != Some("assistant")
@@ -180,7 +228,7 @@ impl Format {
             return Ok(());
         }
         let hint = if has("parts") {
-            " (the message has `parts`: a UI message? pass model messages, e.g. the AI SDK's convertToModelMessages)"
+            " (the message has `parts`: an AI SDK UIMessage? use format \"ai-sdk-ui\", or pass its model messages from convertToModelMessages)"
         } else {
             ""
         };
@@ -196,10 +244,18 @@ impl Format {
                 "role": "user",
                 "content": [{ "type": "input_text", "text": text }],
             }),
+            Format::AiSdkUi => serde_json::json!({
+                "id": SUMMARY_ID,
+                "role": "user",
+                "parts": [{ "type": "text", "text": text }],
+            }),
             _ => serde_json::json!({ "role": "user", "content": text }),
         })
     }
 }
+
+/// The `id` of the UIMessage a summary projects to.
+pub const SUMMARY_ID: &str = "context-compaction-summary";
 
 /// Scans the JSON text of one value (`JSON.stringify`'s, or a line of a body) into `nodes` and
 /// returns its root; `path` names it in errors.

@@ -4,9 +4,37 @@
 //! `plan({ messages: JSON.parse(body) })` does. (The walker and `JSON.stringify` write numbers
 //! as JavaScript does already; reading them again here changes nothing.)
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::parse::json_text;
+
+/// The text JavaScript writes back for the number text `raw` of a message's own value (what
+/// [`js_number`] writes): integers of up to 15 digits as they stand.
+pub(crate) fn js_number_text(raw: &str) -> Cow<'_, str> {
+    // Integers of up to 15 digits are doubles written back as they are.
+    if plain(raw, 15) {
+        return Cow::Borrowed(raw);
+    }
+    Cow::Owned(js_number(raw).to_string())
+}
+
+/// The text `serde_json` writes back for the number text `raw` it reads (in JSON held in a
+/// string): short integers as they stand, anything else through `serde_json` (`1.50` → `1.5`,
+/// `1e2` → `100.0`); `None` when it cannot hold it.
+pub(crate) fn serde_number_text(raw: &str) -> Option<Cow<'_, str>> {
+    if plain(raw, 18) {
+        return Some(Cow::Borrowed(raw));
+    }
+    Some(Cow::Owned(json_text(raw).ok()?.to_string()))
+}
+
+/// Whether `raw` is an integer of at most `digits` digits that is not `-0…`.
+fn plain(raw: &str, digits: usize) -> bool {
+    let rest = raw.strip_prefix('-').unwrap_or(raw);
+    rest.len() <= digits && rest.bytes().all(|b| b.is_ascii_digit()) && !raw.starts_with("-0")
+}
 
 /// The value `JSON.parse` then `JSON.stringify` make of the number text `raw`, as
 /// `serde_json` reads that text back.

@@ -64,6 +64,9 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 
 fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     sink.unit(Unit::Assistant(None));
+    if let Some(usage) = super::usage::field(r) {
+        sink.usage(usage);
+    }
     r.content("content", &["text", "refusal"], &[], sink)?;
     if let Some(refusal) = r.string("refusal")? {
         sink.text(Text::Str(refusal));

@@ -62,6 +62,9 @@ fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         // Attachments in an assistant message are dropped.
         Ok("assistant") => {
             sink.unit(Unit::Assistant(None));
+            if let Some(usage) = super::usage::field(r) {
+                sink.usage(usage);
+            }
             r.content("content", &TEXTS, &ATTACHMENTS, sink)?;
         }
         _ => {

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::{Kind, Val};
+use context_compaction_scan::{Kind, Node, Val, unescape_into};
 use serde_json::Value;
 
 use crate::message::StopReason;
@@ -66,6 +66,13 @@ pub(crate) trait Sink<'a> {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>);
     /// The message is a system or developer message with this text (and no units).
     fn system(&mut self, text: String);
+    /// What the provider counted for the request that produced this assistant message (the
+    /// message's `usage` object, in any of the shapes `super::usage` reads); ignored unless a
+    /// sink needs it.
+    fn usage(&mut self, _usage: Val<'a>) {}
+    /// A later step starts at part `part` (an AI SDK UIMessage's step boundary): a cut may
+    /// fall here. Units that follow belong to the step.
+    fn step(&mut self, _part: usize) {}
 }
 
 /// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.
@@ -93,17 +100,58 @@ impl<'a> Sink<'a> for Joined {
     fn system(&mut self, _: String) {}
 }
 
-impl Text<'_> {
+impl<'a> Text<'a> {
+    /// A string's value, or an empty text when there is none.
+    pub(crate) fn or_empty(value: Option<Val<'a>>) -> Text<'a> {
+        match value {
+            Some(value) => Text::Str(value),
+            None => Text::Made(Cow::Borrowed("")),
+        }
+    }
+
     /// The text itself.
     pub(crate) fn into_string(self) -> String {
         match self {
-            Text::Str(value) => value.str().unwrap_or_default().into_owned(),
-            Text::Json(value) => to_value(value).to_string(),
-            Text::Value(Some(value)) if value.kind() == Kind::String => {
-                value.str().unwrap_or_default().into_owned()
-            }
-            Text::Value(value) => to_value(value).to_string(),
             Text::Made(text) => text.into_owned(),
+            Text::Str(value) if value.kind() == Kind::String && !value.escaped() => {
+                value.raw().to_owned()
+            }
+            text => {
+                let mut out = String::new();
+                text.write_to(&mut out);
+                out
+            }
+        }
+    }
+
+    /// Appends the text to `out`.
+    pub(crate) fn write_to(&self, out: &mut String) {
+        match self {
+            Text::Str(value) => write_str(*value, out),
+            Text::Json(value) => super::json::write_value(*value, out),
+            Text::Value(Some(value)) if value.kind() == Kind::String => write_str(*value, out),
+            Text::Value(value) => super::json::write_value(*value, out),
+            Text::Made(text) => out.push_str(text),
+        }
+    }
+}
+
+/// Appends a JSON string's value (nothing for any other value).
+fn write_str(value: Val, out: &mut String) {
+    match (value.kind(), value.escaped()) {
+        (Kind::String, false) => out.push_str(value.raw()),
+        (Kind::String, true) => unescape_into(value.raw(), out),
+        _ => {}
+    }
+}
+
+impl Args<'_> {
+    /// Appends the arguments as compact JSON, as `serde_json` writes the value they hold;
+    /// `nodes` is scratch space.
+    pub(crate) fn write_to(&self, nodes: &mut Vec<Node>, out: &mut String) {
+        match self {
+            Args::Value(value) => super::json::write_value(*value, out),
+            Args::JsonText(text) => super::json::write_text(text, nodes, out),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::count::{arguments_text_score, compact_score};
 use super::sink::{Args, Sink, Text, Unit};
-use crate::facts::MessageFacts;
+use crate::facts::{MessageFacts, Step};
 use crate::message::Role;
 use crate::token::{Estimator, Heuristic, rounded, score};
 use context_compaction_scan::{Kind, Val, score_escaped, unescape};
@@ -34,6 +34,7 @@ impl Tally {
                 starts_turn: false,
                 tool_call_ids: Vec::new(),
                 tool_result_ids: Vec::new(),
+                steps: Vec::new(),
             },
             units: 0,
             user: false,
@@ -57,6 +58,14 @@ impl Tally {
             (Role::ToolResult, false)
         };
         self.facts
+    }
+
+    /// Adds `tokens` to the message and to the step it is in.
+    fn add(&mut self, tokens: u64) {
+        self.facts.tokens += tokens;
+        if let Some(step) = self.facts.steps.last_mut() {
+            step.tokens += tokens;
+        }
     }
 
     fn tokens(&self, text: &Text) -> u64 {
@@ -98,25 +107,42 @@ fn string_tokens(value: Val) -> u64 {
     rounded(score)
 }
 
+/// Adds an id. A first push would make room for four; most messages hold one id, and a long
+/// history keeps the facts of every message, so the first gets room for itself alone.
+fn push_id(ids: &mut Vec<String>, id: Cow<str>) {
+    if ids.is_empty() {
+        ids.reserve_exact(1);
+    }
+    ids.push(id.into_owned());
+}
+
 impl<'a> Sink<'a> for Tally {
     fn unit(&mut self, unit: Unit<'a>) {
         self.units += 1;
-        self.facts.tokens += self.heuristic.framing_tokens();
+        self.add(self.heuristic.framing_tokens());
         self.in_assistant = false;
         match unit {
             Unit::User => self.user = true,
             Unit::Assistant(_) => (self.assistant, self.in_assistant) = (true, true),
-            Unit::ToolResult { id, .. } => self.facts.tool_result_ids.push(id.into_owned()),
+            Unit::ToolResult { id, .. } => {
+                push_id(&mut self.facts.tool_result_ids, id);
+                if let Some(step) = self.facts.steps.last_mut() {
+                    step.results += 1;
+                }
+            }
         }
     }
 
     fn text(&mut self, text: Text<'a>) {
-        self.facts.tokens += self.tokens(&text);
+        // As in the units: content outside any unit belongs to none.
+        if self.units > 0 {
+            self.add(self.tokens(&text));
+        }
     }
 
     fn image(&mut self) {
-        if !self.in_assistant {
-            self.facts.tokens += self.heuristic.image_tokens();
+        if self.units > 0 && !self.in_assistant {
+            self.add(self.heuristic.image_tokens());
         }
     }
 
@@ -133,8 +159,11 @@ impl<'a> Sink<'a> for Tally {
             Args::Value(value) => self.json_tokens(value),
             Args::JsonText(text) => rounded(arguments_text_score(&text)),
         };
-        self.facts.tokens += self.heuristic.framing_tokens() + self.tokens(&name) + arguments;
-        self.facts.tool_call_ids.push(id.into_owned());
+        self.add(self.heuristic.framing_tokens() + self.tokens(&name) + arguments);
+        push_id(&mut self.facts.tool_call_ids, id);
+        if let Some(step) = self.facts.steps.last_mut() {
+            step.calls += 1;
+        }
     }
 
     fn system(&mut self, text: String) {
@@ -142,5 +171,14 @@ impl<'a> Sink<'a> for Tally {
         if !text.is_empty() {
             self.facts.tokens += self.heuristic.count(&text) + self.heuristic.framing_tokens();
         }
+    }
+
+    fn step(&mut self, part: usize) {
+        self.facts.steps.push(Step {
+            part,
+            tokens: 0,
+            calls: 0,
+            results: 0,
+        });
     }
 }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::sink::{Args, Sink, Text, Unit, to_value};
 use crate::message::{
-    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, ToolCall,
+    AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
     ToolResultMessage, UserMessage,
 };
 
@@ -14,6 +14,7 @@ use crate::message::{
 pub(crate) struct Units {
     units: Vec<Message>,
     system: Option<String>,
+    steps: Vec<StepStart>,
 }
 
 impl Units {
@@ -21,7 +22,27 @@ impl Units {
     pub(crate) fn finish(self) -> HostMessage {
         match self.system {
             Some(text) => HostMessage::system(text),
-            None => HostMessage::of_units(self.units),
+            None => HostMessage {
+                steps: self.steps,
+                ..HostMessage::of_units(self.units)
+            },
+        }
+    }
+
+    /// `text` as a block of the unit that started last, of the kind that unit holds.
+    fn content(
+        &mut self,
+        text: String,
+        block: fn(String) -> ContentBlock,
+        assistant: fn(String) -> AssistantBlock,
+    ) {
+        match self.units.last_mut() {
+            Some(Message::User(UserMessage { content }))
+            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
+                content.push(block(text))
+            }
+            Some(Message::Assistant(unit)) => unit.content.push(assistant(text)),
+            None => {}
         }
     }
 
@@ -50,15 +71,7 @@ impl<'a> Sink<'a> for Units {
     }
 
     fn text(&mut self, text: Text<'a>) {
-        let text = text.into_string();
-        match self.units.last_mut() {
-            Some(Message::User(UserMessage { content }))
-            | Some(Message::ToolResult(ToolResultMessage { content, .. })) => {
-                content.push(ContentBlock::Text(text))
-            }
-            Some(Message::Assistant(unit)) => unit.content.push(AssistantBlock::Text(text)),
-            None => {}
-        }
+        self.content(text.into_string(), ContentBlock::Text, AssistantBlock::Text);
     }
 
     fn image(&mut self) {
@@ -76,7 +89,11 @@ impl<'a> Sink<'a> for Units {
     }
 
     fn opaque(&mut self, text: Text<'a>) {
-        self.assistant(AssistantBlock::Opaque(text.into_string()));
+        self.content(
+            text.into_string(),
+            ContentBlock::Opaque,
+            AssistantBlock::Opaque,
+        );
     }
 
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
@@ -94,5 +111,10 @@ impl<'a> Sink<'a> for Units {
 
     fn system(&mut self, text: String) {
         self.system = Some(text);
+    }
+
+    fn step(&mut self, part: usize) {
+        let unit = self.units.len();
+        self.steps.push(StepStart { part, unit });
     }
 }

@@ -3,6 +3,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{Conversation, Event};
+use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
 use crate::compactor::Compactor;
 use crate::error::Result;
@@ -24,6 +25,9 @@ pub struct OwnedState {
     pub messages: Vec<Message>,
     /// Tool definitions (counted in the estimate).
     pub tools: Vec<ToolDefinition>,
+    /// What the provider counted for earlier requests of this state (`crate::anchor`); a
+    /// compaction leaves none (they describe the history before it).
+    pub reports: Vec<Report>,
 }
 
 /// Owned state, compacted by `compactor`, estimated by `estimator`, events to `on_event`.
@@ -47,6 +51,7 @@ impl<S: Summarizer> Conversation for Local<'_, S> {
             messages: &state.messages,
             tools: &state.tools,
             estimator: self.estimator,
+            reports: &state.reports,
             ..Request::new(&[])
         })
     }
@@ -84,6 +89,7 @@ impl<S: Summarizer> Conversation for Local<'_, S> {
             let next = OwnedState {
                 summary: applied.summary,
                 messages: slice(plan.first_kept_index..state.messages.len()).to_vec(),
+                reports: Vec::new(),
                 ..state.clone()
             };
             Ok((next, applied.record))

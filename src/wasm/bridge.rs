@@ -42,7 +42,12 @@ pub fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
         "TimeoutError" => return FailureKind::Deadline,
         _ => {}
     }
-    match get(thrown, "retryable").as_bool() {
+    // `retryable`, or the AI SDK's `isRetryable` (its `APICallError` says true for a request
+    // that never got an answer, which has no status to go by).
+    let retryable = get(thrown, "retryable")
+        .as_bool()
+        .or_else(|| get(thrown, "isRetryable").as_bool());
+    match retryable {
         Some(true) => return FailureKind::Stream,
         Some(false) => return FailureKind::Unknown,
         None => {}
@@ -103,7 +108,7 @@ impl JsGenerator {
     ) -> Result<Generated, GenerateError> {
         let message = object(&[
             ("role", "user".into()),
-            ("content", request.prompt.as_str().into()),
+            ("content", convert::long_string(&request.prompt)),
         ]);
         let js_request = object(&[
             ("model", request.model.as_str().into()),

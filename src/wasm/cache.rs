@@ -12,7 +12,7 @@ use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use super::walk;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts};
+use crate::facts::{MessageFacts, RequestFacts, Step};
 use crate::formats::Format;
 use crate::message::Role;
 use crate::token::Estimator;
@@ -30,52 +30,69 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
     let mut facts = request.fixed_facts()?;
     let map = use_cache.then(|| map_for(estimator, request.format));
     let count = request.messages.length();
+    // The facts go straight into their place: a long history's are held once, not copied.
     // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.
-    let mut found: Vec<Option<MessageFacts>> = match &map {
-        Some(map) => (0..count)
-            .map(|i| cached(&request.messages.get(i), map))
-            .collect(),
-        None => (0..count).map(|_| None).collect(),
-    };
-    read_together(request, &mut found, map.as_ref())?;
     facts.messages.reserve(count as usize);
-    for (i, hit) in found.into_iter().enumerate() {
-        let read = match hit {
-            Some(read) => read,
-            None => message_facts(request, i as u32, map.as_ref())?,
-        };
-        facts.messages.push(read);
+    let mut missed = Vec::new();
+    for i in 0..count {
+        let hit = map
+            .as_ref()
+            .and_then(|map| cached(&request.messages.get(i), map));
+        if hit.is_none() {
+            missed.push(i);
+        }
+        facts.messages.push(hit.unwrap_or_else(unread));
     }
+    read_missed(request, &missed, &mut facts.messages, map.as_ref())?;
     Ok(facts)
 }
 
-/// Fills in (and caches) the facts of the messages `found` misses, when there are enough of them
-/// to be read together (`walk::facts`); the rest are read one by one after.
-fn read_together(
+/// Facts in the place of a message not read yet.
+fn unread() -> MessageFacts {
+    MessageFacts {
+        tokens: 0,
+        role: Role::User,
+        starts_turn: false,
+        tool_call_ids: Vec::new(),
+        tool_result_ids: Vec::new(),
+        steps: Vec::new(),
+    }
+}
+
+/// Reads (and caches) the facts of messages `missed` into their places in `messages`: together
+/// (`walk::facts`) when there are enough of them, then one by one those the walker left out.
+fn read_missed(
     request: &JsRequest,
-    found: &mut [Option<MessageFacts>],
+    missed: &[u32],
+    messages: &mut [MessageFacts],
     map: Option<&WeakMap>,
 ) -> Result<()> {
-    let missed: Vec<u32> = (0..found.len() as u32)
-        .filter(|&i| found.get(i as usize).is_some_and(Option::is_none))
-        .collect();
-    if missed.len() < walk::BULK {
-        return Ok(());
+    let mut walked = vec![false; missed.len()];
+    if missed.len() >= walk::BULK {
+        let estimator = &request.estimator;
+        walk::facts(
+            &request.messages,
+            missed,
+            0,
+            request.format,
+            estimator,
+            &mut |k, read| {
+                let Some(&i) = missed.get(k) else { return };
+                if map.is_some() {
+                    store(&request.messages.get(i), map, &read);
+                }
+                if let (Some(slot), Some(done)) = (messages.get_mut(i as usize), walked.get_mut(k))
+                {
+                    *slot = read;
+                    *done = true;
+                }
+            },
+        )?;
     }
-    let read = walk::facts(
-        &request.messages,
-        &missed,
-        0,
-        request.format,
-        &request.estimator,
-    )?;
-    for (i, read) in missed.iter().zip(read) {
-        let Some(read) = read else { continue };
-        if map.is_some() {
-            store(&request.messages.get(*i), map, &read);
-        }
-        if let Some(slot) = found.get_mut(*i as usize) {
-            *slot = Some(read);
+    for (&i, _) in missed.iter().zip(&walked).filter(|(_, done)| !**done) {
+        let read = message_facts(request, i, map)?;
+        if let Some(slot) = messages.get_mut(i as usize) {
+            *slot = read;
         }
     }
     Ok(())
@@ -136,7 +153,8 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     })
 }
 
-/// `[tokens, role, startsTurn, resultCount, ...toolResultIds, ...toolCallIds]`.
+/// `[tokens, role, startsTurn, resultCount, stepCount, ...steps (part, tokens, calls,
+/// results each), ...toolResultIds, ...toolCallIds]`.
 fn encode(facts: &MessageFacts) -> JsValue {
     let role = match facts.role {
         Role::User => 0,
@@ -149,6 +167,17 @@ fn encode(facts: &MessageFacts) -> JsValue {
     out.push(&JsValue::from_f64(role as f64));
     out.push(&JsValue::from_bool(facts.starts_turn));
     out.push(&JsValue::from_f64(facts.tool_result_ids.len() as f64));
+    out.push(&JsValue::from_f64(facts.steps.len() as f64));
+    for step in &facts.steps {
+        for n in [
+            step.part as u64,
+            step.tokens,
+            step.calls as u64,
+            step.results as u64,
+        ] {
+            out.push(&JsValue::from_f64(n as f64));
+        }
+    }
     for id in facts.tool_result_ids.iter().chain(&facts.tool_call_ids) {
         out.push(&JsValue::from_str(id));
     }
@@ -168,12 +197,27 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
         _ => Role::System,
     };
     let results = list.get(3).as_f64()? as u32;
+    let step_count = list.get(4).as_f64()? as u32;
+    let number = |i: u32| list.get(i).as_f64().map(|n| n as u64);
+    let steps = (0..step_count)
+        .map(|k| {
+            let at = 5 + 4 * k;
+            Some(Step {
+                part: number(at)? as usize,
+                tokens: number(at + 1)?,
+                calls: number(at + 2)? as usize,
+                results: number(at + 3)? as usize,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let ids_at = 5 + 4 * step_count;
     let ids = |range: std::ops::Range<u32>| range.filter_map(|i| list.get(i).as_string()).collect();
     Some(MessageFacts {
         tokens,
         role,
         starts_turn: list.get(2).as_bool()?,
-        tool_result_ids: ids(4..4 + results),
-        tool_call_ids: ids(4 + results..list.length()),
+        tool_result_ids: ids(ids_at..ids_at + results),
+        tool_call_ids: ids(ids_at + results..list.length()),
+        steps,
     })
 }

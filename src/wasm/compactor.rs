@@ -41,9 +41,11 @@ impl JsCompactor {
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
-        Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &request.messages, &facts.messages)
-        }))
+        match plan {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &request.messages, &facts.messages)
+                .map_err(|e| to_js(&e)),
+        }
     }
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
@@ -53,12 +55,10 @@ impl JsCompactor {
     pub fn plan_bytes(&self, body: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
         let planned = convert::body(&body).and_then(|bytes| {
             let request = convert::request_without_messages(&request)?;
-            self.inner.plan_body(&bytes, &request)
+            let (spans, plan) = self.inner.plan_body(&bytes, &request)?;
+            Ok(plan.map(|plan| convert::bytes_plan_to_js(&plan, &spans, &bytes)))
         });
-        let (spans, plan) = planned.map_err(|e| to_js(&e))?;
-        Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::bytes_plan_to_js(&plan, &spans)
-        }))
+        Ok(planned.map_err(|e| to_js(&e))?.unwrap_or(JsValue::NULL))
     }
 
     /// Executes `plan` (a plan from `plan()`, or `null` for a no-op); resolves to

@@ -78,13 +78,24 @@ impl JsHistory {
             None => Array::of1(value),
         };
         // A long history (the first call, or a reset) is read together, as a cold plan is.
-        let mut walked = match incoming.length() as usize {
-            n if n >= walk::BULK => {
-                let indices: Vec<u32> = (0..incoming.length()).collect();
-                walk::facts(&incoming, &indices, start, self.format, &self.estimator)?
-            }
-            _ => Vec::new(),
-        };
+        let mut walked: Vec<Option<MessageFacts>> = Vec::new();
+        if incoming.length() as usize >= walk::BULK {
+            let indices: Vec<u32> = (0..incoming.length()).collect();
+            walked.resize(indices.len(), None);
+            let estimator = &self.estimator;
+            walk::facts(
+                &incoming,
+                &indices,
+                start,
+                self.format,
+                estimator,
+                &mut |k, read| {
+                    if let Some(slot) = walked.get_mut(k) {
+                        *slot = Some(read);
+                    }
+                },
+            )?;
+        }
         incoming
             .iter()
             .enumerate()
@@ -162,10 +173,11 @@ impl JsHistory {
                 .core
                 .plan_with_ledger(&fixed, &self.ledger, plan_options)
         })();
-        let plan = plan.map_err(|e| to_js(&e))?;
-        Ok(plan.map_or(JsValue::NULL, |plan| {
-            convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
-        }))
+        match plan.map_err(|e| to_js(&e))? {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+                .map_err(|e| to_js(&e)),
+        }
     }
 
     /// The messages appended so far, in order (the conversation's own array: do not change it).

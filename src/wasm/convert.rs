@@ -31,6 +31,8 @@ pub struct JsRequest {
     pub input_token_budget: Option<u64>,
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
+    /// Its `reportedUsage`.
+    pub reported: Vec<super::reported::Explicit>,
 }
 
 impl JsRequest {
@@ -96,6 +98,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
+        reported: super::reported::explicit(&field(value, "reportedUsage", "request")?)?,
     })
 }
 
@@ -110,7 +113,8 @@ pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
 pub fn body(value: &JsValue) -> Result<Vec<u8>> {
-    // A fresh Uint8Array of the package's own (a copy of the caller's view or buffer).
+    // A Uint8Array of the package's own over the caller's bytes, copied here: no caller code
+    // runs between the two, so the copy cannot throw.
     let value = host::bytes(value, "body")?;
     if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());
@@ -202,8 +206,10 @@ pub fn slice_without_pinned(
         .collect()
 }
 
-/// The messages a compaction keeps: the system messages before the cut, then the suffix.
-pub fn kept(messages: &Array, facts: &RequestFacts, first_kept: usize) -> Array {
+/// The messages a compaction keeps: the system messages before the cut, then the suffix (its
+/// first message trimmed to the kept parts when the cut falls inside it).
+pub fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
+    let first_kept = plan.first_kept_index;
     let pinned = (0..first_kept).filter(|&i| {
         facts
             .messages
@@ -212,9 +218,47 @@ pub fn kept(messages: &Array, facts: &RequestFacts, first_kept: usize) -> Array 
     });
     let kept: Array = pinned.map(|i| messages.get(i as u32)).collect();
     for i in first_kept..messages.length() as usize {
-        kept.push(&messages.get(i as u32));
+        match plan.first_kept_part {
+            part if part > 0 && i == first_kept => kept.push(&with_parts(messages, i, part..)?),
+            _ => kept.push(&messages.get(i as u32)),
+        };
     }
-    kept
+    Ok(kept)
+}
+
+/// The parts of message `first_kept_index` a plan summarizes (those before `first_kept_part`)
+/// as a trimmed copy, or `None` when the cut is between messages.
+pub fn summarized_part(messages: &Array, plan: &Plan) -> Result<Option<JsValue>> {
+    match plan.first_kept_part {
+        0 => Ok(None),
+        part => with_parts(messages, plan.first_kept_index, 0..part).map(Some),
+    }
+}
+
+/// A copy of message `i` (a UIMessage, `id` and all) holding only `parts` of its parts: a new
+/// object, the caller's left as it is.
+fn with_parts(
+    messages: &Array,
+    i: usize,
+    parts: impl std::ops::RangeBounds<usize>,
+) -> Result<JsValue> {
+    let path = format!("messages[{i}]");
+    let copy = host::record(&messages.get(i as u32), &path)?
+        .ok_or_else(|| Error::invalid_request(format!("{path}: expected an object")))?;
+    let all = host::list(&field(&copy, "parts", &path)?, &format!("{path}.parts"))?
+        .ok_or_else(|| Error::invalid_request(format!("{path}.parts: expected an array")))?;
+    let len = all.length() as usize;
+    let start = match parts.start_bound() {
+        std::ops::Bound::Included(&n) => n,
+        _ => 0,
+    };
+    let end = match parts.end_bound() {
+        std::ops::Bound::Excluded(&n) => n,
+        _ => len,
+    };
+    let sliced = all.slice(start.min(len) as u32, end.min(len) as u32);
+    let _ = Reflect::set(&copy, &"parts".into(), &sliced);
+    Ok(copy.into())
 }
 
 /// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
@@ -237,21 +281,26 @@ pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
         Ok(list.length() as usize)
     };
     let first_kept_index = index("firstKeptIndex")?.unwrap_or(0);
+    let first_kept_part = index("firstKeptPart")?.unwrap_or(0);
     // The arrays leave out system messages (never cut), so the prefix's start is given as an
     // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
     let (history, prefix_end) = match index("turnPrefixStart")? {
         Some(start) => (start, first_kept_index.max(start)),
         None => {
             let history = length("messagesToSummarize")?;
-            (history, history + length("turnPrefixMessages")?)
+            // The trimmed copy of a message cut inside ends the turn prefix array.
+            let partial = usize::from(first_kept_part > 0);
+            let prefix = length("turnPrefixMessages")?.saturating_sub(partial);
+            (history, history + prefix)
         }
     };
     let split_turn = match optional_bool(value, "splitTurn", "plan")? {
         Some(split) => split,
-        None => prefix_end > history,
+        None => prefix_end > history || first_kept_part > 0,
     };
     Ok(Some(Plan {
         first_kept_index,
+        first_kept_part,
         messages_to_summarize: 0..history,
         turn_prefix_messages: history..prefix_end,
         split_turn,
@@ -275,19 +324,23 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
         })
 }
 
-/// The JavaScript plan object, with slices of the host's own messages.
-pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> JsValue {
+/// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
+/// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
+pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
     let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
-    object(&[
+    let prefix = slice(&plan.turn_prefix_messages);
+    if let Some(partial) = summarized_part(messages, plan)? {
+        prefix.push(&partial);
+    }
+    Ok(object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
+        ("firstKeptPart", number(plan.first_kept_part as u64)),
+        ("firstKeptId", first_kept_id(messages, plan)),
         (
             "messagesToSummarize",
             slice(&plan.messages_to_summarize).into(),
         ),
-        (
-            "turnPrefixMessages",
-            slice(&plan.turn_prefix_messages).into(),
-        ),
+        ("turnPrefixMessages", prefix.into()),
         (
             "turnPrefixStart",
             number(plan.turn_prefix_messages.start as u64),
@@ -299,18 +352,43 @@ pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> JsVa
             number(plan.estimate_after_without_summary),
         ),
         ("messageTokens", float64s(&plan.message_tokens)),
-    ])
+    ]))
+}
+
+/// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
+/// one); `null` otherwise. Only `id` is read: the format's reader may read no other key, and an
+/// `id` that throws is no id (it is not needed to plan).
+fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
+    let i = plan.first_kept_index;
+    if i >= messages.length() as usize {
+        return JsValue::NULL;
+    }
+    match field(&messages.get(i as u32), "id", "") {
+        Ok(id) if id.is_string() => id,
+        _ => JsValue::NULL,
+    }
 }
 
 /// The plan object of `planBytes`: indices, estimates and where each message is in the body
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
-pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>]) -> JsValue {
+pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u8]) -> JsValue {
     let offsets: Vec<u32> = spans
         .iter()
         .flat_map(|s| [s.start as u32, s.end as u32])
         .collect();
+    // The kept message's `id`, read from its span of the body.
+    let text = spans
+        .get(plan.first_kept_index)
+        .and_then(|span| body.get(span.clone()))
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let mut nodes = Vec::new();
+    let id = text
+        .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
+        .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
     object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
+        ("firstKeptPart", number(plan.first_kept_part as u64)),
+        ("firstKeptId", id.unwrap_or(JsValue::NULL)),
         (
             "turnPrefixStart",
             number(plan.turn_prefix_messages.start as u64),
@@ -386,13 +464,24 @@ pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
 /// `{ total, systemPrompt, summary, messages, tools }`.
 pub fn estimate(facts: &RequestFacts) -> JsValue {
     let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-    object(&[
+    let mut fields = vec![
         ("total", number(facts.total())),
         ("systemPrompt", number(facts.system_prompt)),
         ("summary", number(facts.summary)),
         ("messages", numbers(&tokens)),
         ("tools", number(facts.tools)),
-    ])
+    ];
+    // Only when the provider's counts were used: without them the estimate is as it was.
+    let calibration = &facts.calibration;
+    if let Some(anchor) = calibration.anchor {
+        fields.push(("ratio", JsValue::from_f64(calibration.ratio())));
+        let anchor = object(&[
+            ("messages", number(anchor.messages as u64)),
+            ("tokens", number(anchor.tokens)),
+        ]);
+        fields.push(("anchor", anchor));
+    }
+    object(&fields)
 }
 
 /// A plain object from key/value pairs.
@@ -402,6 +491,47 @@ pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
         let _ = Reflect::set(&object, &JsValue::from_str(key), value);
     }
     object.into()
+}
+
+/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
+/// long runs of ASCII apart from the stretches with other characters between them. A decoder
+/// takes the slow path for a whole text as soon as one character is not ASCII (in Node 20
+/// about 5 ns a byte against 1); the pieces, joined, are the same string.
+pub fn long_string(text: &str) -> JsValue {
+    // A run of ASCII shorter than this stays in the piece around it.
+    const RUN: usize = 1024;
+    let bytes = text.as_bytes();
+    let mut joined = js_sys::JsString::from("");
+    let mut add = |piece: std::ops::Range<usize>| {
+        let piece = text.get(piece).unwrap_or_default();
+        joined = joined.concat(&JsValue::from_str(piece));
+    };
+    // The piece being built starts at `start`; `mixed` when it holds other characters.
+    let (mut start, mut pos, mut mixed) = (0, 0, false);
+    loop {
+        let end = context_compaction_scan::ascii_end(bytes, pos);
+        if mixed && end - pos >= RUN {
+            add(start..pos);
+            (start, mixed) = (pos, false);
+        }
+        if end >= bytes.len() {
+            add(start..bytes.len());
+            return joined.into();
+        }
+        if !mixed && end - start >= RUN {
+            add(start..end);
+            start = end;
+        }
+        mixed = true;
+        // Past the other characters (a boundary between ASCII and not is one between characters).
+        pos = end
+            + bytes
+                .get(end..)
+                .unwrap_or_default()
+                .iter()
+                .position(u8::is_ascii)
+                .unwrap_or(bytes.len() - end);
+    }
 }
 
 fn number(n: u64) -> JsValue {

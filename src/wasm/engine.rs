@@ -10,15 +10,16 @@ use super::bridge::JsSummarizer;
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::js::AbortSignal;
-use super::{cache, walk};
+use super::{reported, walk};
+use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
+use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::summarizer::SummarizeRequest;
 
 /// The core compactor and whether its facts cache is on.
 pub(super) struct Inner {
@@ -34,6 +35,8 @@ pub(super) struct Job {
     history: Vec<Message>,
     prefix: Vec<Message>,
     context: CallContext,
+    /// The messages a compaction keeps (read before the first await).
+    pub(super) kept: Array,
 }
 
 fn options(request: &JsRequest) -> PlanOptions {
@@ -44,9 +47,19 @@ fn options(request: &JsRequest) -> PlanOptions {
 }
 
 impl Inner {
-    /// The facts of `request`, from the cache when it is on.
+    /// The facts of `request`, from the cache when it is on, calibrated and anchored to what
+    /// the provider reported (`crate::anchor`).
     pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
-        cache::request_facts(request, self.cache)
+        self.facts_learned(request, &[])
+    }
+
+    /// [`Inner::facts`] with reports a `ContextManager` learned besides the request's own.
+    pub(super) fn facts_learned(
+        &self,
+        request: &JsRequest,
+        learned: &[Report],
+    ) -> Result<RequestFacts> {
+        reported::request_facts(request, self.cache, learned)
     }
 
     /// The facts of `request` and its plan (`None` when there is nothing to do).
@@ -65,6 +78,8 @@ impl Inner {
         let read = crate::body::facts(body, request.format, &request.estimator)?;
         let mut facts = request.fixed_facts()?;
         facts.messages = read.messages;
+        let reports = reported::body_reports(request, &facts, body, &read.spans)?;
+        anchor::calibrate(&mut facts, &reports);
         let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((read.spans, plan))
     }
@@ -95,15 +110,20 @@ impl Inner {
             history: Array::new(),
             prefix: Array::new(),
         };
-        let (mut history, mut prefix) = (Vec::new(), Vec::new());
+        let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
             plan.check_fits(facts.messages.len())?;
+            plan.check_part(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
             context.history = convert::slice_without_pinned(messages, &facts.messages, h);
             context.prefix = convert::slice_without_pinned(messages, &facts.messages, p);
-            history = walk::units(messages, h.clone(), request.format)?;
-            prefix = walk::units(messages, p.clone(), request.format)?;
+            if let Some(partial) = convert::summarized_part(messages, plan)? {
+                context.prefix.push(&partial);
+            }
+            history = summarized_units(messages, plan, h.clone(), 0, request.format)?;
+            prefix = prefix_units(messages, plan, request.format)?;
+            kept = convert::kept(messages, &facts, plan)?;
         }
         Ok(Job {
             request,
@@ -112,6 +132,7 @@ impl Inner {
             history,
             prefix,
             context,
+            kept,
         })
     }
 
@@ -130,23 +151,19 @@ impl Inner {
         };
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
-        let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
-        let history = walk::units(messages, h.clone(), request.format)?;
-        let prefix = walk::units(messages, p.clone(), request.format)?;
-        let asked = SummarizeRequest {
-            previous_summary: &request.summary,
-            messages: &history,
-            turn_prefix_messages: &prefix,
-        };
-        let prompts: Array = generator
-            .prompts(&asked)
+        let h = plan.messages_to_summarize.clone();
+        // Records written as the messages are read: no units are built.
+        let history = summarized_records(messages, plan, h, 0, request.format)?;
+        let (p, part) = prefix_range(plan);
+        let prefix = summarized_records(messages, plan, p, part, request.format)?;
+        let prompts: Array = crate::generator::prompts(&request.summary, history, prefix)
             .into_iter()
             .map(|(purpose, prompt)| {
                 let system = generator.request(purpose, String::new()).system_prompt;
                 convert::object(&[
                     ("purpose", purpose.as_str().into()),
                     ("systemPrompt", system.into()),
-                    ("prompt", prompt.into()),
+                    ("prompt", convert::long_string(&prompt)),
                 ])
             })
             .collect();
@@ -182,9 +199,47 @@ impl Inner {
                 None,
             ),
             Some(applied) => {
-                let kept = convert::kept(messages, &job.facts, applied.record.first_kept_index);
-                convert::outcome(&applied.summary, kept, Some(&applied.record))
+                convert::outcome(&applied.summary, job.kept.clone(), Some(&applied.record))
             }
         })
     }
+}
+
+/// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if
+/// any), and the part where that cut falls (0 when none).
+fn prefix_range(plan: &Plan) -> (std::ops::Range<usize>, usize) {
+    let prefix = &plan.turn_prefix_messages;
+    let end = prefix.end + usize::from(plan.first_kept_part > 0);
+    (prefix.start..end, plan.first_kept_part)
+}
+
+/// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
+/// message cut inside.
+fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
+    let (range, part) = prefix_range(plan);
+    summarized_units(messages, plan, range, part, format)
+}
+
+/// The records of messages `range` a plan summarizes (see [`walk::records`]); a plan whose
+/// `first_kept_part` starts no step is an error.
+fn summarized_records(
+    messages: &Array,
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<String>> {
+    walk::records(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
+}
+
+/// The units of messages `range` a plan summarizes (see [`walk::units`]); a plan whose
+/// `first_kept_part` starts no step is an error.
+fn summarized_units(
+    messages: &Array,
+    plan: &Plan,
+    range: std::ops::Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Vec<Message>> {
+    walk::units(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
 }

@@ -62,8 +62,8 @@ pub fn record(value: &JsValue, path: &str) -> Result<Option<Object>> {
     Ok(copy.is_object().then(|| copy.unchecked_into()))
 }
 
-/// A body as a string or a fresh `Uint8Array`; `undefined` when it is neither a string, a
-/// `Uint8Array` nor an `ArrayBuffer`.
+/// A body as a string or a `Uint8Array` of the package's own over its bytes; `undefined` when it is
+/// neither a string, a `Uint8Array` nor an `ArrayBuffer`.
 pub fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
     read(|r| &r.bytes, value, path)
 }

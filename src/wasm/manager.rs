@@ -2,6 +2,7 @@
 //! and overflow recovery over JavaScript state objects `{ systemPrompt, summary, messages,
 //! tools }`. All rules are the core manager's; this file converts and bridges.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -15,6 +16,8 @@ use super::error::{describe, to_js};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
+use super::reported::{self, Learned};
+use crate::anchor::Report;
 use crate::apply::Record;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
@@ -31,6 +34,8 @@ struct JsConversation {
     compactor: Rc<Inner>,
     estimator: JsValue,
     on_event: Option<Function>,
+    /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
+    learned: RefCell<Vec<Learned>>,
 }
 
 /// `ContextManager`'s engine; construct it through the package's `ContextManager`.
@@ -96,7 +101,9 @@ impl JsContextManager {
             )]);
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                host::settle(&returned).await
+                let response = host::settle(&returned).await?;
+                conversation.learn(state, &response);
+                Ok(response)
             };
             let overflow = |error: &JsValue| match &is_overflow {
                 Some(custom) => custom
@@ -173,6 +180,7 @@ impl JsContextManager {
             compactor: compactor.inner(),
             estimator,
             on_event,
+            learned: RefCell::new(Vec::new()),
         });
         Ok(JsContextManager { core, conversation })
     }
@@ -262,6 +270,22 @@ impl JsConversation {
         self.request_of(&Self::copy(state)?)
     }
 
+    /// Keeps what `response` says the request of `state` cost, if it says it.
+    fn learn(&self, state: &JsValue, response: &JsValue) {
+        let Some(learned) = self
+            .request(state)
+            .ok()
+            .and_then(|request| Learned::from_response(response, &request))
+        else {
+            return;
+        };
+        let mut all = self.learned.borrow_mut();
+        if all.len() == reported::LATEST {
+            all.remove(0);
+        }
+        all.push(learned);
+    }
+
     /// The request of a state copy: the manager's estimator, no budget options.
     fn request_of(&self, copy: &Object) -> Result<convert::JsRequest> {
         // Another plain object of the package's own: assigning it reads no caller getters.
@@ -289,7 +313,8 @@ impl JsConversation {
                     ("estimate", (estimate as f64).into()),
                     (
                         "plan",
-                        convert::plan_to_js(plan, &messages, &facts.messages),
+                        convert::plan_to_js(plan, &messages, &facts.messages)
+                            .unwrap_or(JsValue::NULL),
                     ),
                 ])
             }
@@ -320,7 +345,14 @@ impl Conversation for JsConversation {
     type Context = Option<AbortSignal>;
 
     fn facts(&self, state: &JsValue) -> Result<RequestFacts> {
-        self.compactor.facts(&self.request(state)?)
+        let request = self.request(state)?;
+        let learned: Vec<Report> = self
+            .learned
+            .borrow()
+            .iter()
+            .filter_map(|l| l.report(&request))
+            .collect();
+        self.compactor.facts_learned(&request, &learned)
     }
 
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
@@ -354,10 +386,8 @@ impl Conversation for JsConversation {
                 .execute(&job)
                 .await?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
-            let messages = &job.request.messages;
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
-            let kept = convert::kept(messages, facts, plan.first_kept_index);
-            let _ = Reflect::set(&next, &"messages".into(), &kept);
+            let _ = Reflect::set(&next, &"messages".into(), &job.kept);
             Ok((next.into(), applied.record))
         })
     }

@@ -15,6 +15,7 @@ mod fields;
 mod host;
 mod js;
 mod manager;
+mod reported;
 mod timer;
 mod walk;
 
@@ -44,7 +45,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
 #[wasm_bindgen]
 pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
     let request = convert::request(&request).map_err(|e| error::to_js(&e))?;
-    let facts = cache::request_facts(&request, true).map_err(|e| error::to_js(&e))?;
+    let facts = reported::request_facts(&request, true, &[]).map_err(|e| error::to_js(&e))?;
     Ok(convert::estimate(&facts))
 }
 

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use context_compaction_scan::{self as tape, Kind, Node, Val};
+use context_compaction_scan::{self as tape, Node, Val};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -15,7 +15,7 @@ use super::convert;
 use super::host;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::{Format, Path, Units};
+use crate::formats::{Format, MessageUsage, Path, Records, Units};
 use crate::message::Message;
 use crate::token::Estimator;
 
@@ -37,52 +37,50 @@ const FIRST_BYTES: usize = 64 << 10;
 const FIRST_WORDS: usize = 16 << 10;
 // They double while they fill up, to these: a few MB at a time keeps memory flat for long
 // histories.
-const BYTES: usize = 4 << 20;
-const WORDS: usize = 1 << 20;
+const BYTES: usize = 1 << 20;
+const WORDS: usize = 1 << 18;
 // Past this, a message is read through `JSON.stringify`.
 const MAX_BYTES: usize = 1 << 30;
-
-// The walker's node tags (keep in step with pkg-template/walk.js).
-const TAGS: [Kind; 6] = [
-    Kind::Null,
-    Kind::Bool,
-    Kind::Number,
-    Kind::String,
-    Kind::Array,
-    Kind::Object,
-];
-const SKIPPED: u32 = 6;
 
 /// From this many messages to read, they are read together rather than one crossing and one
 /// `JSON.stringify` each.
 pub const BULK: usize = 32;
 
-/// The facts of `messages[i]` for each of `indices`, counted by `estimator`; `None` for those
-/// to be read one by one. Errors name `messages[base + i]`.
+/// The facts of `messages[indices[k]]`, counted by `estimator`, handed to `read` with `k` as
+/// each is read; a message the walker left out is not handed over (the caller reads those one
+/// by one). Errors name `messages[base + i]`.
 pub fn facts(
     messages: &Array,
     indices: &[u32],
     base: usize,
     format: Format,
     estimator: &dyn Estimator,
-) -> Result<Vec<Option<MessageFacts>>> {
-    let mut out = Vec::with_capacity(indices.len());
-    each(messages, indices, base, format, &mut |k, message| {
-        out.push(match message {
-            Some(message) => Some(format.facts(message, Path::message(k), estimator)?),
-            None => None,
-        });
+    read: &mut dyn FnMut(usize, MessageFacts),
+) -> Result<()> {
+    // `each` goes through `indices` in order, once each.
+    let mut k = 0;
+    each(messages, indices, base, format, &mut |i, message| {
+        if let Some(message) = message {
+            read(k, format.facts(message, Path::message(i), estimator)?);
+        }
+        k += 1;
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
-/// The canonical units of host messages `range`.
-pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Vec<Message>> {
+/// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
+/// the units before the step that starts at that part (`None` when no step starts there).
+pub fn units(
+    messages: &Array,
+    range: Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<Vec<Message>>> {
+    let mut found = last_part == 0;
     let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
     let mut out = Vec::new();
     each(messages, &indices, 0, format, &mut |i, message| {
-        let host = match message {
+        let mut host = match message {
             Some(message) => {
                 let mut units = Units::default();
                 format.read_into(message, Path::message(i), &mut units)?;
@@ -90,7 +88,65 @@ pub fn units(messages: &Array, range: Range<usize>, format: Format) -> Result<Ve
             }
             None => convert::host(messages, i, format)?,
         };
+        if last_part > 0 && i + 1 == range.end {
+            let step = host.steps.iter().find(|s| s.part == last_part);
+            found = step.is_some();
+            host.units.truncate(step.map_or(0, |s| s.unit));
+        }
         out.extend(host.units);
+        Ok(())
+    })?;
+    Ok(found.then_some(out))
+}
+
+/// The records (what the generator summarizer shows the model) of host messages `range`,
+/// written as each message is read, without building its units: `Some(None)` when they hold
+/// no units (nothing to summarize). With `last_part` > 0, the last message is written only up
+/// to the step that starts at that part, and `None` means no step starts there.
+pub fn records(
+    messages: &Array,
+    range: Range<usize>,
+    last_part: usize,
+    format: Format,
+) -> Result<Option<Option<String>>> {
+    let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
+    let mut records = Records::default();
+    each(messages, &indices, 0, format, &mut |i, message| {
+        if last_part > 0 && i + 1 == range.end {
+            records.stop_at_step(last_part);
+        }
+        match message {
+            Some(message) => format.read_into(message, Path::message(i), &mut records)?,
+            None => {
+                let path = format!("messages[{i}]");
+                let text = convert::json_text(&messages.get(i as u32), &path)?;
+                format.read_json_into(&text, &path, &mut records)?;
+            }
+        }
+        records.end_message();
+        Ok(())
+    })?;
+    let found = last_part == 0 || records.reached_cut();
+    Ok(found.then(|| records.finish()))
+}
+
+/// The usage (see [`Format::usage_json`]) on each of messages `indices`, in their order: the
+/// messages laid out with the key that holds it, so that nothing else is read.
+pub fn usages(
+    messages: &Array,
+    indices: &[u32],
+    format: Format,
+) -> Result<Vec<Option<MessageUsage>>> {
+    let mut out = Vec::with_capacity(indices.len());
+    let extra = [format.usage_key()];
+    each_with(messages, indices, 0, (format, &extra), &mut |i, message| {
+        out.push(match message {
+            Some(message) => format.usage_of(message, Path::message(i))?,
+            None => {
+                let path = format!("messages[{i}]");
+                format.usage_json(&convert::json_text(&messages.get(i as u32), &path)?, &path)?
+            }
+        });
         Ok(())
     })?;
     Ok(out)
@@ -106,10 +162,22 @@ fn each(
     format: Format,
     each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
 ) -> Result<()> {
+    each_with(messages, indices, base, (format, &[]), each)
+}
+
+/// [`each`] with `extra` keys laid out besides the format's own.
+fn each_with(
+    messages: &Array,
+    indices: &[u32],
+    base: usize,
+    (format, extra): (Format, &[&str]),
+    each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+) -> Result<()> {
     let walker = walker()?;
     let keys = match format.keys() {
         Some(keys) => keys
             .iter()
+            .chain(extra)
             .map(|k| JsValue::from_str(k))
             .collect::<Array>()
             .into(),
@@ -147,6 +215,8 @@ struct Buffers {
     bytes: Vec<u8>,
     words: Vec<u32>,
     nodes: Vec<Node>,
+    /// Where each message laid out starts among `nodes`.
+    roots: Vec<Option<usize>>,
 }
 
 impl Buffers {
@@ -155,6 +225,7 @@ impl Buffers {
             bytes: Vec::new(),
             words: Vec::new(),
             nodes: Vec::new(),
+            roots: Vec::new(),
         }
     }
 
@@ -258,13 +329,18 @@ impl Walk<'_> {
             bytes,
             words,
             nodes,
+            roots,
         } = buffers;
         // Not a tape (never from the package's walker): each message the slow way.
-        let (used, text) = laid_out(bytes, words, nodes).unwrap_or_default();
-        let mut roots = used.into_iter();
+        let text = laid_out(bytes, words, nodes, roots).unwrap_or_else(|| {
+            roots.clear();
+            ""
+        });
+        let mut roots = roots.iter();
         for index in self.indices.iter().skip(k).take(count) {
             let message = roots
                 .next()
+                .copied()
                 .flatten()
                 .map(|root| Val::at(text, nodes, root));
             each(self.base + *index as usize, message)?;
@@ -274,50 +350,19 @@ impl Walk<'_> {
 }
 
 /// The tape the walker wrote into `words` and `bytes` as nodes over a text, and the root of each
-/// message on it (`None` for one it skipped); `None` when it is not a well-formed tape.
+/// message on it in `roots` (`None` for one it skipped); `None` when it is not a well-formed
+/// tape.
 fn laid_out<'a>(
     bytes: &'a [u8],
     words: &[u32],
     nodes: &mut Vec<Node>,
-) -> Option<(Vec<Option<usize>>, &'a str)> {
+    roots: &mut Vec<Option<usize>>,
+) -> Option<&'a str> {
     let (&count, &used) = (words.first()?, words.get(1)?);
     let text = tape::utf8(bytes.get(..used as usize)?)?;
     let words = words.get(4..4 + 4 * count as usize)?;
-    nodes.clear();
-    let mut skipped = Vec::new();
-    for (i, node) in words.chunks_exact(4).enumerate() {
-        let &[tag, start, end, next] = node else {
-            return None;
-        };
-        if tag == SKIPPED {
-            skipped.push(i);
-        }
-        let kind = match TAGS.get(tag as usize) {
-            Some(kind) => *kind,
-            None if tag == SKIPPED => Kind::Null,
-            None => return None,
-        };
-        nodes.push(Node {
-            kind,
-            escaped: false,
-            verbatim: kind == Kind::String,
-            start,
-            end,
-            next,
-        });
-    }
-    tape::check(nodes, text.len()).ok()?;
-    let mut roots = Vec::new();
-    let mut root = 0;
-    let mut skipped = skipped.into_iter().peekable();
-    while let Some(node) = nodes.get(root) {
-        // Both go up: a skipped node before this root is not a root.
-        while skipped.next_if(|&s| s < root).is_some() {}
-        let skip = skipped.next_if_eq(&root).is_some();
-        roots.push((!skip).then_some(root));
-        root = node.next as usize;
-    }
-    Some((roots, text))
+    tape::from_words(words, text.len(), nodes, roots)?;
+    Some(text)
 }
 
 fn address<T>(pointer: *const T) -> JsValue {

@@ -260,3 +260,45 @@ pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
     })
     .unwrap()
 }
+
+/// The same conversation in each format (`tests/fixtures/formats/`).
+pub const FIXTURES: [(formats::Format, &str); 6] = [
+    (
+        formats::Format::Canonical,
+        include_str!("../fixtures/formats/canonical.json"),
+    ),
+    (
+        formats::Format::OpenAIChat,
+        include_str!("../fixtures/formats/openai-chat.json"),
+    ),
+    (
+        formats::Format::OpenAIResponses,
+        include_str!("../fixtures/formats/openai-responses.json"),
+    ),
+    (
+        formats::Format::Anthropic,
+        include_str!("../fixtures/formats/anthropic.json"),
+    ),
+    (
+        formats::Format::AiSdk,
+        include_str!("../fixtures/formats/ai-sdk.json"),
+    ),
+    (
+        formats::Format::AiSdkUi,
+        include_str!("../fixtures/formats/ai-sdk-ui.json"),
+    ),
+];
+
+/// Reads each of `messages` as a host message of `format`, named `messages[i]` in errors.
+pub fn read_hosts(
+    format: context_compaction::formats::Format,
+    messages: &[serde_json::Value],
+) -> Vec<HostMessage> {
+    let read = |(i, m): (usize, &serde_json::Value)| format.read(m, &format!("messages[{i}]"));
+    messages
+        .iter()
+        .enumerate()
+        .map(read)
+        .collect::<Result<_>>()
+        .unwrap()
+}

@@ -190,3 +190,17 @@ test("objects support free() and Symbol.dispose", () => {
   estimator[Symbol.dispose]();
   assert.throws(() => estimator.countTokens("a"), Error);
 });
+
+test("long prompts with other characters among long ASCII runs reach the summarizer whole", async () => {
+  // Long ASCII runs, short ones, and characters of every width, in the order they come.
+  const pieces = ["a".repeat(5000), "é", "b".repeat(10), "日本", "c".repeat(1023), "😀", "d".repeat(1024), "ü", "e".repeat(3000)];
+  const text = pieces.join("") + pieces.reverse().join("");
+  const messages = [user(text), say("ok"), user("next"), say("kept")];
+  const sent = [];
+  const compactor = new Compactor({ keepRecentTokens: 1, summarizer: generator(async (req) => (sent.push(req.messages[0].content), "S")) });
+  const plan = compactor.plan({ messages, inputTokenBudget: 0 });
+  const [{ prompt }] = compactor.summarizerInput({ messages }, plan);
+  assert.ok(prompt.includes(`[User]: ${text}\n\n[Assistant]: ok`), "the text is whole and in order");
+  await compactor.apply({ messages }, plan);
+  assert.equal(sent[0], prompt);
+});

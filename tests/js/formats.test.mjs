@@ -75,7 +75,8 @@ test("malformed input in any format is invalid_request naming the path", () => {
     ["openai-chat", [{ role: "assistant", tool_calls: [{ id: "x" }] }], /messages\[0\]\.tool_calls\[0\]\.function: missing/],
     ["openai-responses", [{ type: "function_call", name: "x" }], /messages\[0\]\.call_id: missing/],
     ["anthropic", [{ role: "user", content: [{ type: "tool_result" }] }], /messages\[0\]\.content\[0\]\.tool_use_id: missing/],
-    ["ai-sdk", [{ role: "tool", content: [{ type: "tool-result", toolCallId: "x", output: { type: "weird" } }] }], /output\.type: unknown block type "weird"/],
+    ["ai-sdk", [{ role: "tool", content: [{ type: "tool-result", output: { type: "text", value: "x" } }] }], /messages\[0\]\.content\[0\]\.toolCallId: missing/],
+    ["ai-sdk-ui", [{ id: "a", role: "user", content: "hi" }], /messages\[0\]\.parts: missing .*use format "ai-sdk"/],
   ];
   for (const [format, messages, pattern] of cases) {
     assert.throws(() => compactor.plan({ format, messages, inputTokenBudget: 0 }), (e) => e.code === "invalid_request" && pattern.test(e.message), format);

@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 const root = process.env.CC_ROOT;
 const fc = createRequire(`${root}/package.json`)("fast-check");
 
-export const FORMATS = ["canonical", "openai-chat", "anthropic", "ai-sdk", "openai-responses"];
+export const FORMATS = ["canonical", "openai-chat", "anthropic", "ai-sdk", "openai-responses", "ai-sdk-ui"];
 const fixtures = Object.fromEntries(FORMATS.map((f) => [f, readFileSync(`${root}/tests/fixtures/formats/${f}.json`, "utf8")]));
 
 /** Objects this fuzzer made hostile: the unchanged-check does not look inside them. */

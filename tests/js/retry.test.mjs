@@ -42,6 +42,9 @@ test("the classification follows status, markers and fetch's TypeError", async (
   for (const status of [400, 401, 404, 413]) assert.equal(await attempts(httpError(status)), 1, `status ${status}`);
   assert.equal(await attempts(new Error("prompt is too long")), 1);
   assert.equal(await attempts(Object.assign(new Error("x"), { status: 429, retryable: false })), 1);
+  // The AI SDK's APICallError: `isRetryable` (true for a request that got no answer, no status).
+  assert.equal(await attempts(Object.assign(new Error("Cannot connect to API"), { name: "AI_APICallError", isRetryable: true })), 3);
+  assert.equal(await attempts(Object.assign(new Error("x"), { name: "AI_APICallError", statusCode: 503, isRetryable: false })), 1);
   assert.equal(await attempts("a bare string"), 1);
 });
 

@@ -7,16 +7,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bothWays, failsWithItsIndex, forty, sameSummarizerInput, samePlans, sessionMessages } from "./walk-helpers.mjs";
 
-const { aiSdk, anthropic, openAIChat, openAIResponses } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const { aiSdk, aiSdkUi, anthropic, openAIChat, openAIResponses } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 
-for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk]]) {
-  test(`the real session as ${format} messages estimates and plans the same read together`, () => {
+for (const [format, convert] of [["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk], ["ai-sdk-ui", aiSdkUi]]) {
+  test(`the real session as ${format} messages estimates and plans the same read together`, async () => {
     const session = () => convert(sessionMessages());
     const { together, alone } = bothWays(session, format);
-    assert.ok(together.length > 500);
+    // UIMessages hold a whole turn's tool loop each.
+    assert.ok(together.length > (format === "ai-sdk-ui" ? 100 : 500));
     assert.deepEqual(together, alone);
     samePlans(session, format);
-    sameSummarizerInput(session, format);
+    await sameSummarizerInput(session, format);
   });
 }
 
@@ -172,11 +173,55 @@ function aiSdkEdgeCases() {
 
 edgeCases("ai-sdk", aiSdkEdgeCases);
 
+function aiSdkUiEdgeCases() {
+  const tool = (id, state, more = {}) => ({ type: "tool-read", toolCallId: id, state, input: { path: `${id}.rs`, n: 1.5 }, ...more });
+  return forty([
+    { id: "s", role: "system", parts: [{ type: "text", text: "be " }, { type: "data-x", data: 1 }, { type: "text", text: "brief" }] },
+    { id: "u", role: "user", parts: [{ type: "text", text: "café 😀 \ud800" }, { type: "file", mediaType: "image/png", url: "u" }, { type: "data-y", data: [1] }, { type: "later-kind", n: 1 }], metadata: { at: 1 } },
+    {
+      id: "a",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "reasoning", text: "hmm" },
+        { type: "text", text: "calling" },
+        tool("c1", "output-available", { output: "done" }),
+        tool("c2", "output-available", { output: { lines: [1, 2] } }),
+        tool("c3", "output-error", { input: undefined, rawInput: "{broken", errorText: "bad input" }),
+        { type: "step-start" },
+        { type: "dynamic-tool", toolName: "mcp", toolCallId: "c4", state: "output-denied", input: {}, approval: { id: "p", approved: false } },
+        { type: "tool-search", toolCallId: "c5", state: "output-available", input: {}, output: null, providerExecuted: true },
+        { type: "source-url", sourceId: "s", url: "u" },
+        { type: "step-start" },
+        { type: "custom", kind: "x.y" },
+        { type: "reasoning-file", mediaType: "image/png", url: "u" },
+        { type: "later-kind", n: 2 },
+        { type: "steering-message", parts: [{ type: "text", text: "also this" }] },
+        { type: "text", text: "ok" },
+        { type: "step-start" },
+      ],
+    },
+    { id: "b", role: "assistant", parts: [] },
+    { id: "c", role: "assistant", parts: [{ type: "step-start" }, { type: "step-start" }, { type: "text", text: "x" }] },
+  ]);
+}
+
+edgeCases("ai-sdk-ui", aiSdkUiEdgeCases);
+
+test("a bad UIMessage read together still fails with its own index", () => {
+  failsWithItsIndex("ai-sdk-ui", [
+    [{ id: "x", role: "user", content: "a ModelMessage" }, /messages\[35\]\.parts: missing/],
+    [{ id: "x", role: "assistant", parts: [{ type: "tool-read", toolCallId: "c" }] }, /messages\[35\]\.parts\[0\]\.state: missing/],
+    [{ id: "x", role: "assistant", parts: [{ type: "dynamic-tool", toolCallId: "c", state: "input-available" }] }, /messages\[35\]\.parts\[0\]\.toolName: missing/],
+    [{ id: "x", role: "tool", parts: [] }, /messages\[35\]\.role: unknown role "tool"/],
+  ], { id: "u", role: "user", parts: [{ type: "text", text: "hello" }] });
+});
+
 test("a bad AI SDK message read together still fails with its own index", () => {
   failsWithItsIndex("ai-sdk", [
     [{ role: "tool", content: [{ type: "tool-result", output: { type: "text", value: "no id" } }] }, /messages\[35\]\.content\[0\]\.toolCallId/],
-    [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", output: { type: "video" } }] }, /messages\[35\]\.content\[0\]\.output\.type/],
-    [{ role: "tool", content: [{ type: "tool-call" }] }, /messages\[35\]\.content\[0\]\.type/],
+    [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", output: { type: "execution-denied", reason: 1 } }] }, /messages\[35\]\.content\[0\]\.output\.reason/],
+    [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", output: "text" }] }, /messages\[35\]\.content\[0\]\.output: expected an object/],
     [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c" }] }, /messages\[35\]\.content\[0\]\.toolName/],
     [{ role: "user", content: [{ type: "text", text: ["not", "a string"] }] }, /messages\[35\]\.content\[0\]\.text/],
     [{ role: "robot" }, /messages\[35\]\.role/],

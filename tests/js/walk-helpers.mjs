@@ -35,9 +35,9 @@ export function samePlans(make, format = "canonical") {
 /**
  * The summarizer input of `make()` read by the walker equals the one read through
  * JSON.stringify message by message (each message behind a `toJSON`, which the walker leaves to
- * that path).
+ * that path), and what apply sends the generator (records written from the units it reads).
  */
-export function sameSummarizerInput(make, format = "canonical") {
+export async function sameSummarizerInput(make, format = "canonical") {
   const compactor = new Compactor({ keepRecentTokens: 2_000, summarizer: generator(async () => "S"), cacheFacts: false });
   const messages = make();
   const plan = compactor.plan({ messages, format, inputTokenBudget: 0 });
@@ -47,13 +47,18 @@ export function sameSummarizerInput(make, format = "canonical") {
   const alone = compactor.summarizerInput({ messages: stringified, format }, plan);
   assert.deepEqual(walked, alone);
   assert.ok(walked[0].prompt.length > 10_000);
+  const sent = [];
+  const send = async ({ purpose, systemPrompt, messages: [{ content }] }) => (sent.push({ purpose, systemPrompt, prompt: content }), "S");
+  const applying = new Compactor({ keepRecentTokens: 2_000, summarizer: generator(send), cacheFacts: false });
+  await applying.apply({ messages, format }, plan);
+  assert.deepEqual(walked, sent);
 }
 
 /** Each bad message, at index 35 of forty read together, fails with an error naming it. */
-export function failsWithItsIndex(format, cases) {
+export function failsWithItsIndex(format, cases, filler = { role: "user", content: "hello" }) {
   const cold = new Compactor({ keepRecentTokens: 200, summarizer: generator(async () => "S"), cacheFacts: false });
   for (const [bad, want] of cases) {
-    const messages = forty([{ role: "user", content: "hello" }]);
+    const messages = forty([filler]);
     messages[35] = bad;
     assert.throws(() => cold.plan({ messages, format, inputTokenBudget: 0 }), (e) => e instanceof CompactionError && want.test(e.message), String(want));
   }

@@ -10,13 +10,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
+import { installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
 import { conversation } from "./scenario.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,29 +58,15 @@ const sharedFiles = {
   webpack: [["vite/src/main.js", "src/index.js"], ["vite/src/worker.js", "src/worker.js"]],
   esbuild: [["vite/src/main.js", "src/main.js", withoutWorker]],
   rollup: [["vite/src/main.js", "src/main.js", withoutWorker]],
+  // The AI SDK chat route the round trips drive (ai-sdk.test.mjs), in the Next.js app.
+  next: [["ai-sdk/app/api/chat/route.ts", "app/api/chat/route.ts"], ["ai-sdk/app/store.ts", "app/store.ts"]],
 };
 
 /** A fresh copy of `apps/<app>` with its dependencies (cached) and the tarball installed. */
 async function prepare(app, scenarioDir = "src") {
   const source = join(here, "apps", app);
   const dir = join(cache, app);
-  const lock = join(source, "package-lock.json");
-  const want = existsSync(lock) ? createHash("sha256").update(readFileSync(lock)).digest("hex") : "no-lock";
-  const stamp = join(dir, ".installed");
-  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    cpSync(join(source, "package.json"), join(dir, "package.json"));
-    if (existsSync(lock)) {
-      cpSync(lock, join(dir, "package-lock.json"));
-      await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
-    }
-    writeFileSync(stamp, want);
-  }
-  for (const name of readdirSync(dir)) {
-    if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
-  }
-  cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
+  await installCached(source, dir);
   for (const [from, to, change = (text) => text] of sharedFiles[app] ?? []) {
     mkdirSync(dirname(join(dir, to)), { recursive: true });
     writeFileSync(join(dir, to), change(readFileSync(join(here, "apps", from), "utf8")));
@@ -156,7 +141,7 @@ async function servedTexts(dir, path, selectors) {
 
 test("the README's recipes are the apps this suite builds, verbatim", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs"];
+  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx"];
   for (const recipe of recipes) {
     const text = readFileSync(join(here, "apps", recipe), "utf8");
     assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
@@ -224,11 +209,44 @@ async function compactsLikeNode(url, what) {
   assert.equal(result.messages.length, conversation().length - reference.record.firstKeptIndex, what);
 }
 
-/** The page's preview and both routes of a running Next.js server. */
+/** The page's preview and both routes of a running Next.js server; the useChat page and its route. */
 async function nextAppWorks(port) {
   await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
   await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
   assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
+  await chatPageWorks(`http://127.0.0.1:${port}/chat`);
+  await chatRouteAnswers(`http://127.0.0.1:${port}/api/chat-edge`);
+}
+
+/** One useChat request to a chat route: the mock model's answer streams back. */
+async function chatRouteAnswers(url) {
+  const messages = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] }];
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "chat-1", messages }) });
+  const body = await response.text();
+  assert.equal(response.status, 200, `${url}: ${body.slice(0, 2000)}`);
+  assert.match(body, /"delta":"Hello from the mock model\."/, url);
+}
+
+/** The useChat page: its preview before and after one turn answered by the route (mock model). */
+async function chatPageWorks(url) {
+  const page = await chromium.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    // `next dev` compiles the page on this first request (20 s and more on a loaded machine).
+    await page.goto(url, { timeout: 120_000 });
+    const preview = page.locator("#preview");
+    await preview.filter({ hasText: "Fits: nothing to compact (0 messages)" }).waitFor({ timeout: 60_000 });
+    await page.fill("#input", "Hello");
+    await page.press("#input", "Enter");
+    await page.locator(".message", { hasText: "assistant: Hello from the mock model." }).waitFor({ timeout: 60_000 });
+    await preview.filter({ hasText: "Fits: nothing to compact (2 messages)" }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(errors, []);
+  } catch (error) {
+    throw new Error(`${url}: ${error.message}; page errors: ${errors.join("\n") || "none"}`);
+  } finally {
+    await page.close();
+  }
 }
 
 test("Next.js 16 (Turbopack): client component, Node route, edge route; next build and start, next dev", async () => {

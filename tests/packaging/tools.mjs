@@ -1,6 +1,8 @@
 // Process, server and browser helpers of the packaging suite. Servers listen on 127.0.0.1 only;
 // every process started here is stopped by the test that started it (or by its timeout).
 import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, normalize } from "node:path";
@@ -91,4 +93,28 @@ export async function modelStub() {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return server;
+}
+
+/**
+ * A fresh copy of the app `source` in `dir`, its dependencies installed from its lockfile once
+ * (kept while the lockfile is unchanged) and everything else copied anew.
+ */
+export async function installCached(source, dir) {
+  const lock = join(source, "package-lock.json");
+  const want = existsSync(lock) ? createHash("sha256").update(readFileSync(lock)).digest("hex") : "no-lock";
+  const stamp = join(dir, ".installed");
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    cpSync(join(source, "package.json"), join(dir, "package.json"));
+    if (existsSync(lock)) {
+      cpSync(lock, join(dir, "package-lock.json"));
+      await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: dir });
+    }
+    writeFileSync(stamp, want);
+  }
+  for (const name of readdirSync(dir)) {
+    if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+  cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
 }

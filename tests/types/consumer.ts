@@ -9,6 +9,7 @@ import {
   type CompactionEvent,
   type MaintainResult,
   type AiSdkMessage,
+  type AiSdkUIMessage,
   type OpenAIChatMessage,
   type OpenAIResponsesItem,
   CompactionError,
@@ -111,6 +112,28 @@ async function main(): Promise<void> {
   compactor.plan({ format: "openai-responses", messages: items });
   const ai: AiSdkMessage[] = [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "bash", output: { type: "json", value: { ok: true } } }] }];
   await compactor.compact({ format: "ai-sdk", messages: ai });
+  // UIMessages (useChat's): a cut may fall inside one, at `firstKeptPart` (the SDK's own types
+  // from ai 5, 6 and 7 are checked in tests/ai-sdk/types.ts).
+  const ui: AiSdkUIMessage[] = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "weather?" }], metadata: { at: 1 } },
+    {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "tool-weather", toolCallId: "c", state: "output-available", input: { city: "Oslo" }, output: "rain" },
+        { type: "data-progress", data: { done: 1 } },
+        { type: "dynamic-tool", toolName: "mcp", toolCallId: "d", state: "approval-requested", input: {}, approval: { id: "p" } },
+      ],
+    },
+  ];
+  const uiPlan = compactor.plan({ format: "ai-sdk-ui", messages: ui });
+  const cutAt: [string | null, number] | undefined = uiPlan ? [uiPlan.firstKeptId, uiPlan.firstKeptPart] : undefined;
+  void cutAt;
+  const uiSummary = projectSummary("s", "ai-sdk-ui");
+  if (uiSummary) ui.unshift(uiSummary);
+  // @ts-expect-error a UIMessage needs its parts
+  compactor.plan({ format: "ai-sdk-ui", messages: [{ id: "x", role: "user", content: "hi" }] });
   const item = projectSummary("s", "openai-responses");
   if (item) void item.content[0].text;
   // @ts-expect-error an Anthropic request takes Anthropic messages, not canonical tool results
@@ -156,6 +179,16 @@ async function main(): Promise<void> {
   // @ts-expect-error the code is a known string
   const bad: CompactionError["code"] = "oops";
   void bad;
+  // What the provider counted: on an answer, or told explicitly.
+  const billed: OpenAIChatMessage[] = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "hello", usage: { prompt_tokens: 12, completion_tokens: 2 } },
+  ];
+  const anchored = estimate({ format: "openai-chat", messages: billed, reportedUsage: { messages: 1, inputTokens: 12 } });
+  const ratio: number | undefined = anchored.ratio;
+  void ratio;
+  // @ts-expect-error reportedUsage needs the number of messages it covers
+  estimate({ messages, reportedUsage: { inputTokens: 12 } });
 }
 
 void main;

@@ -1,6 +1,7 @@
 // A CommonJS consumer (.cts): `require` types, the same API.
 import { Compactor, estimate, type Message } from "context-compaction";
 import init = require("context-compaction/web");
+import { ChatPreview, type ChatUIMessage } from "context-compaction/ai-sdk";
 
 export function total(messages: Message[]): number {
   return estimate({ messages }).total;
@@ -9,4 +10,10 @@ export function total(messages: Message[]): number {
 export async function load(): Promise<Compactor> {
   await init.default();
   return new Compactor({ summarizer: { summarize: async () => "" } });
+}
+
+export function preview(messages: ChatUIMessage[]): string | null {
+  const chat = new ChatPreview({ contextWindowTokens: 128_000 });
+  chat.update(messages);
+  return chat.plan()?.firstKeptId ?? null;
 }

@@ -1,6 +1,7 @@
 // An ES module consumer: your own message type comes back from plan and compact, `using`
 // works where the lib has Symbol.dispose, and the format narrows what messages may hold.
 import { Compactor, ContextManager, ready, type AnthropicMessage, type Message, type Plan } from "context-compaction";
+import { ChatCompaction, aiSdkSummarizer, type ChatCompactionState, type ChatUIMessage } from "context-compaction/ai-sdk";
 
 type MyMessage = Message & { id: string };
 
@@ -34,3 +35,13 @@ export const literal = (compactor: Compactor) =>
       { role: "tool", tool_call_id: "c1", content: "done" },
     ],
   });
+
+// The AI SDK entry without `ai` installed (an optional peer): its types stand alone.
+export async function aiSdk(messages: ChatUIMessage[], state: ChatCompactionState | null): Promise<ChatCompactionState | null> {
+  const summarizer = aiSdkSummarizer({ model: "gpt-4.1-mini", generateText: async (call) => ({ text: call.system }) });
+  const compaction = new ChatCompaction({ contextWindowTokens: 128_000, summarizer, convertToModelMessages: () => [{ role: "user", content: "hi" }] });
+  const chat = await compaction.prepare(messages, state);
+  const first: { role: string } | undefined = chat.messages[0];
+  compaction.free();
+  return first ? chat.stateAfter(messages.at(-1)) : chat.state;
+}

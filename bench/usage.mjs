@@ -1,0 +1,112 @@
+// Provider-true estimates on a real session: replays tests/fixtures/large-session.jsonl (a
+// Claude Sonnet 4.5 coding session with the usage Anthropic reported on each answer) request by
+// request, and compares each request's estimate with the prompt the provider counted for it
+// (input + cache reads + cache writes of the answer it produced).
+//
+//   node bench/usage.mjs
+//
+// - plain: the local estimate of the request, with no usage (what the package did before);
+// - anchored: `estimate(request)` with the usage of the earlier answers on their messages, as a
+//   host passes it (each request sees only the answers before it);
+// - held out: the ratio learned from one half of the session (the ratio `estimate` reports for
+//   the last request of that half) times the plain estimate of each request of the other half,
+//   which uses none of that half's usage.
+import { readFileSync, existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+if (!existsSync(`${root}/dist/index.js`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
+const { estimate } = await import(`${root}/dist/index.js`);
+
+const messages = readFileSync(`${root}/tests/fixtures/large-session.jsonl`, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line))
+  .filter((entry) => entry.type === "message")
+  .map((entry) => entry.message);
+const withoutUsage = messages.map(({ usage, ...rest }) => rest);
+
+// Each answer with a usable usage is the reply to the request of the messages before it.
+const prompt = (u) => u.input + u.cacheRead + u.cacheWrite;
+const requests = [];
+messages.forEach((m, j) => {
+  if (m.role !== "assistant" || !m.usage || m.stopReason === "aborted" || m.stopReason === "error") return;
+  if (prompt(m.usage) > 0) requests.push({ j, reported: prompt(m.usage) });
+});
+
+for (const r of requests) {
+  r.plain = estimate({ messages: withoutUsage.slice(0, r.j) }).total;
+  const anchored = estimate({ messages: messages.slice(0, r.j) });
+  r.anchored = anchored.total;
+  r.ratio = anchored.ratio ?? null;
+}
+
+const quantile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+const errors = (rows, key) => rows.map((r) => Math.abs(r[key] / r.reported - 1));
+const ratioMedian = (rows, key) => quantile(rows.map((r) => r[key] / r.reported), 0.5);
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+function line(name, rows, key) {
+  const e = errors(rows, key);
+  return `| ${name} | ${rows.length} | ${ratioMedian(rows, key).toFixed(3)}× | ${pct(quantile(e, 0.5))} | ${pct(quantile(e, 0.95))} | ${pct(Math.max(...e))} |`;
+}
+
+const half = Math.floor(requests.length / 2);
+const first = requests.slice(0, half);
+const second = requests.slice(half);
+// The ratio learned from a half: what `estimate` reports for that half's last request.
+const learned = (rows) => rows[rows.length - 1].ratio;
+const heldOut = (rows, ratio) => rows.map((r) => ({ ...r, calibrated: r.plain * ratio }));
+const ratioFirst = learned(first);
+const ratioSecond = learned(second);
+
+console.log(`${messages.length} messages, ${requests.length} requests with usage\n`);
+console.log("| estimate | requests | median estimate / reported | median abs error | p95 abs error | max abs error |");
+console.log("|---|---:|---:|---:|---:|---:|");
+console.log(line("plain (no usage)", requests, "plain"));
+console.log(line("anchored and calibrated", requests, "anchored"));
+console.log(line("anchored and calibrated, first half", first, "anchored"));
+console.log(line("anchored and calibrated, second half", second, "anchored"));
+console.log(line(`held out: second half × ratio of the first (${ratioFirst.toFixed(3)})`, heldOut(second, ratioFirst), "calibrated"));
+console.log(line(`held out: first half × ratio of the second (${ratioSecond.toFixed(3)})`, heldOut(first, ratioSecond), "calibrated"));
+
+// Cold plan of an anchored 10k history against pi's own usage-anchored prepareCompaction, on the
+// same messages (bench/workloads.mjs's history, repeating the session). The session's recorded
+// usage restarts at each repetition, so each answer gets the usage a provider would report for
+// this history: its request at the session's measured ratio (1.22 × our estimate).
+const pi = await import(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`).catch(() => null);
+if (pi) {
+  const { history } = await import("./workloads.mjs");
+  const { Compactor } = await import(`${root}/dist/index.js`);
+  const long = history(10_000);
+  const tokens = estimate({ messages: long }).messages;
+  let sum = 0;
+  long.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    sum += tokens[i];
+  });
+  const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
+  const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
+  const cold = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" }, cacheFacts: false });
+  const cpu = (f) => {
+    const start = process.cpuUsage();
+    f();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  const ours = [];
+  const theirs = [];
+  for (let round = 0; round < 15; round++) {
+    ours.push(cpu(() => cold.plan({ messages: long, inputTokenBudget: 0 })));
+    theirs.push(cpu(() => pi.prepareCompaction(entries, settings)));
+  }
+  const plan = cold.plan({ messages: long, inputTokenBudget: 0 });
+  const median = (values) => quantile(values, 0.5);
+  console.log(`\ncold plan of an anchored 10k history (CPU ms, median of 15, alternating): ours ${median(ours).toFixed(1)}, pi prepareCompaction ${median(theirs).toFixed(1)}, ratio ${(median(ours) / median(theirs)).toFixed(2)}× (anchored: ${estimate({ messages: long }).anchor ? "yes" : "no"}, estimateBefore ${plan.estimateBefore})`);
+} else {
+  console.log("\n(the peer is not installed: `(cd bench && npm ci)` for the cold-plan comparison)");
+}

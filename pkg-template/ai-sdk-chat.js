@@ -1,0 +1,180 @@
+// Compaction for `useChat` round trips and long tool loops. `useChat` posts the whole history
+// every turn, so the route stores a small state per chat (the summary and the UIMessage id and
+// part where the kept messages start); `prepare` drops what the summary covers, compacts when
+// maintenance says so, and hands back the model messages to send. Between the steps of one
+// request, `prepareStep` carries the compaction on (ai 5 and 6 rebuild each step's messages
+// from their own list; ai 7 keeps what prepareStep returned: both are handled).
+import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
+import { checkState, convertLive, liveMessages, readUiMessage } from "./ai-sdk-ui.js";
+import { guardedOr } from "./host.js";
+
+const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
+
+/** Compaction for an AI SDK chat route (see the README's AI SDK section). */
+export class ChatCompaction {
+  #compactor;
+  #manager;
+  #convert;
+  #system;
+  #maxOutputTokens;
+
+  constructor(options) {
+    if (options === null || typeof options !== "object") throw invalid("ChatCompaction needs { summarizer, contextWindowTokens, convertToModelMessages }");
+    const { summarizer, keepRecentTokens, triggerRatio, contextWindowTokens, reserveTokens, maxOutputTokens, system, estimator, onEvent } = options;
+    if (typeof options.convertToModelMessages !== "function") throw invalid('ChatCompaction: convertToModelMessages must be the function from "ai"');
+    this.#convert = options.convertToModelMessages;
+    this.#system = system ?? null;
+    this.#maxOutputTokens = maxOutputTokens ?? null;
+    this.#compactor = new Compactor({ keepRecentTokens, triggerRatio, summarizer });
+    this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent });
+  }
+
+  /**
+   * The model messages to send for the UIMessages the client posted and the chat's stored
+   * state: the summary first, the compacted prefix dropped, compacting when due. Resolves to
+   * `{ messages, state, compacted, record, error?, prepareStep, stateAfter }`.
+   */
+  async prepare(messages, state, options = {}) {
+    let valid = checkState(state);
+    let live = liveMessages(messages, valid);
+    if (live === null) {
+      // The message the state starts at is gone (edited or regenerated history): start over.
+      valid = null;
+      live = liveMessages(messages, null);
+    }
+    const { messages: model, origins } = await convertLive(this.#convert, live);
+    const result = await this.#maintain(valid?.summary ?? null, model, options.signal);
+    let next = valid;
+    if (result.compacted) {
+      const kept = origins.get(firstNonSystem(result.state.messages)) ?? pastEnd(live);
+      next = { summary: result.state.summary, firstKeptId: kept.id, firstKeptPart: kept.part, record: result.record };
+    }
+    const steps = new StepCompaction(this.#maintainer(), next, result.state.messages, { origins, last: live.at(-1)?.message, signal: options.signal });
+    return {
+      messages: steps.initialMessages,
+      state: next,
+      compacted: result.compacted,
+      record: result.record,
+      ...(result.error ? { error: result.error } : {}),
+      prepareStep: steps.prepareStep,
+      stateAfter: (responseMessage) => steps.stateAfter(responseMessage),
+    };
+  }
+
+  /** A `prepareStep` for one tool loop over model messages (no stored chat state). */
+  prepareStep(options = {}) {
+    return new StepCompaction(this.#maintainer(), null, null, { signal: options.signal }).prepareStep;
+  }
+
+  /** Maintenance of model messages under `summary`. */
+  #maintain(summary, messages, signal) {
+    return this.#manager.maintain({ format: "ai-sdk", systemPrompt: this.#system, summary, messages }, { signal, maxOutputTokens: this.#maxOutputTokens });
+  }
+
+  #maintainer() {
+    return (summary, messages, signal) => this.#maintain(summary, messages, signal);
+  }
+
+  free() {
+    this.#manager.free();
+    this.#compactor.free();
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}
+
+const firstNonSystem = (messages) => messages.find((message) => message.role !== "system");
+
+// Everything was summarized (nothing but system messages kept): the state starts after the last part.
+const pastEnd = (live) => {
+  const last = live.at(-1)?.message;
+  return { id: last?.id ?? "", part: last?.parts.length ?? 0 };
+};
+
+/**
+ * One request's steps: what the model was sent first, and every compaction between steps. The
+ * SDK's list of step messages either starts with the projection this returned last (ai 7
+ * keeps prepareStep's messages) or is the request's messages plus every step's response (ai 5
+ * and 6): then the kept messages start at the first one kept, found by identity.
+ */
+class StepCompaction {
+  #maintain;
+  #state;
+  #summary;
+  #projection;
+  #keptFrom = null;
+  #keptStep;
+  #record;
+  #origins;
+  #last;
+  #signal;
+
+  constructor(maintain, state, kept, { origins = new Map(), last, signal } = {}) {
+    this.#maintain = maintain;
+    this.#state = state;
+    this.#summary = state?.summary ?? null;
+    this.#projection = this.#summary ? projectSummary(this.#summary, "ai-sdk") : null;
+    this.#origins = origins;
+    this.#last = last;
+    this.#signal = signal;
+    this.initialMessages = kept === null ? null : this.#projection ? [this.#projection, ...kept] : kept;
+    this.prepareStep = (options) => this.#step(options);
+  }
+
+  async #step({ messages, steps = [], abortSignal } = {}) {
+    if (!Array.isArray(messages)) return undefined;
+    const live = this.#live(messages);
+    const result = await this.#maintain(this.#summary, live, abortSignal ?? this.#signal);
+    if (result.compacted) {
+      this.#summary = result.state.summary;
+      this.#record = result.record;
+      this.#projection = projectSummary(this.#summary, "ai-sdk");
+      this.#keptFrom = firstNonSystem(result.state.messages) ?? null;
+      this.#keptStep = stepOf(this.#keptFrom, steps);
+      return { messages: [this.#projection, ...result.state.messages] };
+    }
+    return this.#projection ? { messages: [this.#projection, ...live] } : undefined;
+  }
+
+  /** The SDK's step messages without the projection and what the summary covers. */
+  #live(messages) {
+    if (this.#projection && messages[0] === this.#projection) return messages.slice(1);
+    const at = this.#keptFrom ? messages.indexOf(this.#keptFrom) : -1;
+    // System messages before the cut stay (never cut); the earlier projection is a user message.
+    if (at >= 0) return [...messages.slice(0, at).filter((m) => m.role === "system"), ...messages.slice(at)];
+    // The kept message was not found (the SDK copied the list): the request's own messages.
+    return this.#state && messages[0] === this.initialMessages?.[0] ? messages.slice(1) : messages;
+  }
+
+  /**
+   * The chat state to store once the response is complete (`onFinish`'s `responseMessage`):
+   * `prepare`'s, or the compaction made between steps mapped onto the UIMessages.
+   */
+  stateAfter(responseMessage) {
+    if (this.#keptFrom === null) return this.#state;
+    const next = (id, part) => ({ summary: this.#summary, firstKeptId: id, firstKeptPart: part, record: this.#record });
+    const origin = this.#origins.get(this.#keptFrom);
+    if (origin) return next(origin.id, origin.part);
+    // Kept from step `#keptStep` of this response: its `step-start` part in the response message
+    // (which continues the last posted message when it has the same id). Without an id the
+    // client will know (`generateMessageId` unset), the between-steps compaction is not kept.
+    const response = this.#keptStep === undefined ? null : guardedOr(() => readUiMessage(responseMessage, "responseMessage"), null);
+    if (!response || response.id === "") return this.#state;
+    const offset = this.#last && this.#last.id === response.id ? this.#last.parts.length : 0;
+    let step = -1;
+    for (let index = offset; index < response.parts.length; index++) {
+      if (response.parts[index]?.type === "step-start" && ++step === this.#keptStep) return next(response.id, index);
+    }
+    return this.#state;
+  }
+}
+
+/** Which step's response produced `message` (the SDK may hand out copies: compared as JSON). */
+function stepOf(message, steps) {
+  if (!message) return undefined;
+  const text = JSON.stringify(message);
+  const at = steps.findIndex((step) => (step?.response?.messages ?? []).some((m) => m === message || JSON.stringify(m) === text));
+  return at >= 0 ? at : undefined;
+}

@@ -1,0 +1,90 @@
+// What the route would compact, computed in the page (or a worker) from `useChat`'s messages
+// with `format: "ai-sdk-ui"` (no conversion): `update` appends what is new to a conversation
+// handle, so `plan` costs O(kept messages) and can run on every keystroke.
+import { CompactionError, Compactor } from "context-compaction";
+import { checkState, liveMessages } from "./ai-sdk-ui.js";
+
+const DEFAULT_RESERVE = 16_384;
+
+export class ChatPreview {
+  #compactor;
+  #conversation;
+  #budget;
+  #system;
+  #state = null;
+  #trimmed = new WeakMap();
+
+  constructor(options) {
+    if (options === null || typeof options !== "object") throw new CompactionError("invalid_config", "invalid config: ChatPreview needs { contextWindowTokens }");
+    const { contextWindowTokens, reserveTokens, maxOutputTokens, keepRecentTokens, triggerRatio, system, estimator } = options;
+    if (!(typeof contextWindowTokens === "number" && contextWindowTokens > 0)) {
+      throw new CompactionError("invalid_config", "invalid config: ChatPreview: contextWindowTokens must be a number > 0");
+    }
+    // The budget the route's maintenance uses (ContextManager, as ChatCompaction sets it up).
+    this.#budget = Math.max(0, contextWindowTokens - Math.max(reserveTokens ?? DEFAULT_RESERVE, maxOutputTokens ?? 0));
+    this.#system = system ?? null;
+    // Planning never summarizes: the preview's compactor has a summarizer that is never called.
+    this.#compactor = new Compactor({ keepRecentTokens, triggerRatio, summarizer: { summarize: async () => "" } });
+    this.#conversation = this.#compactor.conversation({ format: "ai-sdk-ui", estimator });
+  }
+
+  /** Takes `useChat`'s messages (and the chat's stored state, if the page has it). */
+  update(messages, state = null) {
+    let valid = checkState(state);
+    let live = liveMessages(messages, valid);
+    if (live === null) [valid, live] = [null, liveMessages(messages, null)];
+    const current = live.map(({ message, from }) => (from === 0 ? message.source : this.#trim(message, from)));
+    const had = this.#conversation.messages;
+    const grows = had.length <= current.length && had.every((message, index) => message === current[index]);
+    if (grows) this.#conversation.append(current.slice(had.length));
+    else this.#conversation.reset(current);
+    this.#state = valid;
+  }
+
+  /** The posted message from part `from` on: one object per (message, from), so appends stay cheap. */
+  #trim(message, from) {
+    const known = this.#trimmed.get(message.source);
+    if (known && known.from === from && known.length === message.parts.length) return known.trimmed;
+    const trimmed = { id: message.id, role: message.role, parts: message.parts.slice(from) };
+    this.#trimmed.set(message.source, { from, length: message.parts.length, trimmed });
+    return trimmed;
+  }
+
+  /**
+   * The plan in UIMessage terms, or `null` when nothing would be compacted: where the kept
+   * messages start (`firstKeptId`, `firstKeptPart` of the posted message), the estimates, and
+   * per live UIMessage its tokens and what happens to it (`summarized`, `kept`, or `split`).
+   */
+  plan() {
+    const plan = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget });
+    if (!plan) return null;
+    const live = this.#conversation.messages;
+    // The state's first kept message is live from its part `firstKeptPart` on.
+    const base = this.#state && live[plan.firstKeptIndex]?.id === this.#state.firstKeptId ? this.#state.firstKeptPart : 0;
+    const firstKeptPart = plan.firstKeptPart + base;
+    const messages = live.map((message, index) => {
+      const summarized = index < plan.firstKeptIndex && message.role !== "system";
+      const split = index === plan.firstKeptIndex && plan.firstKeptPart > 0;
+      const entry = { id: message.id, role: message.role, tokens: plan.messageTokens[index], fate: split ? "split" : summarized ? "summarized" : "kept" };
+      if (split) entry.firstKeptPart = firstKeptPart;
+      return entry;
+    });
+    return {
+      firstKeptId: plan.firstKeptId,
+      firstKeptPart,
+      splitTurn: plan.splitTurn,
+      estimateBefore: plan.estimateBefore,
+      estimateAfterWithoutSummary: plan.estimateAfterWithoutSummary,
+      messages,
+    };
+  }
+
+  free() {
+    this.#conversation.free();
+    this.#compactor.free();
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

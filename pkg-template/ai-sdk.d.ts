@@ -1,0 +1,182 @@
+// `context-compaction/ai-sdk`: the Vercel AI SDK (`ai` 5, 6 and 7). Its functions are passed in
+// (`generateText`, `convertToModelMessages`), so these types are structural: the SDK's own
+// functions, models and messages fit them without casts.
+import type {
+  ApplicationSummarizerConfig,
+  CompactionError,
+  CompactionEvent,
+  CompactionRecord,
+  Estimator,
+  GeneratorSummarizerConfig,
+  HeuristicEstimator,
+} from "./index.js";
+
+// `[Symbol.dispose]` where the consumer's lib declares `Symbol.dispose` (as in index.d.ts).
+type DisposeSymbol = SymbolConstructor extends { readonly dispose: infer K extends symbol } ? K : never;
+type Disposer = { [K in DisposeSymbol]: () => void };
+
+/** What the summarizer passes to `generateText` (its retries off: the package retries). */
+export interface AiSdkGenerateCall<Model> {
+  model: Model;
+  system: string;
+  messages: Array<{ role: "user"; content: string }>;
+  maxOutputTokens?: number;
+  abortSignal?: AbortSignal;
+  maxRetries: number;
+  temperature?: number;
+  headers?: Record<string, string | undefined>;
+}
+
+export interface AiSdkSummarizerOptions<Model> {
+  /** A language model (`openai("gpt-4.1-mini")`, a mock from `ai/test`) or a model id string. */
+  model: Model;
+  /** `generateText` from `"ai"`. */
+  generateText: (call: AiSdkGenerateCall<Model>) => PromiseLike<{ readonly text: string }>;
+  maxOutputTokens?: number;
+  systemPrompt?: string;
+  /** Waits before each retry (default 2 s, 4 s). */
+  retry?: { delaysMs?: readonly number[] };
+  temperature?: number;
+  headers?: Record<string, string | undefined>;
+}
+
+/**
+ * A summarizer config over an AI SDK model. Usage is mapped into the record; the SDK's errors
+ * decide retries (`isRetryable`, `statusCode`); an aborted signal cancels.
+ */
+export declare function aiSdkSummarizer<Model extends object | string>(options: AiSdkSummarizerOptions<Model>): GeneratorSummarizerConfig;
+
+/** What a route stores per chat between requests (JSON-serialisable). */
+export interface ChatCompactionState {
+  /** The summary of everything before the kept messages. */
+  summary: string;
+  /** The id of the UIMessage the kept messages start at. */
+  firstKeptId: string;
+  /** The part of that message they start at (a step of a long assistant message; 0: all of it). */
+  firstKeptPart: number;
+  /** The compaction that produced this state. */
+  record: CompactionRecord | null;
+}
+
+/** A UIMessage as this entry reads it (the SDK's `UIMessage` of `ai` 5 to 7 fits). */
+export interface ChatUIMessage {
+  id: string;
+  role: "system" | "user" | "assistant";
+  parts: ReadonlyArray<{ type: string }>;
+}
+
+/**
+ * `convertToModelMessages` from `"ai"`, or a function around it (`(messages) =>
+ * convertToModelMessages(messages, { tools })`). It is called with UIMessages, one step block at
+ * a time; its parameter is typed `never[]` so that the SDK's own (generic) function fits.
+ */
+export type ConvertToModelMessages<ModelMessage> = (messages: never[]) => ModelMessage[] | PromiseLike<ModelMessage[]>;
+
+/** The summary as the model receives it: one user message in front of the kept ones. */
+export interface ProjectedSummary {
+  role: "user";
+  content: string;
+}
+
+export interface ChatCompactionOptions<ModelMessage> {
+  summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
+  /** The model's context window; compaction starts above `triggerRatio` of it minus the reserve. */
+  contextWindowTokens: number;
+  /** Tokens kept free for the answer (default 16,384); a larger `maxOutputTokens` wins. */
+  reserveTokens?: number;
+  maxOutputTokens?: number;
+  /** The latest tokens kept word for word (default 20,000). */
+  keepRecentTokens?: number;
+  triggerRatio?: number;
+  /** The route's system prompt (it counts towards the window). */
+  system?: string;
+  estimator?: Estimator | HeuristicEstimator;
+  convertToModelMessages: ConvertToModelMessages<ModelMessage>;
+  onEvent?: (event: CompactionEvent) => unknown;
+}
+
+/** The AI SDK's `prepareStep` options this entry reads. */
+export interface StepOptions<ModelMessage> {
+  messages: ModelMessage[];
+  steps?: ReadonlyArray<unknown>;
+  abortSignal?: AbortSignal;
+}
+
+/** A `prepareStep` for `streamText`/`generateText`: the step's messages, compacted when due. */
+export type PrepareStep<ModelMessage> = (options: StepOptions<ModelMessage>) => Promise<{ messages: Array<ModelMessage | ProjectedSummary> } | undefined>;
+
+export interface PreparedChat<ModelMessage> {
+  /** What to send: the summary's projection first, then the kept messages. */
+  messages: Array<ModelMessage | ProjectedSummary>;
+  /** The chat's state after this request's compaction (`null`: nothing compacted yet). */
+  state: ChatCompactionState | null;
+  compacted: boolean;
+  record: CompactionRecord | null;
+  /** Why a due compaction failed (the messages are then the uncompacted ones). */
+  error?: CompactionError;
+  /** Compacts between the steps of this request's tool loop. */
+  prepareStep: PrepareStep<ModelMessage>;
+  /**
+   * The state to store once the response is complete (`onFinish`'s `responseMessage`; give the
+   * route `generateMessageId` so that its id is the one the client keeps).
+   */
+  stateAfter(responseMessage?: ChatUIMessage): ChatCompactionState | null;
+}
+
+export interface ChatCompaction<ModelMessage = unknown> extends Disposer {}
+/** Compaction for an AI SDK chat route: stored state per chat, compaction between steps. */
+export declare class ChatCompaction<ModelMessage = unknown> {
+  constructor(options: ChatCompactionOptions<ModelMessage>);
+  /**
+   * The model messages to send for the UIMessages the client posted and the chat's stored
+   * state: the summary first, the compacted prefix dropped, compacting when maintenance says so.
+   */
+  prepare(messages: readonly ChatUIMessage[], state: ChatCompactionState | null | undefined, options?: { signal?: AbortSignal }): Promise<PreparedChat<ModelMessage>>;
+  /** A `prepareStep` for one tool loop with no stored chat state (make one per loop). */
+  prepareStep(options?: { signal?: AbortSignal }): PrepareStep<ModelMessage>;
+  free(): void;
+}
+
+export interface ChatPreviewOptions {
+  /** The same window, reserve and thresholds as the route's `ChatCompaction`. */
+  contextWindowTokens: number;
+  reserveTokens?: number;
+  maxOutputTokens?: number;
+  keepRecentTokens?: number;
+  triggerRatio?: number;
+  system?: string;
+  estimator?: Estimator | HeuristicEstimator;
+}
+
+/** One UIMessage in a preview. */
+export interface PreviewMessage {
+  id: string;
+  role: "system" | "user" | "assistant";
+  /** Estimated tokens of what it sends. */
+  tokens: number;
+  /** `split`: summarized up to `firstKeptPart`, kept from there. */
+  fate: "summarized" | "kept" | "split";
+  firstKeptPart?: number;
+}
+
+export interface ChatPreviewPlan {
+  /** Where the kept messages would start: a message id and a part index in it. */
+  firstKeptId: string | null;
+  firstKeptPart: number;
+  splitTurn: boolean;
+  estimateBefore: number;
+  estimateAfterWithoutSummary: number;
+  /** The messages still live (after the stored summary), in order. */
+  messages: PreviewMessage[];
+}
+
+export interface ChatPreview extends Disposer {}
+/** What the route would compact, from `useChat`'s messages; `plan()` is cheap (every keystroke). */
+export declare class ChatPreview {
+  constructor(options: ChatPreviewOptions);
+  /** Takes the current messages (and the chat's state, if the page has it); reads only what is new. */
+  update(messages: readonly ChatUIMessage[], state?: ChatCompactionState | null): void;
+  /** `null` when nothing would be compacted. */
+  plan(): ChatPreviewPlan | null;
+  free(): void;
+}

@@ -1,0 +1,81 @@
+//! A tape another writer laid out as words: the package's JavaScript walker writes messages one
+//! after another, four `u32`s a node (tag, start, end, next). Read into nodes and checked here,
+//! in the crate compiled for speed, as every walked message goes through it.
+
+use crate::tape::{Kind, Node, check};
+
+/// The kind of each tag below [`SKIPPED`] (keep in step with pkg-template/walk.js).
+const KINDS: [Kind; 6] = [
+    Kind::Null,
+    Kind::Bool,
+    Kind::Number,
+    Kind::String,
+    Kind::Array,
+    Kind::Object,
+];
+
+/// The tag of a root the writer left out (to be read another way); read as a `null`.
+pub const SKIPPED: u32 = 6;
+
+/// Reads the nodes `words` lay out over a text of `text_len` bytes into `nodes` (strings as
+/// their values, see [`Node::verbatim`]), and where each root starts into `roots` (`None` for
+/// one left out). `None` when the words are not a tape [`check`] accepts.
+pub fn from_words(
+    words: &[u32],
+    text_len: usize,
+    nodes: &mut Vec<Node>,
+    roots: &mut Vec<Option<usize>>,
+) -> Option<()> {
+    nodes.clear();
+    roots.clear();
+    nodes.reserve(words.len() / 4);
+    for node in words.chunks_exact(4) {
+        let &[tag, start, end, next] = node else {
+            return None;
+        };
+        let kind = match KINDS.get(tag as usize) {
+            Some(kind) => *kind,
+            None if tag == SKIPPED => Kind::Null,
+            None => return None,
+        };
+        nodes.push(Node {
+            kind,
+            escaped: false,
+            verbatim: kind == Kind::String,
+            start,
+            end,
+            next,
+        });
+    }
+    check(nodes, text_len).ok()?;
+    // `check` makes every `next` go forward, so this ends.
+    let mut root = 0;
+    while let Some(node) = nodes.get(root) {
+        let skipped = words.get(root * 4) == Some(&SKIPPED);
+        roots.push((!skipped).then_some(root));
+        root = node.next as usize;
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_roots_and_refuses_what_is_not_a_tape() {
+        // [1], a skipped root, "ab" over the text "1ab".
+        let words = [4, 0, 0, 2, 2, 0, 1, 2, SKIPPED, 0, 0, 3, 3, 1, 3, 4];
+        let (mut nodes, mut roots) = (Vec::new(), Vec::new());
+        assert!(from_words(&words, 3, &mut nodes, &mut roots).is_some());
+        assert_eq!(roots, [Some(0), None, Some(3)]);
+        assert!(nodes[3].verbatim && nodes[2].kind == Kind::Null);
+        // An unknown tag, a range past the text, a subtree that does not go forward.
+        for bad in [[9, 0, 0, 1], [3, 0, 4, 1], [4, 0, 0, 0]] {
+            assert!(
+                from_words(&bad, 3, &mut nodes, &mut roots).is_none(),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Provider-true estimates: what the provider reported it counted for earlier requests of a
+//! conversation, used two ways.
+//!
+//! - *Anchoring*: the estimate of a request that extends a reported one is the reported count
+//!   plus the estimate of what changed since (new messages, another system prompt or tools).
+//! - *Calibration*: the ratio between reported counts and our estimates of the same requests
+//!   scales every estimated part (messages, system prompt, summary, tools, a new summary), so
+//!   that the trigger, a plan's estimates and a required reduction compare figures of one
+//!   estimator.
+//!
+//! A report is skipped when it is zero, points past the request, or is more than
+//! [`MAX_RATIO`] times off our estimate of the request it describes either way: the history
+//! was compacted or rewritten since, and the count describes another request. Without a usable
+//! report nothing changes: the facts are left exactly as they were.
+
+use crate::facts::RequestFacts;
+use crate::formats::MessageUsage;
+
+/// A report more than this many times above or below our estimate of the same request is
+/// taken to describe another request.
+pub const MAX_RATIO: f64 = 2.0;
+
+/// What the provider counted for one earlier request of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// The request held the first `messages` messages of the current request.
+    pub messages: usize,
+    /// The tokens the provider counted for those messages with the system prompt, summary and
+    /// tools (input, cache reads and cache writes).
+    pub tokens: u64,
+    /// Our estimate of that request's system prompt, summary and tools, when they differ from
+    /// the current request's (`None`: the same).
+    pub fixed: Option<u64>,
+}
+
+impl Report {
+    /// The report an assistant message at `index` carries: the request before it, which the
+    /// provider counted as `usage.input`, and the message itself, its `usage.output` (so that a
+    /// message of several steps, whose last step's request held the steps before, is covered
+    /// whole).
+    pub fn carried(index: usize, usage: MessageUsage) -> Report {
+        Report {
+            messages: index + 1,
+            tokens: usage.input + usage.output,
+            fixed: None,
+        }
+    }
+}
+
+/// How a request's estimate was calibrated and anchored; the default changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Calibration {
+    /// The ratio every estimated part was multiplied by, in millionths (0: none).
+    pub ratio_ppm: u64,
+    /// The anchored estimate of the request minus the sum of its calibrated parts.
+    pub adjustment: i64,
+    /// The report the estimate is anchored to.
+    pub anchor: Option<Report>,
+}
+
+impl Calibration {
+    /// The ratio (1 when not calibrated).
+    pub fn ratio(&self) -> f64 {
+        match self.ratio_ppm {
+            0 => 1.0,
+            ppm => ppm as f64 / 1e6,
+        }
+    }
+
+    /// `tokens` of our estimate, calibrated.
+    pub fn scale(&self, tokens: u64) -> u64 {
+        match self.ratio_ppm {
+            0 => tokens,
+            _ => (tokens as f64 * self.ratio()).round() as u64,
+        }
+    }
+}
+
+/// Calibrates and anchors `facts` (raw estimates) with `reports`; leaves them unchanged when
+/// none is usable. The anchor is the latest usable report; the ratio is its count over our
+/// estimate of the same request, which averages over the whole conversation up to it.
+pub fn calibrate(facts: &mut RequestFacts, reports: &[Report]) {
+    let Some((anchor, raw)) = latest_usable(facts, reports) else {
+        return;
+    };
+    let ratio = (anchor.tokens as f64 / raw.max(1) as f64).clamp(1.0 / MAX_RATIO, MAX_RATIO);
+    let calibration = Calibration {
+        ratio_ppm: ((ratio * 1e6).round() as u64).max(1),
+        adjustment: 0,
+        anchor: Some(anchor),
+    };
+    scale(facts, &calibration);
+    // The anchored estimate: the report, plus what changed since, calibrated.
+    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+    let fixed_then = anchor.fixed.map_or(fixed_now, |t| calibration.scale(t));
+    let added = facts.message_tokens(anchor.messages);
+    let anchored = anchor.tokens as i64 + fixed_now as i64 - fixed_then as i64 + added as i64;
+    facts.calibration = Calibration {
+        adjustment: anchored - facts.total_parts() as i64,
+        ..calibration
+    };
+}
+
+/// The report of the longest request that is a usable prefix of this one (of two for the same
+/// request, the later one in `reports`), and our raw estimate of that request.
+fn latest_usable(facts: &RequestFacts, reports: &[Report]) -> Option<(Report, u64)> {
+    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+    // Latest first, by insertion (a few reports; a library sort would add kilobytes to the
+    // module); usually the first one is usable, so the prefix is summed once.
+    let mut candidates: Vec<Report> = Vec::with_capacity(reports.len());
+    for &report in reports {
+        if report.messages <= facts.messages.len() && report.tokens > 0 {
+            let at = candidates.partition_point(|r| r.messages >= report.messages);
+            candidates.insert(at, report);
+        }
+    }
+    candidates.into_iter().find_map(|report| {
+        let raw = report.fixed.unwrap_or(fixed_now) + prefix_tokens(facts, report.messages);
+        plausible(report.tokens, raw).then_some((report, raw))
+    })
+}
+
+fn prefix_tokens(facts: &RequestFacts, end: usize) -> u64 {
+    facts.messages.iter().take(end).map(|f| f.tokens).sum()
+}
+
+fn plausible(reported: u64, raw: u64) -> bool {
+    let (reported, raw) = (reported as f64, raw as f64);
+    reported <= raw * MAX_RATIO && reported * MAX_RATIO >= raw
+}
+
+/// Multiplies every estimated part of `facts` by the calibration's ratio.
+fn scale(facts: &mut RequestFacts, calibration: &Calibration) {
+    facts.system_prompt = calibration.scale(facts.system_prompt);
+    facts.summary = calibration.scale(facts.summary);
+    facts.tools = calibration.scale(facts.tools);
+    for f in &mut facts.messages {
+        f.tokens = calibration.scale(f.tokens);
+    }
+}

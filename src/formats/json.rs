@@ -1,0 +1,225 @@
+//! Values of a tape written back as compact JSON, byte for byte as `serde_json` writes the value
+//! it reads of them (the records of tool-call arguments), without building that value; and the
+//! rules both this and the in-place token count (`count.rs`) follow to get there.
+
+use std::borrow::Cow;
+
+use context_compaction_scan::{self as tape, Kind, Node, Val, backslash, escape_into, unescape};
+
+use super::numbers::{js_number_text, serde_number_text};
+use super::sink::to_value;
+
+// Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
+pub(crate) const MAX_CHECKED_KEYS: usize = 32;
+
+/// Who reads the numbers of a value: `JSON.parse` for a message's own values (as a body's
+/// bytes hold them; the walker and `JSON.stringify` write them as JavaScript does already),
+/// `serde_json` for JSON held in a string (OpenAI's arguments text).
+#[derive(Clone, Copy)]
+pub(crate) enum Numbers {
+    JavaScript,
+    SerdeJson,
+}
+
+impl Numbers {
+    /// The text of number `raw` written back; `None` when `serde_json` cannot hold it.
+    pub(crate) fn text(self, raw: &str) -> Option<Cow<'_, str>> {
+        match self {
+            Numbers::JavaScript => Some(js_number_text(raw)),
+            Numbers::SerdeJson => serde_number_text(raw),
+        }
+    }
+}
+
+/// A string as `serde_json` writes it back: its text as it stands, or its value to escape.
+pub(crate) enum Quoted<'a> {
+    /// Content to write between quotes as it is (the escapes in it are the ones serde_json
+    /// writes itself).
+    Raw(&'a str),
+    /// A value to escape.
+    Value(Cow<'a, str>),
+}
+
+/// How the string `value` is written back as JSON.
+pub(crate) fn quoted(value: Val) -> Quoted {
+    let raw = value.raw();
+    if value.verbatim() {
+        return Quoted::Value(Cow::Borrowed(raw));
+    }
+    if value.escaped() && rewritten(raw.as_bytes()) {
+        return Quoted::Value(Cow::Owned(unescape(raw)));
+    }
+    Quoted::Raw(raw)
+}
+
+/// Whether a string's text has an escape `serde_json` writes differently (`\u`, `\/`).
+fn rewritten(raw: &[u8]) -> bool {
+    let mut pos = 0;
+    loop {
+        let at = backslash(raw, pos);
+        match raw.get(at + 1) {
+            None => return false,
+            Some(b'u' | b'/') => return true,
+            Some(_) => pos = at + 2,
+        }
+    }
+}
+
+/// Whether one of the first `entries` keys of `object` is `key`.
+pub(crate) fn repeated(object: Val, entries: usize, key: &str) -> bool {
+    object
+        .children()
+        .step_by(2)
+        .take(entries)
+        .any(|k| k.str().is_some_and(|k| k == key))
+}
+
+/// Appends a message's own value (`null` when missing) as compact JSON, its numbers read as
+/// `JSON.parse` reads them.
+pub(crate) fn write_value(value: Option<Val>, out: &mut String) {
+    let Some(value) = value else {
+        out.push_str("null");
+        return;
+    };
+    let start = out.len();
+    if write(value, Numbers::JavaScript, out).is_none() {
+        // A repeated key (or too many to check): serde_json keeps one entry per key.
+        out.truncate(start);
+        out.push_str(&to_value(Some(value)).to_string());
+    }
+}
+
+/// Appends the value JSON `text` holds (OpenAI's arguments text) as compact JSON, or `text` as
+/// a JSON string when it is not JSON; `nodes` is scratch space.
+pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
+    let start = out.len();
+    let end = tape::value(text.as_bytes(), 0, nodes).ok();
+    if end == Some(text.len()) && write(Val::root(text, nodes), Numbers::SerdeJson, out).is_some() {
+        return;
+    }
+    out.truncate(start);
+    match crate::parse::json_text(text) {
+        Ok(value) => out.push_str(&value.to_string()),
+        Err(_) => {
+            out.push('"');
+            escape_into(text, out);
+            out.push('"');
+        }
+    }
+}
+
+/// Appends `value` as compact JSON; `None` (with part of it written) when serde_json would
+/// write it differently in a way not known without building it: a repeated key, an object too
+/// large to check, a number it cannot hold.
+fn write(value: Val, numbers: Numbers, out: &mut String) -> Option<()> {
+    match value.kind() {
+        Kind::Null => out.push_str("null"),
+        Kind::Bool => out.push_str(if value.raw() == "true" {
+            "true"
+        } else {
+            "false"
+        }),
+        Kind::Number => out.push_str(&numbers.text(value.raw())?),
+        Kind::String => write_string(value, out),
+        Kind::Array => {
+            out.push('[');
+            for (i, item) in value.children().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, numbers, out)?;
+            }
+            out.push(']');
+        }
+        Kind::Object => {
+            out.push('{');
+            let mut children = value.children();
+            let mut entries = 0;
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
+                    return None;
+                }
+                if entries > 0 {
+                    out.push(',');
+                }
+                write_string(key, out);
+                out.push(':');
+                write(item, numbers, out)?;
+                entries += 1;
+            }
+            out.push('}');
+        }
+    }
+    Some(())
+}
+
+fn write_string(value: Val, out: &mut String) {
+    out.push('"');
+    match quoted(value) {
+        Quoted::Raw(raw) => out.push_str(raw),
+        Quoted::Value(text) => escape_into(&text, out),
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compact(text: &str) -> String {
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let mut out = String::new();
+        write_value(Some(Val::root(text, &nodes)), &mut out);
+        out
+    }
+
+    fn arguments(text: &str) -> String {
+        let mut out = String::new();
+        write_text(text, &mut Vec::new(), &mut out);
+        out
+    }
+
+    #[test]
+    fn writes_what_serde_json_writes_of_the_value() {
+        for text in [
+            r#"{"path": "src/main.rs", "limit": 200, "flags": [true, false, null]}"#,
+            r#"{"command":"ls -la\n  cd /tmp && echo \"hi\"\t\u0001", "n": -12}"#,
+            r#"{"s": "caf\u00e9 \/ \u0001 \ud83d\ude00 \ud800"}"#,
+            r#"[[], {}, "", [1, [2, {"a": {"b": "c"}}]]]"#,
+            r#"{"a": 1, "b": 2, "a": 3}"#,
+            "\"just a string with   spaces\"",
+            "null",
+        ] {
+            let value = crate::parse::json_text(text).unwrap();
+            assert_eq!(compact(text), to_value_of(text).to_string(), "{text}");
+            assert_eq!(arguments(text), value.to_string(), "{text}");
+        }
+    }
+
+    fn to_value_of(text: &str) -> serde_json::Value {
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        to_value(Some(Val::root(text, &nodes)))
+    }
+
+    #[test]
+    fn numbers_are_read_as_javascript_reads_them_except_in_json_text() {
+        let text = r#"{"x": 1.50, "y": 1e2, "z": -0, "w": 12345678901234567890, "v": 1e999}"#;
+        assert_eq!(compact(text), to_value_of(text).to_string());
+        assert!(compact(text).starts_with(r#"{"x":1.5,"y":100,"z":0,"#));
+        assert!(compact(text).ends_with(r#","v":null}"#));
+        let serde = r#"{"x": 1.50, "y": 1e2, "z": -0, "w": 12345678901234567890}"#;
+        let value = crate::parse::json_text(serde).unwrap();
+        assert_eq!(arguments(serde), value.to_string());
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_a_string() {
+        for text in ["{\"a\": 1e999}", "not json", "{\"a\":1} ", "", "\u{1}\"x"] {
+            let expected = crate::parse::json_text(text)
+                .unwrap_or_else(|_| serde_json::Value::String(text.to_owned()));
+            assert_eq!(arguments(text), expected.to_string(), "{text:?}");
+        }
+    }
+}

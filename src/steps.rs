@@ -1,0 +1,110 @@
+//! Cuts inside a host message. An AI SDK UIMessage holds a whole tool loop (one step per model
+//! call), so a cut may fall between its steps as well as between messages. Planning then works
+//! on *positions*: one per message, plus one per later step of a message that has steps; a
+//! plan over positions is turned back into one over messages whose kept suffix may start
+//! inside a message ([`Plan::first_kept_part`]).
+
+use crate::facts::MessageFacts;
+use crate::plan::Plan;
+
+/// The planning positions of a history with steps, and where each one starts.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Positions {
+    /// The facts of each position.
+    pub(crate) facts: Vec<MessageFacts>,
+    /// Where each position starts: the message's index and the part's (0 for a whole message).
+    pub(crate) starts: Vec<(usize, usize)>,
+}
+
+impl Positions {
+    /// The positions of `messages`, or `None` when no message has steps (the positions are the
+    /// messages themselves).
+    pub(crate) fn of(messages: &[MessageFacts]) -> Option<Positions> {
+        if messages.iter().all(|f| f.steps.is_empty()) {
+            return None;
+        }
+        let mut positions = Positions::default();
+        for (i, f) in messages.iter().enumerate() {
+            positions.push(i, f);
+        }
+        Some(positions)
+    }
+
+    /// Adds the positions of message `i`.
+    pub(crate) fn push(&mut self, i: usize, message: &MessageFacts) {
+        for (part, facts) in split(message) {
+            self.facts.push(facts);
+            self.starts.push((i, part));
+        }
+    }
+
+    /// `plan`, made over these positions, as a plan over the messages `messages`.
+    pub(crate) fn to_messages(&self, plan: Plan, messages: &[MessageFacts]) -> Plan {
+        let start = |position: usize| {
+            self.starts
+                .get(position)
+                .copied()
+                .unwrap_or((messages.len(), 0))
+        };
+        let (kept, part) = start(plan.first_kept_index);
+        // The history ends where a turn starts: at a user message, a whole one (or at 0).
+        let history = start(plan.messages_to_summarize.end).0.min(kept);
+        Plan {
+            first_kept_index: kept,
+            first_kept_part: part,
+            messages_to_summarize: 0..history,
+            turn_prefix_messages: history..kept,
+            message_tokens: messages.iter().map(|f| f.tokens).collect(),
+            ..plan
+        }
+    }
+}
+
+/// The steps of one message as facts of their own, each with the part it starts at: the first
+/// step (everything before the first later step), then each later one.
+fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
+    if message.steps.is_empty() {
+        return vec![(0, message.clone())];
+    }
+    let later = |count: fn(&crate::facts::Step) -> usize| -> usize {
+        message.steps.iter().map(count).sum()
+    };
+    let mut calls = message
+        .tool_call_ids
+        .len()
+        .saturating_sub(later(|s| s.calls));
+    let mut results = message
+        .tool_result_ids
+        .len()
+        .saturating_sub(later(|s| s.results));
+    let later_tokens: u64 = message.steps.iter().map(|s| s.tokens).sum();
+    let first = MessageFacts {
+        tokens: message.tokens.saturating_sub(later_tokens),
+        role: message.role,
+        starts_turn: message.starts_turn,
+        tool_call_ids: ids(&message.tool_call_ids, 0, calls),
+        tool_result_ids: ids(&message.tool_result_ids, 0, results),
+        steps: Vec::new(),
+    };
+    let mut out = vec![(0, first)];
+    for step in &message.steps {
+        out.push((
+            step.part,
+            MessageFacts {
+                tokens: step.tokens,
+                role: message.role,
+                starts_turn: false,
+                tool_call_ids: ids(&message.tool_call_ids, calls, step.calls),
+                tool_result_ids: ids(&message.tool_result_ids, results, step.results),
+                steps: Vec::new(),
+            },
+        ));
+        calls += step.calls;
+        results += step.results;
+    }
+    out
+}
+
+fn ids(all: &[String], start: usize, count: usize) -> Vec<String> {
+    all.iter().skip(start).take(count).cloned().collect()
+}

@@ -1,0 +1,268 @@
+//! What the provider counted, as the package learns it from JavaScript: the usage on the
+//! latest assistant messages, a request's explicit `reportedUsage`, and what a
+//! `ContextManager` learned from the responses `send` returned. All of it becomes
+//! [`Report`]s for `crate::anchor`.
+
+use js_sys::Object;
+use wasm_bindgen::prelude::*;
+
+use super::cache;
+use super::convert::{self, JsRequest};
+use super::fields::{field, optional_string, optional_whole};
+use super::host;
+use super::walk;
+use crate::anchor::{self, Report};
+use crate::error::{Error, Result};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::formats::{MessageUsage, read_usage};
+use crate::message::{Role, ToolDefinition};
+use crate::parse;
+
+/// How many of the latest assistant messages are read for usage.
+pub const LATEST: usize = 16;
+
+/// One entry of a request's `reportedUsage`: "the request made of the first `messages`
+/// messages (with this system prompt, summary and tools, by default the request's own) was
+/// billed `tokens` input tokens".
+pub struct Explicit {
+    messages: usize,
+    tokens: u64,
+    system_prompt: Option<String>,
+    summary: Option<String>,
+    tools: Option<Vec<ToolDefinition>>,
+}
+
+/// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
+/// tools? }` or an array of them (missing: none).
+pub fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
+    let path = "reportedUsage";
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    match host::list(value, path)? {
+        Some(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| one(&item, &format!("{path}[{i}]")))
+            .collect(),
+        None => Ok(vec![one(value, path)?]),
+    }
+}
+
+fn one(item: &JsValue, path: &str) -> Result<Explicit> {
+    let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
+    if !item.is_object() {
+        return Err(invalid(": expected { messages, inputTokens }"));
+    }
+    let messages =
+        optional_whole(item, "messages", path)?.ok_or_else(|| invalid(".messages: missing"))?;
+    let tokens = match optional_whole(item, "inputTokens", path)? {
+        Some(tokens) => tokens,
+        None => {
+            let usage = field(item, "usage", path)?;
+            if usage.is_undefined() || usage.is_null() {
+                return Err(invalid(".inputTokens: missing"));
+            }
+            usage_of(&convert::json_text(&usage, &format!("{path}.usage"))?)
+                .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
+                .input
+        }
+    };
+    let text = |key: &str| optional_string(&field(item, key, path)?, &format!("{path}.{key}"));
+    let tools = field(item, "tools", path)?;
+    Ok(Explicit {
+        messages: messages as usize,
+        tokens,
+        system_prompt: match field(item, "systemPrompt", path)? {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(convert::system_prompt(&v)?),
+        },
+        summary: text("summary")?,
+        tools: match tools.is_undefined() || tools.is_null() {
+            true => None,
+            false => Some(parse::tools(&convert::json(
+                &tools,
+                &format!("{path}.tools"),
+            )?)?),
+        },
+    })
+}
+
+/// A usage object given as JSON text.
+fn usage_of(text: &str) -> Option<MessageUsage> {
+    let mut nodes = Vec::new();
+    let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
+    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(text, &nodes)))?
+}
+
+/// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
+/// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
+pub fn request_facts(
+    request: &JsRequest,
+    use_cache: bool,
+    learned: &[Report],
+) -> Result<RequestFacts> {
+    let mut facts = cache::request_facts(request, use_cache)?;
+    let mut reports = reports(request, &facts)?;
+    reports.extend_from_slice(learned);
+    anchor::calibrate(&mut facts, &reports);
+    Ok(facts)
+}
+
+/// The reports of `request`, whose raw facts are `facts`: the usage on its latest assistant
+/// messages, and its explicit ones. An explicit report for another summary is stale (the
+/// history was compacted since) and left out.
+pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
+    let latest = latest_assistants(&facts.messages);
+    let usages = walk::usages(&request.messages, &latest, request.format)?;
+    with_explicit(request, facts, carried(&latest, usages))
+}
+
+/// [`reports`] of a request whose messages are `body`, at `spans`.
+pub fn body_reports(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    body: &[u8],
+    spans: &[std::ops::Range<usize>],
+) -> Result<Vec<Report>> {
+    let latest = latest_assistants(&facts.messages);
+    let usages = latest
+        .iter()
+        .map(|&i| {
+            let text = spans
+                .get(i as usize)
+                .and_then(|span| body.get(span.clone()))
+                .and_then(|bytes| std::str::from_utf8(bytes).ok());
+            match text {
+                Some(text) => request.format.usage_json(text, &format!("messages[{i}]")),
+                None => Ok(None),
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    with_explicit(request, facts, carried(&latest, usages))
+}
+
+/// The indices of the latest [`LATEST`] assistant messages, last first.
+fn latest_assistants(facts: &[MessageFacts]) -> Vec<u32> {
+    facts
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, f)| f.role == Role::Assistant)
+        .take(LATEST)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// The usage carried on assistant messages `latest`: the request before each message, and the
+/// message itself (its output), as one report.
+fn carried(latest: &[u32], usages: Vec<Option<MessageUsage>>) -> Vec<Report> {
+    latest
+        .iter()
+        .zip(usages)
+        .filter_map(|(&i, usage)| Some(Report::carried(i as usize, usage?)))
+        .collect()
+}
+
+fn with_explicit(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    mut reports: Vec<Report>,
+) -> Result<Vec<Report>> {
+    let count = facts.messages.len();
+    let several = request.reported.len() > 1;
+    for (i, e) in request.reported.iter().enumerate() {
+        if e.messages > count {
+            let place = match several {
+                true => format!("reportedUsage[{i}]"),
+                false => "reportedUsage".to_owned(),
+            };
+            return Err(Error::invalid_request(format!(
+                "{place}.messages: {} is more than the request's {count} messages",
+                e.messages
+            )));
+        }
+        if e.summary.as_ref().is_some_and(|s| *s != request.summary) {
+            continue;
+        }
+        let fixed = match (&e.system_prompt, &e.tools) {
+            (None, None) => None,
+            (system_prompt, tools) => {
+                let then = RequestFacts::fixed(
+                    system_prompt.as_deref().unwrap_or(&request.system_prompt),
+                    &request.summary,
+                    tools.as_deref().unwrap_or(&request.tools),
+                    &request.estimator,
+                )?;
+                Some(then.system_prompt + then.summary + then.tools)
+            }
+        };
+        reports.push(Report {
+            messages: e.messages,
+            tokens: e.tokens,
+            fixed,
+        });
+    }
+    Ok(reports)
+}
+
+/// What a `ContextManager` learned from one response: the state it sent and what it cost.
+pub struct Learned {
+    /// The first and last message sent (the state extends this request while they stay).
+    first: JsValue,
+    last: JsValue,
+    messages: usize,
+    summary: String,
+    /// Our raw estimate of the system prompt, summary and tools sent.
+    fixed: u64,
+    tokens: u64,
+}
+
+impl Learned {
+    /// What `response` (the value `send` resolved to) says the request of `request` cost,
+    /// if it says it: its `usage` (or, for an AI SDK result with steps, the first step's,
+    /// which is the request sent). Never fails: a response without usable usage teaches
+    /// nothing.
+    pub fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
+        // Every read of the host's value is a guarded one (a throwing getter or a revoked
+        // Proxy teaches nothing); the steps are a copy of the package's own.
+        let steps = field(response, "steps", "response").ok()?;
+        let first_step = host::list(&steps, "response.steps")
+            .ok()
+            .flatten()
+            .map(|steps| steps.get(0))
+            .filter(|s| s.is_object());
+        let usage = match first_step.map(|s| field(&s, "usage", "response.steps[0]")) {
+            Some(Ok(usage)) if usage.is_object() => usage,
+            _ => field(response, "usage", "response").ok()?,
+        };
+        if !usage.is_object() {
+            return None;
+        }
+        let usage = usage_of(&convert::json_text(&usage, "response.usage").ok()?)?;
+        let count = request.messages.length();
+        let fixed = request.fixed_facts().ok()?;
+        (usage.input > 0 && count > 0).then(|| Learned {
+            first: request.messages.get(0),
+            last: request.messages.get(count - 1),
+            messages: count as usize,
+            summary: request.summary.clone(),
+            fixed: fixed.system_prompt + fixed.summary + fixed.tools,
+            tokens: usage.input,
+        })
+    }
+
+    /// The report for `request` when it extends the learned one: the same summary, and the
+    /// same first and last message objects where they were.
+    pub fn report(&self, request: &JsRequest) -> Option<Report> {
+        let extends = request.summary == self.summary
+            && (request.messages.length() as usize) >= self.messages
+            && Object::is(&request.messages.get(0), &self.first)
+            && Object::is(&request.messages.get(self.messages as u32 - 1), &self.last);
+        extends.then_some(Report {
+            messages: self.messages,
+            tokens: self.tokens,
+            fixed: Some(self.fixed),
+        })
+    }
+}

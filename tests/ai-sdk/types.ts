@@ -1,0 +1,76 @@
+// The AI SDK's own message types, from `ai` 5, 6 and 7, go into the ai-sdk formats as they are:
+// no casts. Type-checked by scripts/test-js against the packed package's types.
+import type { ModelMessage as Model5, UIMessage as UI5 } from "ai5";
+import type { ModelMessage as Model6, UIMessage as UI6 } from "ai6";
+import type { ModelMessage as Model7, UIMessage as UI7 } from "ai7";
+import { Compactor, ContextManager, estimate, projectSummary, type BytesPlan, type Plan } from "context-compaction";
+
+declare const compactor: Compactor;
+declare const model5: Model5[];
+declare const model6: Model6[];
+declare const model7: Model7[];
+declare const ui5: UI5[];
+declare const ui6: UI6[];
+declare const ui7: UI7[];
+
+// A chat's own UIMessage type: metadata, data parts and tools typed.
+type ChatMessage = UI7<{ createdAt: number }, { progress: { done: number } }, { weather: { input: { city: string }; output: string } }>;
+declare const chat: ChatMessage[];
+
+export async function models(): Promise<void> {
+  compactor.plan({ format: "ai-sdk", messages: model5, inputTokenBudget: 1000 });
+  compactor.plan({ format: "ai-sdk", messages: model6, inputTokenBudget: 1000 });
+  const plan: Plan<Model7> | null = compactor.plan({ format: "ai-sdk", messages: model7, inputTokenBudget: 1000 });
+  const kept: Model7[] = (await compactor.apply({ format: "ai-sdk", messages: model7 }, plan)).messages;
+  void kept;
+  estimate({ format: "ai-sdk", messages: model6 });
+  // Written by hand, with the parts of the newest version.
+  compactor.plan({
+    format: "ai-sdk",
+    messages: [
+      { role: "system", content: "Be brief.", providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
+      { role: "user", content: [{ type: "text", text: "hi", providerOptions: { openai: {} } }, { type: "file", data: "AAAA", mediaType: "image/png" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "look" },
+          { type: "custom", kind: "openai.compaction" },
+          { type: "tool-call", toolCallId: "c1", toolName: "weather", input: { city: "Oslo" } },
+          { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-approval-response", approvalId: "a1", approved: false, reason: "no" },
+          { type: "tool-result", toolCallId: "c1", toolName: "weather", output: { type: "execution-denied", reason: "no" } },
+        ],
+      },
+    ],
+  });
+}
+
+export async function uiMessages(): Promise<void> {
+  compactor.plan({ format: "ai-sdk-ui", messages: ui5, inputTokenBudget: 1000 });
+  compactor.plan({ format: "ai-sdk-ui", messages: ui6, inputTokenBudget: 1000 });
+  const plan: Plan<ChatMessage> | null = compactor.plan({ format: "ai-sdk-ui", messages: chat, inputTokenBudget: 1000 });
+  if (plan) {
+    const where: [string | null, number] = [plan.firstKeptId, plan.firstKeptPart];
+    void where;
+  }
+  const result = await compactor.compact({ format: "ai-sdk-ui", messages: chat });
+  const first: ChatMessage | undefined = result.messages[0];
+  void first?.metadata?.createdAt;
+  const conversation = compactor.conversation({ format: "ai-sdk-ui", messages: ui7 });
+  conversation.append(ui7[0]);
+  const bytes: BytesPlan | null = compactor.planBytes(JSON.stringify(ui7), { format: "ai-sdk-ui" });
+  void bytes?.firstKeptPart;
+  const summary = projectSummary("S", "ai-sdk-ui");
+  if (summary) ui7.unshift(summary);
+  const manager = new ContextManager({ compactor, contextWindowTokens: 128_000 });
+  await manager.maintain({ format: "ai-sdk-ui", messages: chat });
+  // @ts-expect-error UIMessages are not ModelMessages (convertToModelMessages turns them into those).
+  compactor.plan({ format: "ai-sdk", messages: ui7 });
+  // @ts-expect-error ModelMessages have no parts.
+  compactor.plan({ format: "ai-sdk-ui", messages: model7 });
+}

@@ -1,0 +1,234 @@
+//! Provider-true estimates: anchoring to what the provider reported, calibration, and the
+//! reports that must be ignored (stale after a compaction, zero, aborted or failed attempts).
+
+mod common;
+
+use common::*;
+use context_compaction::formats::{Format, MessageUsage};
+use context_compaction::*;
+
+/// Four messages of 100 tokens each (one token per character, no framing).
+fn history() -> Vec<Message> {
+    vec![
+        user(&"a".repeat(100)),
+        say(&"b".repeat(100)),
+        user(&"c".repeat(100)),
+        say(&"d".repeat(100)),
+    ]
+}
+
+fn facts(messages: &[Message], summary: &str, reports: &[Report]) -> RequestFacts {
+    let estimator = CharEstimator::default();
+    RequestFacts::of(&Request {
+        summary,
+        estimator: &estimator,
+        reports,
+        ..Request::new(messages)
+    })
+    .unwrap()
+}
+
+fn report(messages: usize, tokens: u64) -> Report {
+    Report {
+        messages,
+        tokens,
+        fixed: None,
+    }
+}
+
+#[test]
+fn without_reports_the_estimate_is_the_local_one() {
+    let messages = history();
+    let plain = facts(&messages, "", &[]);
+    assert_eq!(plain.total(), 400);
+    assert_eq!(plain.calibration, Calibration::default());
+}
+
+#[test]
+fn the_estimate_is_the_report_plus_the_calibrated_rest() {
+    let messages = history();
+    // The first two messages (200 by our estimate) cost 300: a ratio of 1.5.
+    let anchored = facts(&messages, "", &[report(2, 300)]);
+    assert_eq!(anchored.total(), 300 + 150 + 150);
+    assert!(anchored.messages.iter().all(|f| f.tokens == 150));
+    assert_eq!(anchored.calibration.ratio(), 1.5);
+    assert_eq!(anchored.calibration.anchor, Some(report(2, 300)));
+    // The latest usable report anchors, whatever the order they come in.
+    let latest = facts(&messages, "", &[report(3, 330), report(2, 300)]);
+    assert_eq!(latest.calibration.anchor, Some(report(3, 330)));
+    assert_eq!(latest.total(), 330 + 110);
+}
+
+#[test]
+fn a_changed_system_prompt_is_estimated_on_top_of_the_anchor() {
+    let messages = history();
+    let estimator = CharEstimator::default();
+    let prompt = "p".repeat(40);
+    let reports = [Report {
+        messages: 4,
+        tokens: 600,
+        fixed: Some(0),
+    }];
+    let facts = RequestFacts::of(&Request {
+        system_prompt: &prompt,
+        estimator: &estimator,
+        reports: &reports,
+        ..Request::new(&messages)
+    })
+    .unwrap();
+    // Sent without a system prompt (ratio 600 / 400); the new one is 40, calibrated 60.
+    assert_eq!(facts.total(), 600 + 60);
+}
+
+#[test]
+fn stale_usage_after_a_compaction_is_ignored() {
+    // Before the compaction the history was 5,000 tokens; the kept reply carries the usage of
+    // the request that produced it, which held the whole old history.
+    let kept = &history()[2..];
+    let stale = facts(kept, "what happened before", &[report(2, 5_000)]);
+    let plain = facts(kept, "what happened before", &[]);
+    assert_eq!(stale, plain);
+    // So maintenance is not triggered again by the old size.
+    let compactor = compactor(0.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let reports = [report(2, 5_000)];
+    let request = Request {
+        summary: "what happened before",
+        input_token_budget: Some(1_000),
+        estimator: &estimator,
+        reports: &reports,
+        ..Request::new(kept)
+    };
+    assert_eq!(compactor.plan(&request).unwrap(), None);
+}
+
+#[test]
+fn zero_and_out_of_range_reports_are_ignored() {
+    let messages = history();
+    let plain = facts(&messages, "", &[]);
+    assert_eq!(facts(&messages, "", &[report(2, 0)]), plain);
+    assert_eq!(facts(&messages, "", &[report(5, 600)]), plain);
+    // More than twice (or less than half) our estimate of the same request.
+    assert_eq!(facts(&messages, "", &[report(4, 801)]), plain);
+    assert_eq!(facts(&messages, "", &[report(4, 199)]), plain);
+}
+
+#[test]
+fn usage_on_aborted_or_failed_answers_is_ignored() {
+    let usage = r#""usage": {"input": 1000, "output": 20, "cacheRead": 500, "cacheWrite": 0}"#;
+    let message = |stop: &str| {
+        format!(r#"{{"role": "assistant", "stopReason": "{stop}", "content": [], {usage}}}"#)
+    };
+    let read = |text: &str| Format::Canonical.usage_json(text, "messages[0]").unwrap();
+    let counted = Some(MessageUsage {
+        input: 1500,
+        output: 20,
+    });
+    assert_eq!(read(&message("stop")), counted);
+    assert_eq!(read(&message("toolUse")), counted);
+    assert_eq!(read(&message("aborted")), None);
+    assert_eq!(read(&message("error")), None);
+    let zero = r#"{"role": "assistant", "content": [], "usage": {"input": 0, "output": 0}}"#;
+    assert_eq!(read(zero), None);
+    // Only assistant messages carry usage.
+    let user = r#"{"role": "user", "content": "hi", "usage": {"input": 10}}"#;
+    assert_eq!(read(user), None);
+}
+
+#[test]
+fn usage_is_read_in_every_format() {
+    let cases = [
+        (
+            Format::Anthropic,
+            r#"{"role": "assistant", "content": "ok", "usage": {"input_tokens": 3, "cache_read_input_tokens": 900, "output_tokens": 4}}"#,
+            903,
+        ),
+        (
+            Format::OpenAIChat,
+            r#"{"role": "assistant", "content": "ok", "usage": {"prompt_tokens": 77, "completion_tokens": 4}}"#,
+            77,
+        ),
+        (
+            Format::OpenAIResponses,
+            r#"{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}], "usage": {"input_tokens": 50, "output_tokens": 4}}"#,
+            50,
+        ),
+        (
+            Format::AiSdk,
+            r#"{"role": "assistant", "content": "ok", "usage": {"inputTokens": 61, "outputTokens": 4}}"#,
+            61,
+        ),
+    ];
+    for (format, text, input) in cases {
+        let usage = format.usage_json(text, "messages[0]").unwrap();
+        assert_eq!(usage.map(|u| u.input), Some(input), "{}", format.name());
+    }
+}
+
+/// Compacts the whole history (400 by our estimate) into `summary` with a required reduction.
+fn required(summary: &str, reports: &[Report]) -> Result<Record> {
+    let messages = history();
+    let compactor = compactor(0.0, Fixed::new(summary));
+    let estimator = CharEstimator::default();
+    let request = Request {
+        require_reduction: true,
+        estimator: &estimator,
+        reports,
+        ..Request::new(&messages)
+    };
+    run(compactor.compact(&request, &())).map(|c| c.record.unwrap())
+}
+
+#[test]
+fn calibration_keeps_the_required_reduction_decision() {
+    // The provider counted 1.5 times our estimate of the whole request.
+    let reports = [report(4, 600)];
+    // A summary shorter than the history reduces; a longer one does not, whatever the scale.
+    let short = "s".repeat(150);
+    let long = "l".repeat(300);
+    let (plain, calibrated) = (required(&short, &[]).unwrap(), required(&short, &reports));
+    let calibrated = calibrated.unwrap();
+    assert_eq!(calibrated.estimate_before, 600);
+    // Before and after by the same (calibrated) estimator.
+    let projected = plain.estimate_after as f64 * 1.5;
+    assert!((calibrated.estimate_after as f64 - projected).abs() <= 1.0);
+    assert!(matches!(required(&long, &[]), Err(Error::NoReduction(_))));
+    assert!(matches!(
+        required(&long, &reports),
+        Err(Error::NoReduction(_))
+    ));
+}
+
+#[test]
+fn maintenance_follows_the_reported_count_and_drops_it_after_a_compaction() {
+    use context_compaction::manager::*;
+    let compactor = compactor(100.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|_| {},
+    };
+    let manager = ContextManager::new(ManagerConfig {
+        context_window_tokens: Some(500.0),
+        reserve_tokens: Some(0.0),
+    })
+    .unwrap();
+    let state = |reports: Vec<Report>| OwnedState {
+        messages: history(),
+        reports,
+        ..OwnedState::default()
+    };
+    let maintain =
+        |state| run(manager.maintain(&conversation, state, MaintainOptions::default(), &()));
+    // 400 by our estimate: below the 500 budget.
+    assert_eq!(
+        maintain(state(vec![])).unwrap().outcome,
+        Outcome::BelowThreshold
+    );
+    // The provider counted 600 for the same request: above it.
+    let done = maintain(state(vec![report(4, 600)])).unwrap();
+    assert_eq!(done.outcome, Outcome::Compacted);
+    assert_eq!(done.record.unwrap().estimate_before, 600);
+    assert!(done.state.reports.is_empty());
+}

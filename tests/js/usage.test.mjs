@@ -1,0 +1,171 @@
+// What the provider counted: usage on assistant messages, `reportedUsage`, and what
+// `ContextManager.run` learns from the response `send` returns; anchoring and calibration, and
+// the usage that must be ignored.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Compactor, ContextManager, estimate } from "context-compaction";
+import { conversation, generator, say, user } from "./helpers.mjs";
+
+const usage = (input, output = 0) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
+const withUsage = (message, u, stopReason = message.stopReason) => ({ ...message, usage: u, stopReason });
+const summarizer = { summarize: async () => "S" };
+
+/** The conversation, its last answer carrying `ratio` times our estimate of what it answered. */
+function reported(ratio, stopReason) {
+  const messages = conversation(6);
+  const last = messages.length - 1;
+  const before = estimate({ messages: messages.slice(0, last) }).total;
+  messages[last] = withUsage(messages[last], usage(Math.round(before * ratio), 40), stopReason);
+  return { messages, input: Math.round(before * ratio) };
+}
+
+test("without usage the estimate and the plan are the local ones", () => {
+  const messages = conversation(6);
+  const plain = estimate({ messages });
+  assert.equal(plain.anchor, undefined);
+  assert.equal(plain.ratio, undefined);
+  const compactor = new Compactor({ keepRecentTokens: 100, summarizer });
+  assert.equal(compactor.plan({ messages, inputTokenBudget: 0 }).estimateBefore, plain.total);
+});
+
+test("usage on an answer anchors the estimate and calibrates every part", () => {
+  const { messages, input } = reported(1.25);
+  const plain = estimate({ messages: messages.map(({ usage: _, ...m }) => m) });
+  const anchored = estimate({ messages });
+  // The answer's request as the provider counted it, and the answer itself (its output).
+  assert.equal(anchored.total, input + 40);
+  assert.deepEqual(anchored.anchor, { messages: messages.length, tokens: input + 40 });
+  assert.ok(Math.abs(anchored.ratio - (input + 40) / plain.total) < 1e-3);
+  // Every part is scaled by the same ratio.
+  for (const [i, tokens] of anchored.messages.entries()) {
+    assert.ok(Math.abs(tokens - plain.messages[i] * anchored.ratio) <= 0.5, `message ${i}`);
+  }
+  // What follows the answer is estimated on top of it, calibrated.
+  const next = [...messages, user("and now?")];
+  const grown = estimate({ messages: next });
+  const added = estimate({ messages: [user("and now?")] }).total;
+  assert.equal(grown.total, input + 40 + Math.round(added * anchored.ratio));
+  // plan and planBytes use the same figures.
+  const compactor = new Compactor({ keepRecentTokens: 100, summarizer });
+  const plan = compactor.plan({ messages: next, inputTokenBudget: 0 });
+  assert.equal(plan.estimateBefore, grown.total);
+  const bytes = compactor.planBytes(JSON.stringify(next), { inputTokenBudget: 0 });
+  assert.equal(bytes.estimateBefore, grown.total);
+  assert.equal(bytes.firstKeptIndex, plan.firstKeptIndex);
+});
+
+test("usage on aborted or failed answers, and zero usage, is ignored", () => {
+  const plain = estimate({ messages: conversation(6) }).total;
+  for (const stop of ["aborted", "error"]) {
+    const { messages } = reported(1.25, stop);
+    assert.equal(estimate({ messages }).total, plain, stop);
+    assert.equal(estimate({ messages }).anchor, undefined, stop);
+  }
+  const zero = conversation(6);
+  zero[zero.length - 1] = withUsage(zero[zero.length - 1], usage(0));
+  assert.equal(estimate({ messages: zero }).total, plain);
+});
+
+test("usage kept through a compaction is stale and ignored", async () => {
+  // A long history whose answers carry what their requests cost.
+  const messages = conversation(12);
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i].role !== "assistant") continue;
+    const before = estimate({ messages: messages.slice(0, i) }).total;
+    messages[i] = withUsage(messages[i], usage(Math.round(before * 1.2)));
+  }
+  const compactor = new Compactor({ keepRecentTokens: 150, summarizer });
+  const done = await compactor.compact({ messages, requireReduction: true });
+  const kept = done.messages;
+  assert.ok(kept.some((m) => m.usage), "a kept answer carries usage from before the compaction");
+  const after = estimate({ summary: done.summary, messages: kept });
+  const plain = estimate({ summary: done.summary, messages: kept.map(({ usage: _, ...m }) => m) });
+  assert.equal(after.anchor, undefined);
+  assert.equal(after.total, plain.total);
+  // Maintenance is not triggered again by the old size.
+  const budget = plain.total + 10;
+  assert.equal(compactor.plan({ summary: done.summary, messages: kept, inputTokenBudget: budget }), null);
+});
+
+test("reportedUsage tells what a request outside the messages cost", () => {
+  const chat = conversation(6).filter((m) => m.role === "user").map((m) => ({ role: "user", content: m.content }));
+  chat.splice(1, 0, { role: "assistant", content: "sure" });
+  const base = estimate({ format: "openai-chat", messages: chat });
+  const first = estimate({ format: "openai-chat", messages: chat.slice(0, 4) }).total;
+  const billed = Math.round(first * 1.3);
+  // The provider's own usage object, or the count.
+  for (const reportedUsage of [{ messages: 4, usage: { prompt_tokens: billed, completion_tokens: 9 } }, { messages: 4, inputTokens: billed }]) {
+    const anchored = estimate({ format: "openai-chat", messages: chat, reportedUsage });
+    assert.equal(anchored.anchor.tokens, billed);
+    assert.ok(anchored.total > base.total, "calibrated up");
+  }
+  // For another summary (the history was compacted since): ignored.
+  const stale = estimate({ format: "openai-chat", messages: chat, reportedUsage: { messages: 4, inputTokens: billed, summary: "older" } });
+  assert.equal(stale.total, base.total);
+  // Bad reports are errors naming the place.
+  assert.throws(
+    () => estimate({ format: "openai-chat", messages: chat, reportedUsage: { messages: 99, inputTokens: 5 } }),
+    (e) => e.code === "invalid_request" && /reportedUsage\.messages/.test(e.message),
+  );
+  assert.throws(
+    () => estimate({ messages: chat.slice(0, 1), reportedUsage: [{ messages: 1 }] }),
+    (e) => e.code === "invalid_request" && /reportedUsage\[0\]\.inputTokens/.test(e.message),
+  );
+});
+
+test("run learns what a request cost from the response send returns", async () => {
+  const state = { systemPrompt: "You help.", summary: "", messages: conversation(8), tools: [] };
+  const plain = estimate(state).total;
+  const answer = say("done");
+  const next = (s) => ({ ...s, messages: [...s.messages, answer, user("next question")] });
+  const threshold = Math.round(plain * 1.15);
+  const setup = () => {
+    const compactor = new Compactor({ keepRecentTokens: 100, summarizer: generator(async () => "S") });
+    return new ContextManager({ compactor, contextWindowTokens: threshold, reserveTokens: 0 });
+  };
+  // Told nothing, the next state is below the threshold.
+  const blind = setup();
+  await blind.run(state, async () => ({ message: answer }));
+  assert.equal((await blind.maintain(next(state))).reason, "belowThreshold");
+  // Told that the request cost 1.4 times our estimate (an AI SDK result), it compacts.
+  const told = setup();
+  const ran = await told.run(state, async () => ({ text: "done", usage: { inputTokens: Math.round(plain * 1.4), outputTokens: 3 } }));
+  assert.equal(ran.response.text, "done");
+  const maintained = await told.maintain(next(state));
+  assert.equal(maintained.compacted, true);
+  assert.ok(maintained.record.estimateBefore >= Math.round(plain * 1.4));
+  // After the rewrite the learned count is stale (another summary): the compacted state is
+  // estimated locally again, calibrated.
+  assert.equal((await told.maintain(maintained.state)).reason, "belowThreshold");
+});
+
+test("a response whose usage cannot be read teaches nothing and breaks nothing", async () => {
+  const state = { systemPrompt: "", summary: "", messages: conversation(3), tools: [] };
+  const compactor = new Compactor({ keepRecentTokens: 100, summarizer });
+  const manager = new ContextManager({ compactor, contextWindowTokens: 100_000, reserveTokens: 0 });
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const throwing = { get usage() { throw new Error("no usage here"); } };
+  const odd = { usage: { input: "many" }, steps: "not an array" };
+  // (A revoked Proxy cannot be a promise's value: resolving reads its `then`.)
+  for (const response of [throwing, odd, null, 42, "text", { steps: [proxy] }, { steps: proxy, usage: proxy }]) {
+    const ran = await manager.run(state, async () => response);
+    assert.equal(ran.response, response);
+    assert.equal((await manager.maintain(state)).reason, "belowThreshold");
+  }
+});
+
+test("a UIMessage's usage is read from its metadata, as the AI SDK documents it", () => {
+  const text = (id, role, words) => ({ id, role, parts: [{ type: "text", text: words }] });
+  const ui = Array.from({ length: 40 }, (_, i) => text(`m${i}`, i % 2 ? "assistant" : "user", `message ${i} `.repeat(20)));
+  const plain = estimate({ format: "ai-sdk-ui", messages: ui });
+  assert.equal(plain.anchor, undefined);
+  const billed = Math.round(plain.total * 1.2);
+  // `totalTokens` in the metadata (the AI SDK's example), or a usage object under `usage`.
+  for (const metadata of [{ totalTokens: billed }, { usage: { inputTokens: billed, outputTokens: 0 } }]) {
+    const messages = [...ui.slice(0, 39), { ...ui[39], metadata }];
+    const anchored = estimate({ format: "ai-sdk-ui", messages });
+    assert.deepEqual(anchored.anchor, { messages: 40, tokens: billed });
+    assert.equal(anchored.total, billed);
+  }
+});
