@@ -36,10 +36,11 @@ pub trait Estimator {
     }
 }
 
-/// The default estimator: a single pass over the bytes that scores words, digits, punctuation,
-/// line breaks, indentation and non-ASCII characters. Calibrated against the o200k tokenizer on a
-/// real agent session (see `bench/README.md`), where plain `chars / 4` undercounts tool-call
-/// arguments and shell output.
+/// The default estimator: a single pass over the bytes that scores words, mixed case, digit
+/// runs, punctuation, line breaks, indentation and characters beyond ASCII (by their UTF-8
+/// length). Calibrated against the o200k tokenizer on a real agent session, where plain
+/// `chars / 4` undercounts tool-call arguments and shell output, and on multilingual text,
+/// emoji, base64 and numbers (see `bench/README.md`; the rules: `docs/behaviour.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Heuristic {
     /// Tokens counted for one image.
@@ -107,12 +108,52 @@ mod tests {
         assert_eq!(h.count("hello world"), 2);
         // camelCase splits: get, Element, By, Id
         assert_eq!(h.count("getElementById"), 4);
-        // 1234567 → three digit groups of 1.5
-        assert_eq!(h.count("1234567"), 5);
-        // five symbols (2.0) + a word (1) + a digit group (1.5) = 4.5, rounded up
+        // 1234567 → a digit run (0.61) of three groups (1 each)
+        assert_eq!(h.count("1234567"), 4);
+        // five symbols (2.0) + a word (1) + a digit run of one group (1.61) = 4.61
         assert_eq!(h.count("{\"a\":1}"), 5);
         assert_eq!(h.count("日本語"), 3);
         assert_eq!(h.count("a\n\n    b"), 5);
+    }
+
+    #[test]
+    fn characters_beyond_ascii_count_by_their_utf8_length() {
+        let h = Heuristic::new();
+        // Three-byte characters (CJK, kana, Hangul) 0.86 each: 8 → 6.88, not one each
+        // (o200k: 5).
+        assert_eq!(h.count("日本語の文章です"), 7);
+        assert_eq!(h.count("한국어로 된 문장입니다"), 9);
+        // Four-byte characters (emoji) 2.37 each; a skin tone is a character of its own.
+        assert_eq!(h.count("🚀"), 2);
+        assert_eq!(h.count("👍🏽"), 5);
+        // Two-byte characters join their neighbours: 0.26 each (o200k: 2, where it was 6).
+        assert_eq!(h.count("Привет"), 2);
+    }
+
+    #[test]
+    fn digit_runs_count_groups_of_three_and_the_space_before() {
+        let h = Heuristic::new();
+        // A 13-digit timestamp is five groups and a run (5.61; o200k: 5), not 7.5 as at 1.5 a
+        // group.
+        assert_eq!(h.count("1733312345678"), 6);
+        // A space before a number does not join it (o200k: 6):
+        // 1 + 0.63 + 1.61 + 1 + 0.63 + 1.61 = 6.48, where it was 5.
+        assert_eq!(h.count("port 8 and 9"), 6);
+    }
+
+    #[test]
+    fn random_case_counts_more_than_camel_case() {
+        let h = Heuristic::new();
+        // Four letters going capital, capital, small, capital (or capital, small, capital,
+        // capital) add 2.51: two words (2) become 4.51.
+        assert_eq!(h.count("ABcD"), 5);
+        assert_eq!(h.count("AbCD"), 5);
+        // A line of base64 (o200k: 49 tokens): 44, where it was 38.
+        let line = "yFZf2eUVpPzZ5c367AWC3P+puH+yLyFbIIAAAggggAACCCCAAAIIIHB8ChDgSuN1J8CVRmwOhcAx";
+        assert_eq!(h.count(line), 44);
+        // Identifiers with two-letter humps do not go that way.
+        assert_eq!(h.count("getElementById"), 4);
+        assert_eq!(h.count("onClickIsOk"), 4);
     }
 
     #[test]

@@ -10,14 +10,29 @@ mod classify;
 
 use classify::{Masks, classify};
 
-// Weights in hundredths of a token, fitted on the calibration session (bench/accuracy.mjs).
+// Weights in hundredths of a token. Words, long words, punctuation, line breaks and indents
+// were fitted on the calibration session (bench/accuracy.mjs); characters beyond ASCII, digit
+// runs and mixed case on a corpus from npm (bench/heuristic-fit.mjs), and tested on another
+// (bench/heuristic.mjs).
 const WORD: u64 = 100; // a run of ASCII letters (camelCase humps are separate runs)
 const LONG_WORD_LETTER: u64 = 25; // each letter of a run beyond the sixth
-const DIGIT_GROUP: u64 = 150; // each group of up to three digits
+// Each run of four letters that goes capital, capital, small, capital or capital, small,
+// capital, capital (`GVsB`, `GsBV`): case flipping at random, as in base64, breaks text into
+// tokens of two or three letters. Identifiers hardly ever do it (`getElementById` does not).
+const MIXED_CASE: u64 = 251;
+const DIGIT_GROUP: u64 = 100; // each group of up to three digits (digits are split in threes)
+const DIGIT_RUN: u64 = 61; // each run of digits
+// A run of digits right after a space or a tab: the space does not join the digits.
+const DIGITS_AFTER_SPACE: u64 = 63;
 pub(crate) const PUNCTUATION: u64 = 40; // each ASCII symbol
 const NEWLINE: u64 = 100; // each line break
 const INDENT: u64 = 50; // each run of two or more spaces or tabs
-const NON_ASCII: u64 = 100; // each non-ASCII character
+// Each character beyond ASCII, by its length in UTF-8: two bytes (accented Latin, Greek,
+// Cyrillic, Hebrew, Arabic) mostly join their neighbours in one token; three (CJK, kana,
+// Hangul, Indic scripts, most symbols) are about one each; four (emoji) are two or three.
+const TWO_BYTE_CHAR: u64 = 26;
+const THREE_BYTE_CHAR: u64 = 86;
+const FOUR_BYTE_CHAR: u64 = 237;
 
 /// The score of `bytes` in hundredths of a token. Scores add up over texts joined at ASCII
 /// punctuation, which ends every run the pass looks at (how JSON is scored piece by piece).
@@ -91,6 +106,9 @@ pub fn score_escaped(raw: &[u8]) -> Option<u64> {
 struct Runs {
     letters: u64,
     lower: u64,
+    upper: u64,
+    /// The lower-case letters that stand for themselves (not for a control byte).
+    small: u64,
     continued: u64,
     space: u64,
     /// Bit i: the byte before byte i (skipping skipped bytes) is a space.
@@ -190,21 +208,35 @@ impl Runs {
         for k in 1..=5 {
             long &= before(continued, self.continued, k);
         }
+        // Capitals ending `UULU` or `ULUU`; a forced letter stands for a control byte, written
+        // with a backslash before it, so it is not a small letter between capitals.
+        let small = m.lower & !forced;
+        let (up, down) = (m.upper, small);
+        let up_at = |k| before(up, self.upper, k);
+        let down_at = |k| before(down, self.small, k);
+        let mixed = up & up_at(3) & ((down_at(1) & up_at(2)) | (up_at(1) & down_at(2)));
         // Bit i of `x` at the byte before i in the text: one back, or two over a skipped byte.
         let skip = before(skipped, self.skipped, 1);
         let back = |x: u64, prev: u64| (before(x, prev, 1) & !skip) | (before(x, prev, 2) & skip);
         // The second space of a run marks a run of two or more.
         let space_before = back(m.space, self.space);
         let indents = m.space & space_before & !back(space_before, self.space_before);
+        let digits_after_space = m.digits & !before(m.digits, self.digits, 1) & space_before;
         let total = WORD * ones(starts)
             + LONG_WORD_LETTER * ones(long)
+            + MIXED_CASE * ones(mixed)
             + INDENT * ones(indents)
             + PUNCTUATION * ones(m.punctuation)
             + NEWLINE * ones(m.newline)
-            + NON_ASCII * ones(m.lead)
-            + self.digit_groups(m.digits);
+            + TWO_BYTE_CHAR * ones(m.lead & !m.lead3)
+            + THREE_BYTE_CHAR * ones(m.lead3 & !m.lead4)
+            + FOUR_BYTE_CHAR * ones(m.lead4)
+            + DIGITS_AFTER_SPACE * ones(digits_after_space)
+            + self.digit_runs(m.digits);
         self.letters = letters;
         self.lower = m.lower;
+        self.upper = m.upper;
+        self.small = small;
         self.continued = continued;
         self.space = m.space;
         self.space_before = space_before;
@@ -213,9 +245,8 @@ impl Runs {
         total
     }
 
-    /// Digit groups of the runs that end in this block (each run at once: digits are sparse).
-    fn digit_groups(&mut self, digits: u64) -> u64 {
-        let groups = |len: u64| DIGIT_GROUP * len.div_ceil(3);
+    /// The scores of the digit runs that end in this block (each run at once: digits are sparse).
+    fn digit_runs(&mut self, digits: u64) -> u64 {
         let mut total = 0;
         let mut rest = digits;
         if self.open_digits > 0 {
@@ -224,7 +255,7 @@ impl Runs {
             if len == 64 {
                 return 0;
             }
-            total += groups(self.open_digits);
+            total += digit_run(self.open_digits);
             self.open_digits = 0;
             rest &= !((1u64 << len) - 1);
         }
@@ -235,7 +266,7 @@ impl Runs {
                 self.open_digits = len as u64;
                 break;
             }
-            total += groups(len as u64);
+            total += digit_run(len as u64);
             rest &= !(((1u64 << len) - 1) << at);
         }
         total
@@ -243,8 +274,16 @@ impl Runs {
 
     /// The digit run still open at the end of the text.
     fn finish(&self) -> u64 {
-        DIGIT_GROUP * self.open_digits.div_ceil(3)
+        if self.open_digits == 0 {
+            return 0;
+        }
+        digit_run(self.open_digits)
     }
+}
+
+/// The score of a run of `len` digits (not counting what comes before it).
+fn digit_run(len: u64) -> u64 {
+    DIGIT_RUN + DIGIT_GROUP * len.div_ceil(3)
 }
 
 fn ones(x: u64) -> u64 {
@@ -274,11 +313,16 @@ pub(crate) fn bytewise(bytes: &[u8]) -> u64 {
                 i += 1;
             }
             total += WORD + LONG_WORD_LETTER * ((i - start).saturating_sub(6) as u64);
+            // Every letter of the run, its first one too, may end a mixed-case run of four.
+            total += MIXED_CASE * (start..i).filter(|&k| mixed_case(bytes, k)).count() as u64;
         } else if byte.is_ascii_digit() {
             while bytes.get(i).is_some_and(u8::is_ascii_digit) {
                 i += 1;
             }
-            total += DIGIT_GROUP * (i - start).div_ceil(3) as u64;
+            total += digit_run((i - start) as u64);
+            if start > 0 && matches!(bytes.get(start - 1), Some(b' ' | b'\t')) {
+                total += DIGITS_AFTER_SPACE;
+            }
         } else if byte == b'\n' {
             total += NEWLINE;
         } else if byte == b' ' || byte == b'\t' {
@@ -292,12 +336,28 @@ pub(crate) fn bytewise(bytes: &[u8]) -> u64 {
             if !byte.is_ascii_control() {
                 total += PUNCTUATION;
             }
+        } else if byte >= 0xF0 {
+            // UTF-8 lead bytes: one per character beyond ASCII (continuation bytes, 0x80 to
+            // 0xBF, are skipped), its length told by its first bits.
+            total += FOUR_BYTE_CHAR;
+        } else if byte >= 0xE0 {
+            total += THREE_BYTE_CHAR;
         } else if byte >= 0xC0 {
-            // A UTF-8 lead byte: one per non-ASCII character (continuation bytes are skipped).
-            total += NON_ASCII;
+            total += TWO_BYTE_CHAR;
         }
     }
     total
+}
+
+/// Whether byte `at` is a capital ending four letters `UULU` or `ULUU`.
+fn mixed_case(bytes: &[u8], at: usize) -> bool {
+    let is = |back: usize, class: fn(&u8) -> bool| {
+        at.checked_sub(back)
+            .and_then(|k| bytes.get(k))
+            .is_some_and(class)
+    };
+    let (up, down) = (u8::is_ascii_uppercase, u8::is_ascii_lowercase);
+    is(0, up) && is(3, up) && ((is(1, down) && is(2, up)) || (is(1, up) && is(2, down)))
 }
 
 #[cfg(test)]
@@ -332,6 +392,9 @@ mod tests {
             mixed.as_str(),
             "ABCdefGHIjklMNOpqrSTUvwxYZ",
             "\u{1}\u{7f}\t\t x",
+            "aGVsbG8gd29ybGQ=AbCDxYZaBcD",
+            "ids 12 345\t6789 x1 2",
+            "😀👍🏽 日本語 Привет",
         ] {
             assert_eq!(
                 score(text.as_bytes()),
@@ -341,7 +404,7 @@ mod tests {
         }
         // Runs across every block boundary position.
         for n in 55..75 {
-            for piece in ["a", "Ab", "1", " ", "\t ", "é"] {
+            for piece in ["a", "Ab", "1", " ", "\t ", "é", "ABcD", " 12", "日", "😀"] {
                 let text = format!("{}{}", "-".repeat(n), piece.repeat(12));
                 assert_eq!(
                     score(text.as_bytes()),
@@ -392,6 +455,7 @@ mod tests {
                 Just("a"), Just("Word"), Just("42"), Just(" "), Just("  "), Just("\t"),
                 Just("\n"), Just("\""), Just("\\"), Just("/"), Just("\r"), Just("é"),
                 Just("\u{8}"), Just("\u{c}"), Just("\t\t"), Just("getElementById"),
+                Just("AB"), Just("cD"), Just(" 7"), Just("日本"), Just("😀"),
             ],
             // Up to a few blocks, so that escapes fall across block boundaries.
             0..120,
@@ -427,6 +491,7 @@ mod tests {
             "x\nsomeVeryLongIdentifierName",
             "  \t  x",
             "A\u{8}b\u{c}C",
+            "AB\u{8}D A\u{c}CD AB\tD",
         ] {
             // Long enough to be scored in blocks, with escapes across block boundaries.
             let text = text.repeat(23);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 
-const README_FIGURES = ["summarizing 758 messages, keeping from #761", "estimate 143018 → 20712 tokens"];
+const README_FIGURES = ["summarizing 758 messages, keeping from #763", "estimate 144335 → 20572 tokens"];
 
 test("the README usage example is examples/usage.mjs and it runs", async () => {
   const example = readFileSync(new URL("./examples/usage.mjs", import.meta.url), "utf8");

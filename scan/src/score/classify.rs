@@ -14,6 +14,11 @@ pub(super) struct Masks {
     pub punctuation: u64,
     /// The first byte of a non-ASCII UTF-8 character.
     pub lead: u64,
+    /// The first byte of a character of three or four UTF-8 bytes (CJK, kana, Hangul, most
+    /// symbols; emoji).
+    pub lead3: u64,
+    /// The first byte of a character of four UTF-8 bytes (most emoji).
+    pub lead4: u64,
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -41,7 +46,13 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
         m.space |= bits(v128_or(is(b' '), is(b'\t')));
         m.newline |= bits(is(b'\n'));
         m.punctuation |= bits(v128_andnot(printable, alnum));
-        m.lead |= bits(u8x16_ge(v, u8x16_splat(0xC0)));
+        let lead = bits(u8x16_ge(v, u8x16_splat(0xC0)));
+        m.lead |= lead;
+        // Most text is ASCII: the lengths of characters beyond it only where there are some.
+        if lead != 0 {
+            m.lead3 |= bits(u8x16_ge(v, u8x16_splat(0xE0)));
+            m.lead4 |= bits(u8x16_ge(v, u8x16_splat(0xF0)));
+        }
     }
     m
 }
@@ -66,7 +77,8 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
             let digits = within(b'0', 10);
             let alnum = _mm_or_si128(_mm_or_si128(lower, upper), digits);
             let printable = within(0x21, 0x7E - 0x21 + 1);
-            let lead = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0xC0u8 as i8)), v);
+            // Unsigned `v >= low`, as `max(v, low) == v`.
+            let at_least = |low: u8| _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(low as i8)), v);
             let shift = 16 * k as u32;
             let bits = |x: __m128i| (_mm_movemask_epi8(x) as u16 as u64) << shift;
             m.lower |= bits(lower);
@@ -75,7 +87,13 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
             m.space |= bits(_mm_or_si128(is(b' '), is(b'\t')));
             m.newline |= bits(is(b'\n'));
             m.punctuation |= bits(_mm_andnot_si128(alnum, printable));
-            m.lead |= bits(lead);
+            let lead = bits(at_least(0xC0));
+            m.lead |= lead;
+            // Most text is ASCII: the lengths of characters beyond it only where there are some.
+            if lead != 0 {
+                m.lead3 |= bits(at_least(0xE0));
+                m.lead4 |= bits(at_least(0xF0));
+            }
         }
     }
     m
@@ -112,6 +130,8 @@ pub(super) fn portable(block: &[u8; 64]) -> Masks {
             b.is_ascii_graphic() && !b.is_ascii_alphanumeric(),
         );
         set(&mut m.lead, b >= 0xC0);
+        set(&mut m.lead3, b >= 0xE0);
+        set(&mut m.lead4, b >= 0xF0);
     }
     m
 }
