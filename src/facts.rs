@@ -28,6 +28,20 @@ pub struct MessageFacts {
     pub steps: Vec<Step>,
 }
 
+impl Default for MessageFacts {
+    /// No tokens, a user message with no calls: what a reader starts from.
+    fn default() -> MessageFacts {
+        MessageFacts {
+            tokens: 0,
+            role: Role::User,
+            starts_turn: false,
+            tool_call_ids: Vec::new(),
+            tool_result_ids: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// A later step of one host message: where it starts and what it holds up to the next step.
 /// The message's ids are in order, so a step's ids are a run of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

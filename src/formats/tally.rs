@@ -28,14 +28,7 @@ impl Tally {
     pub(crate) fn new(heuristic: Heuristic) -> Tally {
         Tally {
             heuristic,
-            facts: MessageFacts {
-                tokens: 0,
-                role: Role::User,
-                starts_turn: false,
-                tool_call_ids: Vec::new(),
-                tool_result_ids: Vec::new(),
-                steps: Vec::new(),
-            },
+            facts: MessageFacts::default(),
             units: 0,
             user: false,
             assistant: false,

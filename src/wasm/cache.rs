@@ -41,22 +41,11 @@ pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFact
         if hit.is_none() {
             missed.push(i);
         }
-        facts.messages.push(hit.unwrap_or_else(unread));
+        // A message not read yet holds an empty place until `read_missed` fills it.
+        facts.messages.push(hit.unwrap_or_default());
     }
     read_missed(request, &missed, &mut facts.messages, map.as_ref())?;
     Ok(facts)
-}
-
-/// Facts in the place of a message not read yet.
-fn unread() -> MessageFacts {
-    MessageFacts {
-        tokens: 0,
-        role: Role::User,
-        starts_turn: false,
-        tool_call_ids: Vec::new(),
-        tool_result_ids: Vec::new(),
-        steps: Vec::new(),
-    }
 }
 
 /// Reads (and caches) the facts of messages `missed` into their places in `messages`: together
