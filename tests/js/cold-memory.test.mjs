@@ -3,25 +3,10 @@
 import { wasmBytes } from "./memory-probe.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sessionMessages } from "./walk-helpers.mjs";
 
 const { Compactor } = await import("context-compaction");
-
-/** `n` messages of the session, repeated with fresh tool-call ids each round. */
-function history(n) {
-  const session = sessionMessages();
-  const out = [];
-  for (let round = 0; out.length < n; round++) {
-    for (const message of session) {
-      if (out.length === n) break;
-      const copy = structuredClone(message);
-      if (copy.role === "assistant") for (const block of copy.content) if (block.type === "toolCall") block.id += `#${round}`;
-      if (copy.role === "toolResult") copy.toolCallId += `#${round}`;
-      out.push(copy);
-    }
-  }
-  return out;
-}
+// `n` messages of the session, repeated with fresh tool-call ids each round.
+const { history } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 
 test("a cold plan of 20,000 messages grows wasm memory by less than 8 MB", () => {
   const compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" }, cacheFacts: false });
