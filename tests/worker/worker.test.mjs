@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -207,7 +207,8 @@ test("the Worker example compacts conversations at the edge", async (t) => {
       assert.ok(reasons.includes("cleared"), reasons.join());
     });
   } finally {
-    worker.stop();
+    await worker.stop();
     await stub.close();
+    rmSync(out, { recursive: true, force: true });
   }
 });
