@@ -186,7 +186,7 @@ function headStats({ v, budget, plan, total }) {
 
 /** A summary plan (or, when the trigger does not fire, the cut a forced compaction would make). */
 function renderSummary(view) {
-  const { v, plan, shown, tokens, flight, total } = view;
+  const { v, budget, plan, shown, tokens, flight, total } = view;
   const historyEnd = shown ? shown.messagesToSummarize.length : 0;
   const cut = shown ? shown.firstKeptIndex : messages.length;
   const status = (i) => (i >= flight ? "inflight" : !shown || i >= cut ? "kept" : i < historyEnd ? "summarized" : "prefix");
@@ -196,7 +196,7 @@ function renderSummary(view) {
   document.body.dataset.split = String(Boolean(shown?.splitTurn));
   document.body.dataset.cleared = "0";
 
-  const over = view.total > view.budget * v.ratio;
+  const over = total > budget * v.ratio;
   const clearing = !$("clearing").checked ? [] : [stat("clearing", plan ? "not enough: summarize" : over ? "nothing to clear" : "not needed")];
   $("stats").innerHTML = [
     ...headStats(view),
