@@ -1,13 +1,17 @@
 // The preview page: plans in the page (the package's wasm build) and shows what a compaction
 // would do. Served with the package under ./pkg/ (scripts/serve.mjs).
-import init, { Compactor, estimate, openAICompatibleGenerator } from "./pkg/web.js";
+import init, { Compactor, ContextManager, estimate, openAICompatibleGenerator } from "./pkg/web.js";
 
 const $ = (id) => document.getElementById(id);
-const controls = ["window", "reserve", "keep", "ratio"];
+const controls = ["window", "reserve", "keep", "ratio", "protect"];
 const format = (n) => Math.round(n).toLocaleString("en-US");
 let messages = [];
 let bars = [];
 let scheduled = false;
+// Placeholders of the results the current clear plan clears, by message index (for the hover).
+let clearedTexts = new Map();
+// Bumped on every render, so that a trim preview finishing late does not paint over a newer one.
+let renders = 0;
 
 await init();
 // A summarizer that is never called: the preview only plans.
@@ -50,6 +54,17 @@ function setConversation(list) {
 
 function values() {
   return Object.fromEntries(controls.map((id) => [id, Number($(id).value)]));
+}
+
+/** The `clearing` config the controls describe, `undefined` when the step is off. */
+function clearingConfig(v) {
+  if (!$("clearing").checked) return undefined;
+  const neverClear = $("never-clear").value.split(",").map((name) => name.trim()).filter(Boolean);
+  return { protectRecentTokens: v.protect, neverClear, clearArguments: $("clear-args").checked };
+}
+
+function compactorFor(v, summarizer) {
+  return new Compactor({ keepRecentTokens: v.keep, triggerRatio: v.ratio, clearing: clearingConfig(v), summarizer });
 }
 
 function schedule() {
@@ -109,43 +124,83 @@ function render() {
   $("reserve-out").textContent = format(v.reserve);
   $("keep-out").textContent = format(v.keep);
   $("ratio-out").textContent = v.ratio.toFixed(2);
-  const compactor = new Compactor({ keepRecentTokens: v.keep, triggerRatio: v.ratio, summarizer: previewSummarizer });
+  $("protect-out").textContent = format(v.protect);
+  $("clearing-controls").disabled = !$("clearing").checked;
   const budget = Math.max(0, v.window - v.reserve);
   const request = { messages, inputTokenBudget: budget };
-  const plan = compactor.plan(request);
-  // When the trigger does not fire, still show the cut a forced compaction would make.
-  let shown = plan;
-  if (!plan) {
-    try {
-      shown = compactor.plan({ messages, requireReduction: true });
-    } catch {
-      shown = null;
-    }
+  const compactor = compactorFor(v, previewSummarizer);
+  let plan;
+  let shown;
+  try {
+    plan = compactor.plan(request);
+    // When the trigger does not fire, still show the cut a forced compaction would make.
+    shown = plan ?? forcedPlan(compactor);
+  } finally {
+    compactor.free();
   }
-  const tokens = shown ? shown.messageTokens : estimate(request).messages;
-  const total = estimate(request).total;
-  const flight = inFlightStart();
+  const estimated = estimate(request);
+  const view = { v, budget, plan, shown, total: estimated.total, tokens: shown ? shown.messageTokens : estimated.messages, flight: inFlightStart() };
+  const generation = ++renders;
+  document.body.dataset.fires = String(Boolean(plan));
+  document.body.dataset.kind = plan?.kind === "clear" ? "clear" : plan ? "summary" : "none";
+  document.body.dataset.trim = "none";
+  clearedTexts = new Map();
+  if (plan?.kind === "clear") renderClear(view);
+  else renderSummary(view);
+  // Nothing left to summarize and still over the window: the provider would refuse the request,
+  // and overflow recovery would trim the newest tool result (with clearing on).
+  if (!shown && $("clearing").checked && view.total > budget) previewTrim(view, generation);
+  if ($("input-details").open) showSummarizerInput(v, plan?.kind === "clear" ? null : shown, plan?.kind === "clear");
+}
+
+function forcedPlan(compactor) {
+  try {
+    return compactor.plan({ messages, requireReduction: true });
+  } catch {
+    return null;
+  }
+}
+
+/** Colours the bars: `status(i)` names each one's class, heights from the estimated tokens. */
+function paintBars(tokens, status, cut = -1) {
   const max = Math.max(1, ...tokens);
-  const historyEnd = shown ? shown.messagesToSummarize.length : 0;
-  const cut = shown ? shown.firstKeptIndex : messages.length;
   bars.forEach((el, i) => {
-    const status = i >= flight ? "inflight" : !shown || i >= cut ? "kept" : i < historyEnd ? "summarized" : "prefix";
-    el.className = `bar ${status}${shown && i === cut ? " cut" : ""}`;
+    el.className = `bar ${status(i)}${i === cut ? " cut" : ""}`;
     // Square-root heights keep small messages visible next to large tool results.
     el.style.setProperty("--h", `${Math.max(2, Math.sqrt(tokens[i] / max) * 100)}%`);
   });
-  $("bars").classList.toggle("cut-end", Boolean(shown) && cut === messages.length);
-  document.body.dataset.cut = shown ? String(cut) : "none";
-  document.body.dataset.fires = String(Boolean(plan));
-  document.body.dataset.split = String(Boolean(shown?.splitTurn));
-  compactor.free();
+}
 
-  const stat = (label, value, cls = "") => `<div class="${cls}"><dt>${label}</dt><dd>${value}</dd></div>`;
-  $("stats").innerHTML = [
+const stat = (label, value, cls = "") => `<div class="${cls}"><dt>${label}</dt><dd>${value}</dd></div>`;
+
+function headStats({ v, budget, plan, total }) {
+  // Over the threshold without a plan: nothing can be removed (overflow recovery may trim).
+  const trigger = plan ? "fires" : total > budget * v.ratio ? "over, nothing to remove" : "does not fire";
+  return [
     stat("messages", format(messages.length)),
     stat("estimate now", format(total)),
     stat("threshold", format(budget * v.ratio)),
-    stat("trigger", plan ? "fires" : "does not fire", plan ? "fires" : ""),
+    stat("trigger", trigger, trigger === "does not fire" ? "" : "fires"),
+  ];
+}
+
+/** A summary plan (or, when the trigger does not fire, the cut a forced compaction would make). */
+function renderSummary(view) {
+  const { v, budget, plan, shown, tokens, flight, total } = view;
+  const historyEnd = shown ? shown.messagesToSummarize.length : 0;
+  const cut = shown ? shown.firstKeptIndex : messages.length;
+  const status = (i) => (i >= flight ? "inflight" : !shown || i >= cut ? "kept" : i < historyEnd ? "summarized" : "prefix");
+  paintBars(tokens, status, shown ? cut : -1);
+  $("bars").classList.toggle("cut-end", Boolean(shown) && cut === messages.length);
+  document.body.dataset.cut = shown ? String(cut) : "none";
+  document.body.dataset.split = String(Boolean(shown?.splitTurn));
+  document.body.dataset.cleared = "0";
+
+  const over = total > budget * v.ratio;
+  const clearing = !$("clearing").checked ? [] : [stat("clearing", plan ? "not enough: summarize" : over ? "nothing to clear" : "not needed")];
+  $("stats").innerHTML = [
+    ...headStats(view),
+    ...clearing,
     stat(plan ? "cut at" : "cut if forced", shown ? `#${cut}${shown.splitTurn ? " (split turn)" : ""}` : "nothing to cut"),
     stat("summarized", shown ? format(historyEnd) : "0"),
     stat("turn prefix", shown ? format(shown.turnPrefixMessages.length) : "0"),
@@ -155,17 +210,87 @@ function render() {
   const pairs = shown ? constrainingPairs(cut, Math.min(keepBoundary(tokens, v.keep), flight)) : [];
   const notes = pairs.slice(0, 50).map(([i, j, name]) => `<li>#${i} → #${j} (${name}): the cut cannot fall between them</li>`);
   if (shown && flight < messages.length) notes.unshift(`<li>#${flight}: tool calls in flight, kept with everything after</li>`);
+  $("pairs-title").textContent = "Tool-call pairs that constrained the cut";
   $("pairs").innerHTML = notes.join("") || "<li>none</li>";
-  if ($("input-details").open) showSummarizerInput(v, shown);
 }
 
-function showSummarizerInput(v, plan) {
+/** A clear plan: the old tool results it replaces by placeholders, and no summary. */
+function renderClear(view) {
+  const { plan, tokens, flight } = view;
+  const argumentIndices = new Set(plan.argumentMessages);
+  for (const r of plan.clearedResults) clearedTexts.set(r.index, r.text);
+  const status = (i) => `${i >= flight ? "inflight" : clearedTexts.has(i) ? "cleared" : "kept"}${argumentIndices.has(i) ? " arguments" : ""}`;
+  paintBars(tokens, status);
+  $("bars").classList.remove("cut-end");
+  document.body.dataset.cut = "none";
+  document.body.dataset.split = "false";
+  document.body.dataset.cleared = String(plan.clearedResults.length);
+
+  $("stats").innerHTML = [
+    ...headStats(view),
+    stat("plan", "clear (no model call)", "cleared"),
+    stat("results cleared", format(plan.clearedResults.length)),
+    stat("tokens freed", format(plan.tokensFreed)),
+    stat("arguments cleared", format(argumentIndices.size)),
+    stat("estimate after", format(plan.estimateAfter)),
+  ].join("");
+
+  $("pairs-title").textContent = "Tool results cleared (no model call)";
+  const escape = (text) => text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
+  $("pairs").innerHTML = plan.clearedResults.slice(0, 200)
+    .map((r) => `<li>#${r.index} ${escape(r.toolName ?? "tool")}, ${format(r.tokens)} tokens → ${escape(r.text)}</li>`).join("");
+}
+
+/**
+ * What overflow recovery would do when the provider refuses the request and nothing can be
+ * summarized: runs `ContextManager.run` with a send that refuses once, and shows the trim.
+ */
+async function previewTrim(view, generation) {
+  const { v, tokens } = view;
+  document.body.dataset.trim = "pending";
+  const compactor = compactorFor(v, previewSummarizer);
+  const manager = new ContextManager({ compactor, contextWindowTokens: v.window, reserveTokens: v.reserve });
+  let refused = false;
+  const send = async () => {
+    if (refused) return null;
+    refused = true;
+    throw Object.assign(new Error("request too large"), { status: 413 });
+  };
+  let outcome;
+  try {
+    const ran = await manager.run({ messages }, send);
+    outcome = { record: ran.compactions[0], index: ran.state.messages.findIndex((m, i) => m !== messages[i]) };
+  } catch (error) {
+    outcome = { error };
+  } finally {
+    manager.free();
+    compactor.free();
+  }
+  if (generation !== renders) return;
+  const { record, index, error } = outcome;
+  if (error || record?.kind !== "trim" || index < 0) {
+    document.body.dataset.trim = "none";
+    $("stats").insertAdjacentHTML("beforeend", stat("trim", `nothing to trim${error?.code ? ` (${error.code})` : ""}`));
+    return;
+  }
+  bars[index].className = "bar trimmed";
+  document.body.dataset.trim = String(index);
+  $("stats").insertAdjacentHTML("beforeend", [
+    stat("on overflow", `trim #${index}`, "trimmed"),
+    stat("tokens trimmed", format(record.tokensFreed)),
+    stat("estimate after trim", format(record.estimateAfter)),
+  ].join(""));
+  $("pairs-title").textContent = "Trimmed on overflow";
+  $("pairs").innerHTML = `<li>#${index} (${format(tokens[index])} tokens): its head and tail are kept, the middle replaced by a marker</li>`;
+}
+
+function showSummarizerInput(v, plan, cleared) {
   const generator = new Compactor({ keepRecentTokens: v.keep, triggerRatio: v.ratio, summarizer: { model: "preview", generate: async () => "" } });
   const prompts = plan ? generator.summarizerInput({ messages }, plan) : [];
   generator.free();
   $("summarizer-input").textContent = prompts.length
     ? prompts.map((p) => `── ${p.purpose} ──\n${p.prompt}`).join("\n\n")
-    : "(nothing would be summarized)";
+    : cleared ? "(nothing would be summarized: clearing old tool results is enough)" : "(nothing would be summarized)";
 }
 
 async function runForReal() {
@@ -173,14 +298,14 @@ async function runForReal() {
   out.hidden = false;
   out.textContent = "compacting…";
   const v = values();
-  const compactor = new Compactor({
-    keepRecentTokens: v.keep,
-    triggerRatio: v.ratio,
-    summarizer: { model: $("model").value, generate: openAICompatibleGenerator({ baseURL: $("base-url").value, apiKey: $("api-key").value }) },
-  });
+  const generate = openAICompatibleGenerator({ baseURL: $("base-url").value, apiKey: $("api-key").value });
+  const compactor = compactorFor(v, { model: $("model").value, generate });
+  // A clear plan is performed as planned (no model call); otherwise a summary is forced.
+  const clears = document.body.dataset.kind === "clear";
   try {
-    const result = await compactor.compact({ messages, requireReduction: true });
-    out.textContent = `${result.summary}\n\n${JSON.stringify({ ...result.record, summary: undefined }, null, 2)}`;
+    const result = await compactor.compact(clears ? { messages, inputTokenBudget: Math.max(0, v.window - v.reserve) } : { messages, requireReduction: true });
+    const head = result.record?.kind === "clear" ? `(${result.record.clearedResults} tool results cleared, no summary)` : result.summary;
+    out.textContent = `${head}\n\n${JSON.stringify({ ...result.record, summary: undefined }, null, 2)}`;
   } catch (e) {
     out.textContent = `${e.code ?? "error"}: ${e.message}`;
   } finally {
@@ -196,7 +321,7 @@ function load(text) {
   }
 }
 
-for (const id of controls) $(id).addEventListener("input", schedule);
+for (const id of [...controls, "clearing", "never-clear", "clear-args"]) $(id).addEventListener("input", schedule);
 $("input-details").addEventListener("toggle", schedule);
 $("load").addEventListener("click", () => load($("paste").value));
 $("file").addEventListener("change", async () => load(await $("file").files[0].text()));
@@ -216,7 +341,8 @@ $("bars").addEventListener("mousemove", (e) => {
     const m = messages[i];
     const first = Array.isArray(m.content) ? m.content.find((b) => b.text || b.type === "toolCall") : { text: m.content };
     const text = first?.type === "toolCall" ? `${first.name} ${JSON.stringify(first.arguments)}` : first?.text ?? "";
-    $("hover").textContent = `#${i} ${m.role}: ${text.replace(/\s+/g, " ").slice(0, 140)}`;
+    const cleared = clearedTexts.has(i) ? ` → ${clearedTexts.get(i)}` : "";
+    $("hover").textContent = `#${i} ${m.role}: ${text.replace(/\s+/g, " ").slice(0, 140)}${cleared}`;
   }
 });
 

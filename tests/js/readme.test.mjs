@@ -65,3 +65,29 @@ test("the README formats example is examples/formats.mjs and it runs", async () 
   }
   assert.equal(JSON.parse(logs[0]).type, "message");
 });
+
+test("the README clearing example is examples/clearing.mjs, and it clears without a model call", async () => {
+  const example = readFileSync(new URL("./examples/clearing.mjs", import.meta.url), "utf8");
+  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
+  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/clearing.mjs exactly");
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    res.writeHead(500).end();
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  process.env.OPENAI_BASE_URL = `http://127.0.0.1:${server.address().port}/v1`;
+  const logs = [];
+  const log = console.log;
+  console.log = (...args) => logs.push(args.join(" "));
+  try {
+    await import("./examples/clearing.mjs");
+  } finally {
+    console.log = log;
+    server.close();
+  }
+  assert.equal(requests, 0, "no summary was asked for");
+  assert.match(logs[0], /^cleared: \d+ results cleared, \d+ → \d+ tokens$/);
+  assert.match(logs[1], /^\[Tool result cleared to save context: read of src\/file0\.ts, about [\d,]+ tokens\. Read the file again if it is needed\.\]$/);
+  assert.ok(readme.includes("```text\n" + logs.join("\n") + "\n```"), "README must show the example's output");
+});

@@ -1,11 +1,12 @@
 // The preview page in real headless Chromium: it loads without console errors, renders a bar
-// per message, moves the cut as the library's own plan says, shows a split turn's prefix, and
-// leaves a screenshot in target/test-output/. The page is served from www/ and dist/.
+// per message, moves the cut as the library's own plan says, shows a split turn's prefix, with
+// clearing on paints the results a clear plan clears (and the result overflow recovery would
+// trim), and leaves screenshots in target/test-output/. The page is served from www/ and dist/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Compactor } from "context-compaction";
+import { Compactor, ContextManager } from "context-compaction";
 
 const root = process.env.CC_ROOT;
 const { serve } = await import(join(root, "scripts/serve.mjs"));
@@ -14,8 +15,8 @@ const { chromium } = await import(join(root, "node_modules/playwright-core/index
 const session = readFileSync(join(root, "tests/fixtures/large-session.jsonl"), "utf8")
   .split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((e) => e.type === "message").map((e) => e.message);
 
-function expectedCut(messages, { window = 128000, reserve = 16384, keep = 20000, ratio = 0.8 } = {}) {
-  const compactor = new Compactor({ keepRecentTokens: keep, triggerRatio: ratio, summarizer: { summarize: async () => "" } });
+function expectedCut(messages, { window = 128000, reserve = 16384, keep = 20000, ratio = 0.8, clearing } = {}) {
+  const compactor = new Compactor({ keepRecentTokens: keep, triggerRatio: ratio, clearing, summarizer: { summarize: async () => "" } });
   return compactor.plan({ messages, inputTokenBudget: Math.max(0, window - reserve) }) ?? compactor.plan({ messages, requireReduction: true });
 }
 
@@ -63,6 +64,60 @@ test("the preview page", async (t) => {
       assert.match(await page.locator("#summarizer-input").textContent(), /\[User\]: /);
     });
 
+    await t.test("clearing on: the results a clear plan clears are painted in their own colour", async () => {
+      const set = (id, value) => page.locator(`#${id}`).evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event("input")); }, value);
+      const indices = (cls) => page.evaluate((c) => [...document.querySelectorAll(`.bar.${c}`)].map((el) => Number(el.dataset.index)), cls);
+      await set("keep", 20000);
+      await set("window", 200000);
+      await settled();
+      assert.deepEqual(await indices("cleared"), [], "off by default");
+      await page.locator("#clearing").check();
+      await settled();
+      const clearing = { protectRecentTokens: 40000, neverClear: [], clearArguments: false };
+      const plan = expectedCut(session, { window: 200000, clearing });
+      assert.equal(plan.kind, "clear");
+      assert.equal(await page.evaluate(() => document.body.dataset.kind), "clear");
+      assert.deepEqual(await indices("cleared"), plan.clearedResults.map((r) => r.index));
+      assert.equal(await page.locator(".bar.summarized").count(), 0);
+      const stats = await page.locator("#stats").textContent();
+      assert.ok(stats.includes(plan.tokensFreed.toLocaleString("en-US")), stats);
+      assert.ok(stats.includes(plan.estimateAfter.toLocaleString("en-US")), stats);
+      assert.ok((await page.locator("#pairs").textContent()).includes(plan.clearedResults[0].text));
+      assert.match(await page.locator("#summarizer-input").textContent(), /clearing old tool results is enough/);
+      await page.screenshot({ path: join(root, "target/test-output/preview-clearing.png") });
+
+      // Protecting less recent tool output clears more, as plan says.
+      await set("protect", 10000);
+      await settled();
+      const more = expectedCut(session, { window: 200000, clearing: { ...clearing, protectRecentTokens: 10000 } });
+      assert.ok(more.clearedResults.length > plan.clearedResults.length);
+      assert.deepEqual(await indices("cleared"), more.clearedResults.map((r) => r.index));
+
+      // Never-clear tool names and cleared arguments.
+      const name = more.clearedResults[0].toolName;
+      await page.locator("#never-clear").fill(` ${name} `);
+      await page.locator("#clear-args").check();
+      await settled();
+      const kept = expectedCut(session, { window: 200000, clearing: { protectRecentTokens: 10000, neverClear: [name], clearArguments: true } });
+      assert.ok(kept.clearedResults.every((r) => r.toolName !== name));
+      assert.deepEqual(await indices("cleared"), kept.clearedResults.map((r) => r.index));
+      assert.deepEqual(await indices("arguments"), kept.argumentMessages);
+
+      // Where clearing is not enough (a smaller window) the summary plan stands.
+      await set("window", 128000);
+      await settled();
+      assert.equal(expectedCut(session, { clearing: { protectRecentTokens: 10000, neverClear: [name], clearArguments: true } }).kind, undefined);
+      assert.equal(await page.evaluate(() => document.body.dataset.kind), "summary");
+      assert.deepEqual(await indices("cleared"), []);
+      assert.equal(await page.locator(".bar.summarized").count(), expectedCut(session).messagesToSummarize.length);
+      assert.match(await page.locator("#stats").textContent(), /not enough: summarize/);
+      await page.locator("#clear-args").uncheck();
+      await page.locator("#never-clear").fill("");
+      await set("protect", 40000);
+      await page.locator("#clearing").uncheck();
+      await settled();
+    });
+
     await t.test("a pasted conversation with a split turn shows the prefix", async () => {
       const long = "x ".repeat(3000);
       const pasted = [
@@ -92,6 +147,40 @@ test("the preview page", async (t) => {
       await page.locator("#load").click();
       await settled();
       assert.match(await page.locator("#error").textContent(), /invalid_request: .*messages\[0\]\.role/);
+    });
+
+    await t.test("clearing on: an oversized newest tool result shows the trim overflow recovery makes", async () => {
+      const huge = `FIRST ${Array.from({ length: 8000 }, (_, i) => `log${i}`).join(" ")} LAST`;
+      const pasted = [
+        { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "cat big.log" } }], stopReason: "toolUse" },
+        { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: huge }] },
+      ];
+      await page.locator("#paste").fill(JSON.stringify(pasted));
+      await page.locator("#load").click();
+      await page.locator("#reserve").evaluate((el) => { el.value = "0"; el.dispatchEvent(new Event("input")); });
+      await page.locator("#window").evaluate((el) => { el.value = "8000"; el.dispatchEvent(new Event("input")); });
+      await settled();
+      assert.equal(await page.evaluate(() => document.body.dataset.trim), "none", "no trim with clearing off");
+      assert.equal(await page.locator(".bar.trimmed").count(), 0);
+      await page.locator("#clearing").check();
+      await page.waitForFunction(() => document.body.dataset.trim !== "none" && document.body.dataset.trim !== "pending", null, { timeout: 10_000 });
+      assert.equal(await page.evaluate(() => document.body.dataset.trim), "1");
+      assert.equal(await page.locator(".bar.trimmed").count(), 1);
+      // The figures of the library's own overflow recovery.
+      const compactor = new Compactor({ keepRecentTokens: 1000, clearing: true, summarizer: { summarize: async () => "" } });
+      let refused = false;
+      const send = async () => {
+        if (refused) return null;
+        refused = true;
+        throw Object.assign(new Error("too large"), { status: 413 });
+      };
+      const ran = await new ContextManager({ compactor, contextWindowTokens: 8000, reserveTokens: 0 }).run({ messages: pasted }, send);
+      assert.equal(ran.compactions[0].kind, "trim");
+      const stats = await page.locator("#stats").textContent();
+      assert.ok(stats.includes(`trim #1`), stats);
+      assert.ok(stats.includes(ran.compactions[0].tokensFreed.toLocaleString("en-US")), stats);
+      await page.screenshot({ path: join(root, "target/test-output/preview-trim.png") });
+      await page.locator("#clearing").uncheck();
     });
     assert.deepEqual(errors, []);
   } finally {

@@ -1,9 +1,11 @@
 // A Cloudflare Worker that keeps each conversation in a Durable Object and compacts it at the
-// edge before handing the context to a model.
+// edge before handing the context to a model: old tool results are cleared first (no model
+// call), and the older part is summarized only when clearing is not enough.
 //
 //   POST /conversations/:id/messages        body: a message or an array of messages
 //   GET  /conversations/:id/context?window=128000[&reserve=16384]
-//        → { messages, summary, compacted, reason, record }  (compacts first when due)
+//        → { messages, summary, compacted, reason, record }  (compacts first when due; reason
+//          "cleared" when clearing old tool results was enough, "compacted" for a summary)
 //   GET  /conversations/:id                 → the stored { summary, messages }
 import { Compactor, ContextManager, openAICompatibleGenerator, projectSummary } from "context-compaction";
 
@@ -72,6 +74,8 @@ export class Conversation {
     const compactor = new Compactor({
       keepRecentTokens: Number(this.env.KEEP_RECENT_TOKENS ?? 20000),
       triggerRatio: Number(this.env.TRIGGER_RATIO ?? 0.8),
+      // The newest PROTECT_RECENT_TOOL_TOKENS of tool output are never cleared.
+      clearing: { protectRecentTokens: Number(this.env.PROTECT_RECENT_TOOL_TOKENS ?? 40000) },
       summarizer: {
         model: this.env.SUMMARY_MODEL ?? "gpt-4.1-mini",
         maxOutputTokens: 4000,
@@ -86,7 +90,14 @@ export class Conversation {
     try {
       const state = { systemPrompt: params.get("system") ?? "", summary: meta.summary, messages, tools: [] };
       const result = await manager.maintain(state);
-      if (result.compacted) {
+      if (result.reason === "cleared") {
+        // The cleared results are new objects (every other message is the one loaded): rewrite
+        // their keys in one transaction, so a failure writes none of them.
+        const cleared = result.state.messages.flatMap((m, i) => (m === messages[i] ? [] : [[key(meta.start + i), m]]));
+        await this.storage.transaction(async (txn) => {
+          for (let i = 0; i < cleared.length; i += 128) await txn.put(Object.fromEntries(cleared.slice(i, i + 128)));
+        });
+      } else if (result.compacted) {
         // One write commits the compaction; the summarized messages are deleted afterwards.
         const start = meta.start + result.record.firstKeptIndex;
         await this.storage.put("meta", { ...meta, summary: result.state.summary, start });
