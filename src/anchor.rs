@@ -8,6 +8,12 @@
 //!   that the trigger, a plan's estimates and a required reduction compare figures of one
 //!   estimator.
 //!
+//! The provider never counts an assistant attempt that failed or was aborted (request builders
+//! drop it), so our estimate of a reported request leaves such messages out, and so does a
+//! calibrated estimate: with a usable report they count nothing. Counting them would both
+//! lower the ratio (the failed attempt's tokens inflate our side of it) and overcount every
+//! request that holds them.
+//!
 //! A report is skipped when it is zero, points past the request, or is more than
 //! [`MAX_RATIO`] times off our estimate of the request it describes either way: the history
 //! was compacted or rewritten since, and the count describes another request. Without a usable
@@ -120,8 +126,16 @@ fn latest_usable(facts: &RequestFacts, reports: &[Report]) -> Option<(Report, u6
     })
 }
 
+/// Our estimate of the first `end` messages as the provider counts them (failed attempts left
+/// out).
 fn prefix_tokens(facts: &RequestFacts, end: usize) -> u64 {
-    facts.messages.iter().take(end).map(|f| f.tokens).sum()
+    facts
+        .messages
+        .iter()
+        .take(end)
+        .filter(|f| !f.failed)
+        .map(|f| f.tokens)
+        .sum()
 }
 
 fn plausible(reported: u64, raw: u64) -> bool {
@@ -129,12 +143,20 @@ fn plausible(reported: u64, raw: u64) -> bool {
     reported <= raw * MAX_RATIO && reported * MAX_RATIO >= raw
 }
 
-/// Multiplies every estimated part of `facts` by the calibration's ratio.
+/// Multiplies every estimated part of `facts` by the calibration's ratio (a message's steps
+/// too, so that they still add up to it); a failed attempt counts nothing.
 fn scale(facts: &mut RequestFacts, calibration: &Calibration) {
     facts.system_prompt = calibration.scale(facts.system_prompt);
     facts.summary = calibration.scale(facts.summary);
     facts.tools = calibration.scale(facts.tools);
     for f in &mut facts.messages {
-        f.tokens = calibration.scale(f.tokens);
+        let scale = |tokens| match f.failed {
+            true => 0,
+            false => calibration.scale(tokens),
+        };
+        f.tokens = scale(f.tokens);
+        for step in &mut f.steps {
+            step.tokens = scale(step.tokens);
+        }
     }
 }
