@@ -1,7 +1,10 @@
 //! The exported `Conversation`: a history the host appends to, planned in O(kept messages).
 //! Made by `compactor.conversation({ format, estimator })`; each message crosses into wasm
-//! once, when it is appended, and the core `Ledger` keeps what planning needs.
+//! once, when it is appended, and the core `Ledger` keeps what planning needs. The usage on
+//! the latest assistant messages is read as they are appended and calibrates the plan, as
+//! `compactor.plan` reads it from the same messages.
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::{Array, Object};
@@ -13,11 +16,14 @@ use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
+use super::reported::LATEST;
 use super::walk;
+use crate::anchor::Report;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
+use crate::message::Role;
 use crate::parse;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -36,6 +42,16 @@ pub struct JsHistory {
     ledger: Ledger,
     messages: Array,
     fixed: Option<(FixedKey, RequestFacts)>,
+    /// What the latest [`LATEST`] assistant messages report (`None`: no usable usage), oldest
+    /// first.
+    usage: VecDeque<Option<Report>>,
+}
+
+/// Messages read for appending: each with its facts, and the usage the latest assistant ones
+/// among them carry.
+struct Read {
+    messages: Vec<(JsValue, MessageFacts)>,
+    usage: Vec<Option<Report>>,
 }
 
 impl JsHistory {
@@ -53,6 +69,7 @@ impl JsHistory {
             ledger: Ledger::new(),
             messages: Array::new(),
             fixed: None,
+            usage: VecDeque::new(),
         };
         history.append_all(&field(options, "messages", "options")?)?;
         Ok(history)
@@ -60,23 +77,62 @@ impl JsHistory {
 
     /// Appends a message or an array of them; nothing is appended when one is invalid.
     fn append_all(&mut self, value: &JsValue) -> Result<()> {
-        for (message, facts) in self.read(value, self.ledger.len())? {
-            self.messages.push(&message);
-            self.ledger.push(facts);
-        }
+        let read = self.read(value, self.ledger.len())?;
+        self.push(read);
         Ok(())
     }
 
-    /// Reads a message or an array of them, numbered from `start` in errors.
-    fn read(&self, value: &JsValue, start: usize) -> Result<Vec<(JsValue, MessageFacts)>> {
+    /// Appends what [`JsHistory::read`] read.
+    fn push(&mut self, read: Read) {
+        for (message, facts) in read.messages {
+            self.messages.push(&message);
+            self.ledger.push(facts);
+        }
+        for report in read.usage {
+            if self.usage.len() == LATEST {
+                self.usage.pop_front();
+            }
+            self.usage.push_back(report);
+        }
+    }
+
+    /// Reads a message or an array of them, numbered from `start` in errors, with the usage
+    /// of the latest assistant ones.
+    fn read(&self, value: &JsValue, start: usize) -> Result<Read> {
         if value.is_undefined() || value.is_null() {
-            return Ok(Vec::new());
+            return Ok(Read {
+                messages: Vec::new(),
+                usage: Vec::new(),
+            });
         }
         // A copy of the caller's array (or the one message), read once.
         let incoming = match host::list(value, "messages")? {
             Some(list) => list,
             None => Array::of1(value),
         };
+        let messages = self.read_messages(&incoming, start)?;
+        let mut latest: Vec<u32> = messages
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, (_, facts))| facts.role == Role::Assistant)
+            .take(LATEST)
+            .map(|(k, _)| k as u32)
+            .collect();
+        latest.reverse();
+        let usage = walk::usages(&incoming, &latest, start, self.format)?;
+        let usage = (latest.iter().zip(usage))
+            .map(|(&k, usage)| Some(Report::carried(start + k as usize, usage?)))
+            .collect();
+        Ok(Read { messages, usage })
+    }
+
+    /// Reads the messages of `incoming`, numbered from `start` in errors.
+    fn read_messages(
+        &self,
+        incoming: &Array,
+        start: usize,
+    ) -> Result<Vec<(JsValue, MessageFacts)>> {
         // A long history (the first call, or a reset) is read together, as a cold plan is.
         let mut walked: Vec<Option<MessageFacts>> = Vec::new();
         if incoming.length() as usize >= walk::BULK {
@@ -156,18 +212,19 @@ impl JsHistory {
         let read = self.read(&messages, 0).map_err(|e| to_js(&e))?;
         self.ledger = Ledger::new();
         self.messages = Array::new();
-        for (message, facts) in read {
-            self.messages.push(&message);
-            self.ledger.push(facts);
-        }
+        self.usage.clear();
+        self.push(read);
         Ok(())
     }
 
     /// The plan for this history with `{ systemPrompt, summary, tools, inputTokenBudget,
-    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages.
+    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages
+    /// (calibrated to the usage they carry, as it is).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
+            let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
+            let fixed = self.ledger.calibrate(&fixed, &reports);
             let plan_options = convert::plan_options(&options, "options")?;
             self.compactor
                 .core

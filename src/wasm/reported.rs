@@ -114,7 +114,7 @@ pub fn request_facts(
 /// history was compacted since) and left out.
 pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
     let latest = latest_assistants(&facts.messages);
-    let usages = walk::usages(&request.messages, &latest, request.format)?;
+    let usages = walk::usages(&request.messages, &latest, 0, request.format)?;
     with_explicit(request, facts, carried(&latest, usages))
 }
 
