@@ -4,7 +4,6 @@
 //! the latest assistant messages is read as they are appended and calibrates the plan, as
 //! `compactor.plan` reads it from the same messages.
 
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::{Array, Object};
@@ -44,7 +43,7 @@ pub struct JsHistory {
     fixed: Option<(FixedKey, RequestFacts)>,
     /// What the latest [`LATEST`] assistant messages report (`None`: no usable usage), oldest
     /// first.
-    usage: VecDeque<Option<Report>>,
+    usage: Vec<Option<Report>>,
 }
 
 /// Messages read for appending: each with its facts, and the usage the latest assistant ones
@@ -69,7 +68,7 @@ impl JsHistory {
             ledger: Ledger::new(),
             messages: Array::new(),
             fixed: None,
-            usage: VecDeque::new(),
+            usage: Vec::new(),
         };
         history.append_all(&field(options, "messages", "options")?)?;
         Ok(history)
@@ -88,12 +87,9 @@ impl JsHistory {
             self.messages.push(&message);
             self.ledger.push(facts);
         }
-        for report in read.usage {
-            if self.usage.len() == LATEST {
-                self.usage.pop_front();
-            }
-            self.usage.push_back(report);
-        }
+        self.usage.extend(read.usage);
+        let over = self.usage.len().saturating_sub(LATEST);
+        self.usage.drain(..over);
     }
 
     /// Reads a message or an array of them, numbered from `start` in errors, with the usage
@@ -140,7 +136,7 @@ impl JsHistory {
             walked.resize(indices.len(), None);
             let estimator = &self.estimator;
             walk::facts(
-                &incoming,
+                incoming,
                 &indices,
                 start,
                 self.format,
