@@ -51,6 +51,18 @@ impl Report {
             fixed: None,
         }
     }
+
+    /// This report, for its messages as a rewrite inside them (a clearing) left them: our raw
+    /// estimate of them went from `then` to `now`, and the count goes down (or up) by the
+    /// difference, calibrated. Until an answer reports the rewritten request, this is the
+    /// best count of it: the report as it was describes the larger request.
+    pub fn rewritten(self, then: u64, now: u64, calibration: &Calibration) -> Report {
+        let tokens = match then >= now {
+            true => self.tokens.saturating_sub(calibration.scale(then - now)),
+            false => self.tokens + calibration.scale(now - then),
+        };
+        Report { tokens, ..self }
+    }
 }
 
 /// How a request's estimate was calibrated and anchored; the default changes nothing.
@@ -166,7 +178,8 @@ fn latest_usable(
     let mut candidates: Vec<Report> = Vec::with_capacity(reports.len());
     for &report in reports {
         if report.messages <= len && report.tokens > 0 {
-            let at = candidates.partition_point(|r| r.messages >= report.messages);
+            // Before the earlier ones for the same request: the later report wins.
+            let at = candidates.partition_point(|r| r.messages > report.messages);
             candidates.insert(at, report);
         }
     }

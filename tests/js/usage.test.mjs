@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, ContextManager, estimate } from "context-compaction";
-import { conversation, generator, say, user } from "./helpers.mjs";
+import { call, conversation, generator, result, say, user } from "./helpers.mjs";
 
 const usage = (input, output = 0) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
 const withUsage = (message, u, stopReason = message.stopReason) => ({ ...message, usage: u, stopReason });
@@ -225,4 +225,42 @@ test("a conversation() handle plans as compactor.plan does with the usage its me
   handle.reset(kept);
   messages.splice(0, messages.length, ...kept);
   same();
+});
+
+test("after maintenance clears old tool results, the usage reported before no longer holds the estimate up", async () => {
+  const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
+  const messages = [
+    user("read the sources"),
+    call("c1", "read", { path: "src/a.rs" }),
+    result("c1", big("alpha"), "read"),
+    call("c2", "bash", { command: "cargo test" }),
+    result("c2", big("beta"), "bash"),
+    say("done"),
+    user("and now?"),
+  ];
+  // The last answer carries what its request cost: 1.2 times our estimate.
+  const before = estimate({ messages }).total;
+  messages.push(withUsage(say("all good"), usage(Math.round(before * 1.2), 5)));
+  const calls = [];
+  const summarize = async () => (calls.push("summarize"), "SUMMARY");
+  const compactor = new Compactor({ keepRecentTokens: 0, clearing: { protectRecentTokens: 0 }, summarizer: { summarize } });
+  const events = [];
+  const onEvent = (e) => events.push(e);
+  const manager = new ContextManager({ compactor, contextWindowTokens: 3000 + 16_384, onEvent });
+  const cleared = await manager.maintain({ summary: "", messages });
+  assert.equal(cleared.reason, "cleared");
+  assert.ok(cleared.record.estimateBefore > 3000 * 0.9, `${cleared.record.estimateBefore}`);
+  // The report on "all good" still says the larger request; the estimate of the cleared state
+  // is what clearing left, so maintenance does not run again (it would summarize).
+  const again = await manager.maintain(cleared.state);
+  assert.equal(again.compacted, false);
+  assert.deepEqual(calls, []);
+  // What the cleared state is estimated at (seen with a budget it is over): the report less
+  // what clearing freed, calibrated.
+  events.length = 0;
+  await manager.maintain(cleared.state, { skillTokens: 2990 });
+  const estimated = events[0].estimate;
+  const local = estimate({ messages: cleared.state.messages.map(({ usage: _, ...m }) => m) }).total;
+  assert.ok(estimated < cleared.record.estimateBefore / 2, `${estimated}`);
+  assert.ok(Math.abs(estimated / local - 1.2) < 0.1, `${estimated} for ${local} by our estimate`);
 });
