@@ -180,23 +180,23 @@ impl Ledger {
         }
         self.raw.calibration = calibration;
         let mut steps = self.raw.steps.iter();
+        let (mut total, mut pinned) = (0, 0);
+        // One pass: a long history's facts are read once.
         for (f, &tokens) in self.facts.iter_mut().zip(&self.raw.tokens) {
             f.tokens = calibration.scale_message(tokens, f.failed);
             for step in &mut f.steps {
                 let raw = steps.next().copied().unwrap_or(0);
                 step.tokens = calibration.scale_message(raw, f.failed);
             }
+            total += f.tokens;
+            if f.role == Role::System {
+                pinned += f.tokens;
+            }
         }
+        (self.message_tokens, self.pinned_tokens) = (total, pinned);
         if let Some(positions) = &mut self.positions {
             positions.retoken(&self.facts);
         }
-        self.message_tokens = self.facts.iter().map(|f| f.tokens).sum();
-        self.pinned_tokens = self
-            .facts
-            .iter()
-            .filter(|f| f.role == Role::System)
-            .map(|f| f.tokens)
-            .sum();
     }
 
     /// Plans over this history; `fixed` gives the system prompt, summary and tools (its own

@@ -107,20 +107,50 @@ impl JsHistory {
             None => Array::of1(value),
         };
         let messages = self.read_messages(&incoming, start)?;
-        let mut latest: Vec<u32> = messages
-            .iter()
-            .enumerate()
-            .rev()
+        let usage = self.usage_of(&incoming, &messages, start)?;
+        Ok(Read { messages, usage })
+    }
+
+    /// The reports the latest [`LATEST`] assistant messages of `messages` (read from
+    /// `incoming`, numbered from `start`) carry, oldest first.
+    fn usage_of(
+        &self,
+        incoming: &Array,
+        messages: &[(JsValue, MessageFacts)],
+        start: usize,
+    ) -> Result<Vec<Option<Report>>> {
+        let mut latest: Vec<usize> = (messages.iter().enumerate().rev())
             .filter(|(_, (_, facts))| facts.role == Role::Assistant)
             .take(LATEST)
-            .map(|(k, _)| k as u32)
+            .map(|(k, _)| k)
             .collect();
         latest.reverse();
-        let usage = walk::usages(&incoming, &latest, start, self.format)?;
-        let usage = (latest.iter().zip(usage))
-            .map(|(&k, usage)| Some(Report::carried(start + k as usize, usage?)))
-            .collect();
-        Ok(Read { messages, usage })
+        // Only the messages that have the key are walked again (most have no usage).
+        let key = self.format.usage_key();
+        let mut keyed: Vec<u32> = Vec::new();
+        for &k in &latest {
+            let path = format!("messages[{}]", start + k);
+            let message = messages.get(k).map(|(m, _)| m);
+            // A throwing getter is walked too, so that it fails as `compactor.plan` fails.
+            let absent = |m| matches!(field(m, key, &path), Ok(v) if v.is_undefined());
+            if message.is_some_and(|m| !absent(m)) {
+                keyed.push(k as u32);
+            }
+        }
+        let mut found = match keyed.is_empty() {
+            true => Vec::new().into_iter(),
+            false => walk::usages(incoming, &keyed, start, self.format)?.into_iter(),
+        };
+        Ok(latest
+            .iter()
+            .map(|&k| {
+                let usage = match keyed.contains(&(k as u32)) {
+                    true => found.next().flatten(),
+                    false => None,
+                };
+                Some(Report::carried(start + k, usage?))
+            })
+            .collect())
     }
 
     /// Reads the messages of `incoming`, numbered from `start` in errors.
