@@ -171,8 +171,8 @@ impl Ledger {
         out
     }
 
-    /// Sets the facts' tokens to the raw estimates under `calibration` (a no-op when they
-    /// already are).
+    /// Sets the facts' tokens to the raw estimates calibrated by `calibration` (nothing to do
+    /// when the ratio is the one they hold).
     fn rescale(&mut self, calibration: Calibration) {
         if calibration.ratio_ppm == self.raw.calibration.ratio_ppm {
             self.raw.calibration = calibration;
