@@ -9,8 +9,9 @@
 // - anchored: `estimate(request)` with the usage of the earlier answers on their messages, as a
 //   host passes it (each request sees only the answers before it);
 // - held out: the ratio learned from one half of the session (the ratio `estimate` reports for
-//   the last request of that half) times the plain estimate of each request of the other half,
-//   which uses none of that half's usage.
+//   the last request of that half) times the local estimate of each request of the other half
+//   without its failed attempts (aborted or error answers: the provider never counts them, and
+//   a calibrated estimate leaves them out), which uses none of that half's usage.
 import { readFileSync, existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -26,17 +27,19 @@ const messages = readFileSync(`${root}/tests/fixtures/large-session.jsonl`, "utf
   .filter((entry) => entry.type === "message")
   .map((entry) => entry.message);
 const withoutUsage = messages.map(({ usage, ...rest }) => rest);
+const failed = (m) => m.role === "assistant" && (m.stopReason === "aborted" || m.stopReason === "error");
 
 // Each answer with a usable usage is the reply to the request of the messages before it.
 const prompt = (u) => u.input + u.cacheRead + u.cacheWrite;
 const requests = [];
 messages.forEach((m, j) => {
-  if (m.role !== "assistant" || !m.usage || m.stopReason === "aborted" || m.stopReason === "error") return;
+  if (m.role !== "assistant" || !m.usage || failed(m)) return;
   if (prompt(m.usage) > 0) requests.push({ j, reported: prompt(m.usage) });
 });
 
 for (const r of requests) {
   r.plain = estimate({ messages: withoutUsage.slice(0, r.j) }).total;
+  r.sent = estimate({ messages: withoutUsage.slice(0, r.j).filter((m) => !failed(m)) }).total;
   const anchored = estimate({ messages: messages.slice(0, r.j) });
   r.anchored = anchored.total;
   r.ratio = anchored.ratio ?? null;
@@ -60,7 +63,7 @@ const first = requests.slice(0, half);
 const second = requests.slice(half);
 // The ratio learned from a half: what `estimate` reports for that half's last request.
 const learned = (rows) => rows[rows.length - 1].ratio;
-const heldOut = (rows, ratio) => rows.map((r) => ({ ...r, calibrated: r.plain * ratio }));
+const heldOut = (rows, ratio) => rows.map((r) => ({ ...r, calibrated: r.sent * ratio }));
 const ratioFirst = learned(first);
 const ratioSecond = learned(second);
 

@@ -556,7 +556,7 @@ export interface ConversationPlanOptions {
 export interface Conversation<M extends AnyMessage = Message> extends Disposer {
   /** Appends a message or an array of them; returns the new length. Nothing is appended when one is invalid. */
   append(messages: M | readonly M[]): number;
-  /** The same plan `compactor.plan` gives for these messages. */
+  /** The same plan `compactor.plan` gives for these messages, calibrated to the usage the latest assistant messages carry as it is (`reportedUsage` is not read here). */
   plan(options?: ConversationPlanOptions): Plan<M> | null;
   /** Starts over with `messages` (after a compaction: the kept ones). */
   reset(messages: readonly M[]): void;

@@ -8,6 +8,12 @@
 //!   that the trigger, a plan's estimates and a required reduction compare figures of one
 //!   estimator.
 //!
+//! The provider never counts an assistant attempt that failed or was aborted (request builders
+//! drop it), so our estimate of a reported request leaves such messages out, and so does a
+//! calibrated estimate: with a usable report they count nothing. Counting them would both
+//! lower the ratio (the failed attempt's tokens inflate our side of it) and overcount every
+//! request that holds them.
+//!
 //! A report is skipped when it is zero, points past the request, or is more than
 //! [`MAX_RATIO`] times off our estimate of the request it describes either way: the history
 //! was compacted or rewritten since, and the count describes another request. Without a usable
@@ -45,6 +51,18 @@ impl Report {
             fixed: None,
         }
     }
+
+    /// This report, for its messages as a rewrite inside them (a clearing) left them: our raw
+    /// estimate of them went from `then` to `now`, and the count goes down (or up) by the
+    /// difference, calibrated. Until an answer reports the rewritten request, this is the
+    /// best count of it: the report as it was describes the larger request.
+    pub fn rewritten(self, then: u64, now: u64, calibration: &Calibration) -> Report {
+        let tokens = match then >= now {
+            true => self.tokens.saturating_sub(calibration.scale(then - now)),
+            false => self.tokens + calibration.scale(now - then),
+        };
+        Report { tokens, ..self }
+    }
 }
 
 /// How a request's estimate was calibrated and anchored; the default changes nothing.
@@ -74,54 +92,113 @@ impl Calibration {
             _ => (tokens as f64 * self.ratio()).round() as u64,
         }
     }
+
+    /// `tokens` of our estimate of (part of) a message, calibrated: nothing for a failed
+    /// attempt once calibrated, which the provider never counts.
+    pub fn scale_message(&self, tokens: u64, failed: bool) -> u64 {
+        match (self.ratio_ppm, failed) {
+            (0, _) => tokens,
+            (_, true) => 0,
+            _ => self.scale(tokens),
+        }
+    }
 }
 
 /// Calibrates and anchors `facts` (raw estimates) with `reports`; leaves them unchanged when
 /// none is usable. The anchor is the latest usable report; the ratio is its count over our
 /// estimate of the same request, which averages over the whole conversation up to it.
 pub fn calibrate(facts: &mut RequestFacts, reports: &[Report]) {
-    let Some((anchor, raw)) = latest_usable(facts, reports) else {
+    let fixed_now = fixed_tokens(facts);
+    let len = facts.messages.len();
+    let Some(calibration) = choose(reports, len, fixed_now, |end| prefix_tokens(facts, end)) else {
         return;
     };
+    scale(facts, &calibration);
+    let added = calibration
+        .anchor
+        .map_or(0, |anchor| facts.message_tokens(anchor.messages));
+    facts.calibration = anchored(calibration, fixed_tokens(facts), added, facts.total_parts());
+}
+
+/// The calibration the latest usable of `reports` gives a request of `len` messages (its
+/// adjustment still 0, see [`anchored`]), or `None`. `fixed_now` is our raw estimate of the
+/// request's system prompt, summary and tools, and `raw(n)` that of its first `n` messages as
+/// the provider counts them (failed attempts left out).
+pub(crate) fn choose(
+    reports: &[Report],
+    len: usize,
+    fixed_now: u64,
+    raw: impl Fn(usize) -> u64,
+) -> Option<Calibration> {
+    let (anchor, raw) = latest_usable(reports, len, fixed_now, raw)?;
     let ratio = (anchor.tokens as f64 / raw.max(1) as f64).clamp(1.0 / MAX_RATIO, MAX_RATIO);
-    let calibration = Calibration {
+    Some(Calibration {
         ratio_ppm: ((ratio * 1e6).round() as u64).max(1),
         adjustment: 0,
         anchor: Some(anchor),
+    })
+}
+
+/// `calibration` with the adjustment that anchors the request's estimate: the report, plus
+/// what changed since, calibrated. `fixed_now` is the request's calibrated system prompt,
+/// summary and tools, `added` its calibrated messages after the anchor, `total_parts` the sum
+/// of all its calibrated parts.
+pub(crate) fn anchored(
+    calibration: Calibration,
+    fixed_now: u64,
+    added: u64,
+    total_parts: u64,
+) -> Calibration {
+    let Some(anchor) = calibration.anchor else {
+        return calibration;
     };
-    scale(facts, &calibration);
-    // The anchored estimate: the report, plus what changed since, calibrated.
-    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
     let fixed_then = anchor.fixed.map_or(fixed_now, |t| calibration.scale(t));
-    let added = facts.message_tokens(anchor.messages);
     let anchored = anchor.tokens as i64 + fixed_now as i64 - fixed_then as i64 + added as i64;
-    facts.calibration = Calibration {
-        adjustment: anchored - facts.total_parts() as i64,
+    Calibration {
+        adjustment: anchored - total_parts as i64,
         ..calibration
-    };
+    }
+}
+
+/// The system prompt, summary and tools of `facts`.
+fn fixed_tokens(facts: &RequestFacts) -> u64 {
+    facts.system_prompt + facts.summary + facts.tools
 }
 
 /// The report of the longest request that is a usable prefix of this one (of two for the same
 /// request, the later one in `reports`), and our raw estimate of that request.
-fn latest_usable(facts: &RequestFacts, reports: &[Report]) -> Option<(Report, u64)> {
-    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+fn latest_usable(
+    reports: &[Report],
+    len: usize,
+    fixed_now: u64,
+    raw: impl Fn(usize) -> u64,
+) -> Option<(Report, u64)> {
     // Latest first, by insertion (a few reports; a library sort would add kilobytes to the
     // module); usually the first one is usable, so the prefix is summed once.
     let mut candidates: Vec<Report> = Vec::with_capacity(reports.len());
     for &report in reports {
-        if report.messages <= facts.messages.len() && report.tokens > 0 {
-            let at = candidates.partition_point(|r| r.messages >= report.messages);
+        if report.messages <= len && report.tokens > 0 {
+            // Before the earlier ones for the same request: the later report wins.
+            let at = candidates.partition_point(|r| r.messages > report.messages);
             candidates.insert(at, report);
         }
     }
     candidates.into_iter().find_map(|report| {
-        let raw = report.fixed.unwrap_or(fixed_now) + prefix_tokens(facts, report.messages);
+        let raw = report.fixed.unwrap_or(fixed_now) + raw(report.messages);
         plausible(report.tokens, raw).then_some((report, raw))
     })
 }
 
+/// Our estimate of the first `end` messages as the provider counts them (failed attempts left
+/// out).
 fn prefix_tokens(facts: &RequestFacts, end: usize) -> u64 {
-    facts.messages.iter().take(end).map(|f| f.tokens).sum()
+    facts
+        .messages
+        .iter()
+        .take(end)
+        .filter(|f| !f.failed)
+        .map(|f| f.tokens)
+        .sum()
 }
 
 fn plausible(reported: u64, raw: u64) -> bool {
@@ -129,12 +206,16 @@ fn plausible(reported: u64, raw: u64) -> bool {
     reported <= raw * MAX_RATIO && reported * MAX_RATIO >= raw
 }
 
-/// Multiplies every estimated part of `facts` by the calibration's ratio.
+/// Multiplies every estimated part of `facts` by the calibration's ratio (a message's steps
+/// too, so that they still add up to it); a failed attempt counts nothing.
 fn scale(facts: &mut RequestFacts, calibration: &Calibration) {
     facts.system_prompt = calibration.scale(facts.system_prompt);
     facts.summary = calibration.scale(facts.summary);
     facts.tools = calibration.scale(facts.tools);
     for f in &mut facts.messages {
-        f.tokens = calibration.scale(f.tokens);
+        f.tokens = calibration.scale_message(f.tokens, f.failed);
+        for step in &mut f.steps {
+            step.tokens = calibration.scale_message(step.tokens, f.failed);
+        }
     }
 }

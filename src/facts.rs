@@ -19,6 +19,11 @@ pub struct MessageFacts {
     pub role: Role,
     /// Whether a turn starts here (a user message).
     pub starts_turn: bool,
+    /// Whether this is an assistant attempt that failed or was aborted (the format says so).
+    /// The local estimate counts it, as the reference does; request builders drop it (pi-ai
+    /// skips such messages), so the provider never counts it and a calibrated estimate leaves
+    /// it out ([`crate::anchor`]).
+    pub failed: bool,
     /// Ids of the tool calls this message makes.
     pub tool_call_ids: Vec<String>,
     /// The ids of the tool calls this message answers.
@@ -35,6 +40,7 @@ impl Default for MessageFacts {
             tokens: 0,
             role: Role::User,
             starts_turn: false,
+            failed: false,
             tool_call_ids: Vec::new(),
             tool_result_ids: Vec::new(),
             steps: Vec::new(),
@@ -132,6 +138,7 @@ impl MessageFacts {
             tokens,
             role,
             starts_turn,
+            failed: units.iter().any(Message::is_failed_attempt),
             tool_call_ids: units
                 .iter()
                 .flat_map(Message::calls)

@@ -1,8 +1,11 @@
 //! A history that grows: message facts kept across calls, with what planning needs maintained
 //! as messages are appended, so a steady-state plan costs O(kept messages), not O(history).
+//! Calibrated to what the provider reported ([`Ledger::calibrate`]), the facts hold calibrated
+//! estimates and the raw ones are kept beside them.
 
 use std::collections::HashMap;
 
+use crate::anchor::{self, Calibration, Report};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::message::Role;
@@ -22,6 +25,21 @@ pub struct Ledger {
     blocked: Vec<u32>,
     message_tokens: u64,
     pinned_tokens: u64,
+    raw: Raw,
+}
+
+/// Our raw estimates of the messages, while the facts hold them calibrated.
+#[derive(Debug, Clone, Default)]
+struct Raw {
+    /// Each message's tokens.
+    tokens: Vec<u64>,
+    /// The tokens of each later step, in message order.
+    steps: Vec<u64>,
+    /// `sent[n]`: the first `n` messages as the provider counts them (failed attempts left
+    /// out); one more entry than messages.
+    sent: Vec<u64>,
+    /// The calibration the facts hold (the default: none, they are the raw estimates).
+    calibration: Calibration,
 }
 
 impl Ledger {
@@ -29,6 +47,10 @@ impl Ledger {
     pub fn new() -> Self {
         Ledger {
             blocked: vec![0],
+            raw: Raw {
+                sent: vec![0],
+                ..Raw::default()
+            },
             ..Ledger::default()
         }
     }
@@ -42,20 +64,35 @@ impl Ledger {
         ledger
     }
 
-    /// Appends the facts of the next message. A result pairs with the latest earlier call of
-    /// its id; results whose call is unknown constrain nothing.
-    pub fn push(&mut self, facts: MessageFacts) {
+    /// Appends the facts of the next message (raw estimates). A result pairs with the latest
+    /// earlier call of its id; results whose call is unknown constrain nothing.
+    pub fn push(&mut self, mut facts: MessageFacts) {
         if !facts.steps.is_empty() && self.positions.is_none() {
-            // The first message with steps: pairing is redone over positions.
+            // The first message with steps: pairing is redone over positions (no message had
+            // steps before, so their raw tokens are all there is to restore).
             let before = std::mem::take(&mut self.facts);
+            let raw = std::mem::take(&mut self.raw);
             *self = Ledger {
                 positions: Some(Positions::default()),
                 ..Ledger::new()
             };
-            for f in before {
+            self.raw.calibration = raw.calibration;
+            for (mut f, tokens) in before.into_iter().zip(raw.tokens) {
+                f.tokens = tokens;
                 self.push(f);
             }
         }
+        self.raw.tokens.push(facts.tokens);
+        let sent = self.raw.sent.last().copied().unwrap_or(0);
+        self.raw
+            .sent
+            .push(sent + if facts.failed { 0 } else { facts.tokens });
+        let calibration = self.raw.calibration;
+        for step in &mut facts.steps {
+            self.raw.steps.push(step.tokens);
+            step.tokens = calibration.scale_message(step.tokens, facts.failed);
+        }
+        facts.tokens = calibration.scale_message(facts.tokens, facts.failed);
         match self.positions.take() {
             None => self.pair(&facts),
             Some(mut positions) => {
@@ -92,7 +129,7 @@ impl Ledger {
         }
     }
 
-    /// The facts so far.
+    /// The facts so far (their tokens calibrated when the history is).
     pub fn facts(&self) -> &[MessageFacts] {
         &self.facts
     }
@@ -107,8 +144,64 @@ impl Ledger {
         self.facts.is_empty()
     }
 
+    /// Calibrates the history to the latest usable of `reports` (see [`crate::anchor`]), as
+    /// [`crate::Compactor::plan`] calibrates the same messages, and returns `fixed` (the raw
+    /// system prompt, summary and tools) calibrated and anchored, to plan with. Without a usable
+    /// report, the raw estimates. Costs O(history) when the ratio changes, else O(reports).
+    pub fn calibrate(&mut self, fixed: &RequestFacts, reports: &[Report]) -> RequestFacts {
+        let fixed_now = fixed.system_prompt + fixed.summary + fixed.tools;
+        let sent = &self.raw.sent;
+        let chosen = anchor::choose(reports, self.len(), fixed_now, |end| {
+            sent.get(end).copied().unwrap_or(0)
+        });
+        let calibration = chosen.unwrap_or_default();
+        self.rescale(calibration);
+        let mut out = RequestFacts {
+            system_prompt: calibration.scale(fixed.system_prompt),
+            summary: calibration.scale(fixed.summary),
+            tools: calibration.scale(fixed.tools),
+            ..RequestFacts::default()
+        };
+        if let Some(anchor) = calibration.anchor {
+            let added = self.facts.iter().skip(anchor.messages).map(|f| f.tokens);
+            let fixed_now = out.system_prompt + out.summary + out.tools;
+            let total = fixed_now + self.message_tokens;
+            out.calibration = anchor::anchored(calibration, fixed_now, added.sum(), total);
+        }
+        out
+    }
+
+    /// Sets the facts' tokens to the raw estimates calibrated by `calibration` (nothing to do
+    /// when the ratio is the one they hold).
+    fn rescale(&mut self, calibration: Calibration) {
+        if calibration.ratio_ppm == self.raw.calibration.ratio_ppm {
+            self.raw.calibration = calibration;
+            return;
+        }
+        self.raw.calibration = calibration;
+        let mut steps = self.raw.steps.iter();
+        let (mut total, mut pinned) = (0, 0);
+        // One pass: a long history's facts are read once.
+        for (f, &tokens) in self.facts.iter_mut().zip(&self.raw.tokens) {
+            f.tokens = calibration.scale_message(tokens, f.failed);
+            for step in &mut f.steps {
+                let raw = steps.next().copied().unwrap_or(0);
+                step.tokens = calibration.scale_message(raw, f.failed);
+            }
+            total += f.tokens;
+            if f.role == Role::System {
+                pinned += f.tokens;
+            }
+        }
+        (self.message_tokens, self.pinned_tokens) = (total, pinned);
+        if let Some(positions) = &mut self.positions {
+            positions.retoken(&self.facts);
+        }
+    }
+
     /// Plans over this history; `fixed` gives the system prompt, summary and tools (its own
-    /// messages are not read). The same plan as [`crate::Compactor::plan`] on the same facts.
+    /// messages are not read), calibrated by [`Ledger::calibrate`] when the history is. The
+    /// same plan as [`crate::Compactor::plan`] on the same facts.
     pub(crate) fn plan(
         &self,
         fixed: &RequestFacts,

@@ -38,6 +38,14 @@ impl Positions {
         }
     }
 
+    /// Sets each position's tokens from `messages` again, after their tokens changed (a
+    /// calibration): as [`Positions::of`] would split them.
+    pub(crate) fn retoken(&mut self, messages: &[MessageFacts]) {
+        for (facts, &(i, part)) in self.facts.iter_mut().zip(&self.starts) {
+            facts.tokens = messages.get(i).map_or(0, |m| part_tokens(m, part));
+        }
+    }
+
     /// `plan`, made over these positions, as a plan over the messages `messages`.
     pub(crate) fn to_messages(&self, plan: Plan, messages: &[MessageFacts]) -> Plan {
         let start = |position: usize| {
@@ -60,6 +68,21 @@ impl Positions {
     }
 }
 
+/// The tokens of the position of `message` that starts at part `part`: the first step holds
+/// what the later ones do not.
+fn part_tokens(message: &MessageFacts, part: usize) -> u64 {
+    match part {
+        0 => message
+            .tokens
+            .saturating_sub(message.steps.iter().map(|s| s.tokens).sum()),
+        _ => message
+            .steps
+            .iter()
+            .find(|s| s.part == part)
+            .map_or(0, |s| s.tokens),
+    }
+}
+
 /// The steps of one message as facts of their own, each with the part it starts at: the first
 /// step (everything before the first later step), then each later one.
 fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
@@ -77,11 +100,11 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
         .tool_result_ids
         .len()
         .saturating_sub(later(|s| s.results));
-    let later_tokens: u64 = message.steps.iter().map(|s| s.tokens).sum();
     let first = MessageFacts {
-        tokens: message.tokens.saturating_sub(later_tokens),
+        tokens: part_tokens(message, 0),
         role: message.role,
         starts_turn: message.starts_turn,
+        failed: message.failed,
         tool_call_ids: ids(&message.tool_call_ids, 0, calls),
         tool_result_ids: ids(&message.tool_result_ids, 0, results),
         steps: Vec::new(),
@@ -94,6 +117,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
                 tokens: step.tokens,
                 role: message.role,
                 starts_turn: false,
+                failed: message.failed,
                 tool_call_ids: ids(&message.tool_call_ids, calls, step.calls),
                 tool_result_ids: ids(&message.tool_result_ids, results, step.results),
                 steps: Vec::new(),

@@ -104,6 +104,37 @@ fn a_long_tool_loop_in_one_message_is_cut_between_its_steps() {
 }
 
 #[test]
+fn a_calibrated_tool_loop_is_cut_where_the_batch_planner_cuts_it() {
+    let messages = history(6);
+    let read = facts(&messages);
+    // The provider counted 1.37 times our estimate of the whole request: every step scales.
+    let tokens = read.total() * 137 / 100;
+    let reports = [Report {
+        messages: 2,
+        tokens,
+        fixed: None,
+    }];
+    let mut calibrated = read.clone();
+    anchor::calibrate(&mut calibrated, &reports);
+    assert_eq!(calibrated.total(), tokens);
+    let step = calibrated.messages[1].steps[3].tokens;
+    assert!(step > read.messages[1].steps[3].tokens);
+    let keep = (2 * step - 1) as f64;
+    let batch = plan(&calibrated, keep);
+    assert_eq!((batch.first_kept_index, batch.first_kept_part), (1, 12));
+    let mut ledger = Ledger::from_facts(read.messages.clone());
+    let fixed = ledger.calibrate(&read, &reports);
+    let options = PlanOptions {
+        input_token_budget: Some(0),
+        require_reduction: false,
+    };
+    let grown = compactor(keep, Fixed::new("S"))
+        .plan_with_ledger(&fixed, &ledger, options)
+        .unwrap();
+    assert_eq!(grown, Some(batch));
+}
+
+#[test]
 fn a_call_still_in_flight_keeps_its_step() {
     let mut messages = history(4);
     let parts = messages[1]["parts"].as_array_mut().unwrap();

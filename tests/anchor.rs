@@ -165,6 +165,29 @@ fn usage_is_read_in_every_format() {
     }
 }
 
+#[test]
+fn failed_attempts_count_nothing_once_calibrated() {
+    // A failed attempt of 300 between the turns: the provider never counts it (request
+    // builders drop it), so the 600 it reported for the four other messages is 1.5 × ours.
+    let mut failed = say(&"x".repeat(300));
+    if let Message::Assistant(a) = &mut failed {
+        a.stop_reason = Some(StopReason::Aborted);
+    }
+    let mut messages = history();
+    messages.insert(2, failed);
+    // Without usage, the local estimate counts it, as the reference does.
+    assert_eq!(facts(&messages, "", &[]).total(), 700);
+    // Anchored after it: the ratio is learned from what was sent, and the attempt counts 0.
+    let anchored = facts(&messages, "", &[report(5, 600)]);
+    assert_eq!(anchored.calibration.ratio(), 1.5);
+    assert_eq!(anchored.messages[2].tokens, 0);
+    assert_eq!(anchored.total(), 600);
+    // Anchored before it: the attempt adds nothing to the report.
+    let before = facts(&messages, "", &[report(2, 300)]);
+    assert_eq!(before.calibration.ratio(), 1.5);
+    assert_eq!(before.total(), 300 + 150 + 150);
+}
+
 /// Compacts the whole history (400 by our estimate) into `summary` with a required reduction.
 fn required(summary: &str, reports: &[Report]) -> Result<Record> {
     let messages = history();

@@ -357,9 +357,7 @@ impl Conversation for Shrinking {
             tokens: 10,
             role: Role::User,
             starts_turn: true,
-            tool_call_ids: vec![],
-            tool_result_ids: vec![],
-            steps: vec![],
+            ..MessageFacts::default()
         };
         Ok(RequestFacts {
             messages: vec![message; *state],

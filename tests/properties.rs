@@ -184,3 +184,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn a_calibrated_ledger_plans_like_the_batch_planner_with_the_same_reports(
+        ops in prop::collection::vec(op(), 1..40),
+        keep in 0u64..200,
+        at in any::<prop::sample::Index>(),
+        permille in 400u64..2200,
+    ) {
+        let messages = conversation(&ops);
+        let compactor = compactor(keep as f64, Fixed::new("S"));
+        let heuristic = Heuristic::new();
+        let options = PlanOptions { input_token_budget: Some(0), require_reduction: false };
+        let mut ledger = Ledger::new();
+        for m in &messages {
+            ledger.push(MessageFacts::of(m, &heuristic).unwrap());
+        }
+        let request = Request { system_prompt: "sys", summary: "old", ..Request::new(&messages) };
+        let raw = RequestFacts::of(&request).unwrap();
+        // A report of a prefix at some ratio to our estimate (beyond 2× or below ½: ignored).
+        let end = at.index(messages.len() + 1);
+        let sent: u64 = raw.messages[..end].iter().filter(|f| !f.failed).map(|f| f.tokens).sum();
+        let tokens = (raw.system_prompt + raw.summary + sent) * permille / 1000;
+        let reports = [Report { messages: end, tokens, fixed: None }];
+        let calibrated = RequestFacts::of(&Request { reports: &reports, ..request }).unwrap();
+        let batch = compactor.plan_with_facts(&calibrated, options);
+        let fixed = ledger.calibrate(&raw, &reports);
+        let grown = compactor.plan_with_ledger(&fixed, &ledger, options);
+        prop_assert_eq!(format!("{batch:?}"), format!("{grown:?}"));
+        // And back to the raw estimates without the report.
+        let fixed = ledger.calibrate(&raw, &[]);
+        let plain = compactor.plan_with_ledger(&fixed, &ledger, options);
+        prop_assert_eq!(format!("{:?}", compactor.plan_with_facts(&raw, options)), format!("{plain:?}"));
+    }
+}

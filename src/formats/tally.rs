@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use super::count::{arguments_text_score, compact_score};
 use super::sink::{Args, Sink, Text, Unit};
 use crate::facts::{MessageFacts, Step};
-use crate::message::Role;
+use crate::message::{Role, StopReason};
 use crate::token::{Estimator, Heuristic, rounded, score};
 use context_compaction_scan::{Kind, Val, score_escaped, unescape};
 
@@ -116,7 +116,10 @@ impl<'a> Sink<'a> for Tally {
         self.in_assistant = false;
         match unit {
             Unit::User => self.user = true,
-            Unit::Assistant(_) => (self.assistant, self.in_assistant) = (true, true),
+            Unit::Assistant(stop) => {
+                (self.assistant, self.in_assistant) = (true, true);
+                self.facts.failed |= matches!(stop, Some(StopReason::Error | StopReason::Aborted));
+            }
             Unit::ToolResult { id, .. } => {
                 push_id(&mut self.facts.tool_result_ids, id);
                 if let Some(step) = self.facts.steps.last_mut() {

@@ -142,7 +142,7 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     })
 }
 
-/// `[tokens, role, startsTurn, resultCount, stepCount, ...steps (part, tokens, calls,
+/// `[tokens, role, startsTurn, failed, resultCount, stepCount, ...steps (part, tokens, calls,
 /// results each), ...toolResultIds, ...toolCallIds]`.
 fn encode(facts: &MessageFacts) -> JsValue {
     let role = match facts.role {
@@ -155,6 +155,7 @@ fn encode(facts: &MessageFacts) -> JsValue {
     out.push(&JsValue::from_f64(facts.tokens as f64));
     out.push(&JsValue::from_f64(role as f64));
     out.push(&JsValue::from_bool(facts.starts_turn));
+    out.push(&JsValue::from_bool(facts.failed));
     out.push(&JsValue::from_f64(facts.tool_result_ids.len() as f64));
     out.push(&JsValue::from_f64(facts.steps.len() as f64));
     for step in &facts.steps {
@@ -185,12 +186,12 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
         2 => Role::ToolResult,
         _ => Role::System,
     };
-    let results = list.get(3).as_f64()? as u32;
-    let step_count = list.get(4).as_f64()? as u32;
+    let results = list.get(4).as_f64()? as u32;
+    let step_count = list.get(5).as_f64()? as u32;
     let number = |i: u32| list.get(i).as_f64().map(|n| n as u64);
     let steps = (0..step_count)
         .map(|k| {
-            let at = 5 + 4 * k;
+            let at = 6 + 4 * k;
             Some(Step {
                 part: number(at)? as usize,
                 tokens: number(at + 1)?,
@@ -199,12 +200,13 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
             })
         })
         .collect::<Option<Vec<_>>>()?;
-    let ids_at = 5 + 4 * step_count;
+    let ids_at = 6 + 4 * step_count;
     let ids = |range: std::ops::Range<u32>| range.filter_map(|i| list.get(i).as_string()).collect();
     Some(MessageFacts {
         tokens,
         role,
         starts_turn: list.get(2).as_bool()?,
+        failed: list.get(3).as_bool()?,
         tool_result_ids: ids(ids_at..ids_at + results),
         tool_call_ids: ids(ids_at + results..list.length()),
         steps,

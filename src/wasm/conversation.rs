@@ -1,6 +1,8 @@
 //! The exported `Conversation`: a history the host appends to, planned in O(kept messages).
 //! Made by `compactor.conversation({ format, estimator })`; each message crosses into wasm
-//! once, when it is appended, and the core `Ledger` keeps what planning needs.
+//! once, when it is appended, and the core `Ledger` keeps what planning needs. The usage on
+//! the latest assistant messages is read as they are appended and calibrates the plan, as
+//! `compactor.plan` reads it from the same messages.
 
 use std::rc::Rc;
 
@@ -13,11 +15,14 @@ use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
+use super::reported::LATEST;
 use super::walk;
+use crate::anchor::Report;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
+use crate::message::Role;
 use crate::parse;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -36,6 +41,16 @@ pub struct JsHistory {
     ledger: Ledger,
     messages: Array,
     fixed: Option<(FixedKey, RequestFacts)>,
+    /// What the latest [`LATEST`] assistant messages report (`None`: no usable usage), oldest
+    /// first.
+    usage: Vec<Option<Report>>,
+}
+
+/// Messages read for appending: each with its facts, and the usage the latest assistant ones
+/// among them carry.
+struct Read {
+    messages: Vec<(JsValue, MessageFacts)>,
+    usage: Vec<Option<Report>>,
 }
 
 impl JsHistory {
@@ -53,6 +68,7 @@ impl JsHistory {
             ledger: Ledger::new(),
             messages: Array::new(),
             fixed: None,
+            usage: Vec::new(),
         };
         history.append_all(&field(options, "messages", "options")?)?;
         Ok(history)
@@ -60,23 +76,89 @@ impl JsHistory {
 
     /// Appends a message or an array of them; nothing is appended when one is invalid.
     fn append_all(&mut self, value: &JsValue) -> Result<()> {
-        for (message, facts) in self.read(value, self.ledger.len())? {
-            self.messages.push(&message);
-            self.ledger.push(facts);
-        }
+        let read = self.read(value, self.ledger.len())?;
+        self.push(read);
         Ok(())
     }
 
-    /// Reads a message or an array of them, numbered from `start` in errors.
-    fn read(&self, value: &JsValue, start: usize) -> Result<Vec<(JsValue, MessageFacts)>> {
+    /// Appends what [`JsHistory::read`] read.
+    fn push(&mut self, read: Read) {
+        for (message, facts) in read.messages {
+            self.messages.push(&message);
+            self.ledger.push(facts);
+        }
+        self.usage.extend(read.usage);
+        let over = self.usage.len().saturating_sub(LATEST);
+        self.usage.drain(..over);
+    }
+
+    /// Reads a message or an array of them, numbered from `start` in errors, with the usage
+    /// of the latest assistant ones.
+    fn read(&self, value: &JsValue, start: usize) -> Result<Read> {
         if value.is_undefined() || value.is_null() {
-            return Ok(Vec::new());
+            return Ok(Read {
+                messages: Vec::new(),
+                usage: Vec::new(),
+            });
         }
         // A copy of the caller's array (or the one message), read once.
         let incoming = match host::list(value, "messages")? {
             Some(list) => list,
             None => Array::of1(value),
         };
+        let messages = self.read_messages(&incoming, start)?;
+        let usage = self.usage_of(&incoming, &messages, start)?;
+        Ok(Read { messages, usage })
+    }
+
+    /// The reports the latest [`LATEST`] assistant messages of `messages` (read from
+    /// `incoming`, numbered from `start`) carry, oldest first.
+    fn usage_of(
+        &self,
+        incoming: &Array,
+        messages: &[(JsValue, MessageFacts)],
+        start: usize,
+    ) -> Result<Vec<Option<Report>>> {
+        let mut latest: Vec<usize> = (messages.iter().enumerate().rev())
+            .filter(|(_, (_, facts))| facts.role == Role::Assistant)
+            .take(LATEST)
+            .map(|(k, _)| k)
+            .collect();
+        latest.reverse();
+        // Only the messages that have the key are walked again (most have no usage).
+        let key = self.format.usage_key();
+        let mut keyed: Vec<u32> = Vec::new();
+        for &k in &latest {
+            let path = format!("messages[{}]", start + k);
+            let message = messages.get(k).map(|(m, _)| m);
+            // A throwing getter is walked too, so that it fails as `compactor.plan` fails.
+            let absent = |m| matches!(field(m, key, &path), Ok(v) if v.is_undefined());
+            if message.is_some_and(|m| !absent(m)) {
+                keyed.push(k as u32);
+            }
+        }
+        let mut found = match keyed.is_empty() {
+            true => Vec::new().into_iter(),
+            false => walk::usages(incoming, &keyed, start, self.format)?.into_iter(),
+        };
+        Ok(latest
+            .iter()
+            .map(|&k| {
+                let usage = match keyed.contains(&(k as u32)) {
+                    true => found.next().flatten(),
+                    false => None,
+                };
+                Some(Report::carried(start + k, usage?))
+            })
+            .collect())
+    }
+
+    /// Reads the messages of `incoming`, numbered from `start` in errors.
+    fn read_messages(
+        &self,
+        incoming: &Array,
+        start: usize,
+    ) -> Result<Vec<(JsValue, MessageFacts)>> {
         // A long history (the first call, or a reset) is read together, as a cold plan is.
         let mut walked: Vec<Option<MessageFacts>> = Vec::new();
         if incoming.length() as usize >= walk::BULK {
@@ -84,7 +166,7 @@ impl JsHistory {
             walked.resize(indices.len(), None);
             let estimator = &self.estimator;
             walk::facts(
-                &incoming,
+                incoming,
                 &indices,
                 start,
                 self.format,
@@ -156,18 +238,19 @@ impl JsHistory {
         let read = self.read(&messages, 0).map_err(|e| to_js(&e))?;
         self.ledger = Ledger::new();
         self.messages = Array::new();
-        for (message, facts) in read {
-            self.messages.push(&message);
-            self.ledger.push(facts);
-        }
+        self.usage.clear();
+        self.push(read);
         Ok(())
     }
 
     /// The plan for this history with `{ systemPrompt, summary, tools, inputTokenBudget,
-    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages.
+    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages
+    /// (calibrated to the usage they carry, as it is).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
+            let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
+            let fixed = self.ledger.calibrate(&fixed, &reports);
             let plan_options = convert::plan_options(&options, "options")?;
             self.compactor
                 .core

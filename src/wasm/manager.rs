@@ -9,7 +9,6 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::clearing;
 use super::compactor::JsCompactor;
 use super::convert::{self, object};
 use super::engine::Inner;
@@ -18,6 +17,7 @@ use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Learned};
+use super::{cache, clearing};
 use crate::anchor::Report;
 use crate::apply::Record;
 use crate::error::{Error, Result};
@@ -284,11 +284,43 @@ impl JsConversation {
         else {
             return;
         };
+        self.remember(learned);
+    }
+
+    fn remember(&self, learned: Learned) {
         let mut all = self.learned.borrow_mut();
         if all.len() == reported::LATEST {
             all.remove(0);
         }
         all.push(learned);
+    }
+
+    /// After a rewrite of `before` (whose calibrated facts are `facts`) into the state `after`
+    /// (a clearing or a trim), the report its estimate was anchored to describes the request
+    /// as it was: learns what the rewritten one would cost ([`Report::rewritten`]), so that the
+    /// estimate of the new state drops by what was freed until an answer reports it.
+    fn learn_rewrite(&self, before: &convert::JsRequest, facts: &RequestFacts, after: &Object) {
+        let Some(anchor) = facts.calibration.anchor else {
+            return;
+        };
+        let Ok(after) = self.request_of(after) else {
+            return;
+        };
+        let raw = |request| cache::request_facts(request, self.compactor.cache);
+        let (Ok(then), Ok(now)) = (raw(before), raw(&after)) else {
+            return;
+        };
+        let prefix = |f: &RequestFacts| -> u64 {
+            f.messages
+                .iter()
+                .take(anchor.messages)
+                .map(|m| m.tokens)
+                .sum()
+        };
+        let report = anchor.rewritten(prefix(&then), prefix(&now), &facts.calibration);
+        if let Some(learned) = Learned::of(report, &after) {
+            self.remember(learned);
+        }
     }
 
     /// The request of a state copy: the manager's estimator, no budget options.
@@ -331,6 +363,7 @@ impl JsConversation {
             ("plan", plan),
         ]));
         let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.learn_rewrite(&request, &facts, &copy);
         self.emit_value(&object(&[
             ("type", "compactionEnd".into()),
             ("reason", reason.into()),
@@ -472,6 +505,7 @@ impl Conversation for JsConversation {
         };
         let messages = clearing::messages(&request, &trimmed)?;
         let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.learn_rewrite(&request, facts, &copy);
         let record = Record {
             summary: request.summary.clone(),
             first_kept_index: 0,

@@ -114,7 +114,7 @@ pub fn request_facts(
 /// history was compacted since) and left out.
 pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
     let latest = latest_assistants(&facts.messages);
-    let usages = walk::usages(&request.messages, &latest, request.format)?;
+    let usages = walk::usages(&request.messages, &latest, 0, request.format)?;
     with_explicit(request, facts, carried(&latest, usages))
 }
 
@@ -240,15 +240,36 @@ impl Learned {
             return None;
         }
         let usage = usage_of(&convert::json_text(&usage, "response.usage").ok()?)?;
-        let count = request.messages.length();
-        let fixed = request.fixed_facts().ok()?;
-        (usage.input > 0 && count > 0).then(|| Learned {
-            first: request.messages.get(0),
-            last: request.messages.get(count - 1),
-            messages: count as usize,
-            summary: request.summary.clone(),
-            fixed: fixed.system_prompt + fixed.summary + fixed.tools,
+        let report = Report {
+            messages: request.messages.length() as usize,
             tokens: usage.input,
+            fixed: None,
+        };
+        Learned::of(report, request)
+    }
+
+    /// `report`, about the first messages of `request`: learned while they stay (with the
+    /// request's system prompt, summary and tools unless the report says otherwise). `None`
+    /// for a zero count or no messages.
+    pub fn of(report: Report, request: &JsRequest) -> Option<Learned> {
+        let count = report.messages;
+        if report.tokens == 0 || count == 0 || count > request.messages.length() as usize {
+            return None;
+        }
+        let fixed = match report.fixed {
+            Some(fixed) => fixed,
+            None => {
+                let now = request.fixed_facts().ok()?;
+                now.system_prompt + now.summary + now.tools
+            }
+        };
+        Some(Learned {
+            first: request.messages.get(0),
+            last: request.messages.get(count as u32 - 1),
+            messages: count,
+            summary: request.summary.clone(),
+            fixed,
+            tokens: report.tokens,
         })
     }
 

@@ -131,24 +131,33 @@ pub fn records(
 }
 
 /// The usage (see [`Format::usage_json`]) on each of messages `indices`, in their order: the
-/// messages laid out with the key that holds it, so that nothing else is read.
+/// messages laid out with the key that holds it, so that nothing else is read. Errors name
+/// `messages[base + i]`.
 pub fn usages(
     messages: &Array,
     indices: &[u32],
+    base: usize,
     format: Format,
 ) -> Result<Vec<Option<MessageUsage>>> {
     let mut out = Vec::with_capacity(indices.len());
     let extra = [format.usage_key()];
-    each_with(messages, indices, 0, (format, &extra), &mut |i, message| {
-        out.push(match message {
-            Some(message) => format.usage_of(message, Path::message(i))?,
-            None => {
-                let path = format!("messages[{i}]");
-                format.usage_json(&convert::json_text(&messages.get(i as u32), &path)?, &path)?
-            }
-        });
-        Ok(())
-    })?;
+    each_with(
+        messages,
+        indices,
+        base,
+        (format, &extra),
+        &mut |i, message| {
+            out.push(match message {
+                Some(message) => format.usage_of(message, Path::message(i))?,
+                None => {
+                    let path = format!("messages[{i}]");
+                    let message = messages.get(i.saturating_sub(base) as u32);
+                    format.usage_json(&convert::json_text(&message, &path)?, &path)?
+                }
+            });
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, ContextManager, estimate } from "context-compaction";
-import { conversation, generator, say, user } from "./helpers.mjs";
+import { call, conversation, generator, result, say, user } from "./helpers.mjs";
 
 const usage = (input, output = 0) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
 const withUsage = (message, u, stopReason = message.stopReason) => ({ ...message, usage: u, stopReason });
@@ -168,4 +168,99 @@ test("a UIMessage's usage is read from its metadata, as the AI SDK documents it"
     assert.deepEqual(anchored.anchor, { messages: 40, tokens: billed });
     assert.equal(anchored.total, billed);
   }
+});
+
+test("a failed attempt counts nothing once calibrated: the provider never counted it", () => {
+  // An aborted answer between two turns, then an answer whose usage counts what was sent.
+  const messages = conversation(6);
+  const failed = { ...say("half an answer that was cut off ".repeat(30)), stopReason: "aborted" };
+  messages.splice(4, 0, failed);
+  const last = messages.length - 1;
+  const plain = estimate({ messages });
+  const sent = estimate({ messages: messages.slice(0, last).filter((m) => m !== failed) }).total;
+  messages[last] = withUsage(messages[last], usage(Math.round(sent * 1.3)));
+  const calibrated = estimate({ messages });
+  // Without usage it counts, as the reference counts it; calibrated, it does not.
+  assert.ok(plain.messages[4] > 100);
+  assert.equal(calibrated.messages[4], 0);
+  assert.ok(Math.abs(calibrated.ratio - Math.round(sent * 1.3) / (sent + plain.messages[last])) < 2e-3);
+});
+
+test("a conversation() handle plans as compactor.plan does with the usage its messages carry", () => {
+  const compactor = new Compactor({ keepRecentTokens: 150, summarizer });
+  const handle = compactor.conversation();
+  const messages = [];
+  const options = { systemPrompt: "You are terse.", inputTokenBudget: 0 };
+  const same = () => {
+    const plan = compactor.plan({ ...options, messages });
+    const planned = handle.plan(options);
+    assert.deepEqual(planned, plan, `after ${messages.length} messages`);
+    return plan;
+  };
+  // Appended one by one, each answer carrying what its request cost (1.2× our estimate, then
+  // 1.35×: the ratio follows the latest report), with a failed attempt among them.
+  for (const [i, message] of conversation(10).entries()) {
+    let next = message;
+    if (message.role === "assistant" && i % 4 === 3) {
+      const before = estimate({ ...options, messages }).total;
+      next = withUsage(message, usage(Math.round(before * (i < 20 ? 1.2 : 1.35)), 30));
+    }
+    if (i === 13) {
+      const attempt = { ...say("an answer that failed ".repeat(20)), stopReason: "error" };
+      messages.push(attempt);
+      handle.append(attempt);
+    }
+    messages.push(next);
+    handle.append(next);
+    same();
+  }
+  const plain = compactor.plan({ ...options, messages: messages.map(({ usage: _, ...m }) => m) });
+  const anchored = same();
+  assert.ok(anchored.estimateBefore > plain.estimateBefore * 1.25, "the handle's plan is calibrated");
+  assert.equal(anchored.estimateBefore, estimate({ ...options, messages }).total);
+  // Appended all at once, and after a reset to the kept messages, the same again.
+  const batch = compactor.conversation({ messages });
+  assert.deepEqual(batch.plan(options), anchored);
+  const kept = messages.slice(anchored.firstKeptIndex);
+  handle.reset(kept);
+  messages.splice(0, messages.length, ...kept);
+  same();
+});
+
+test("after maintenance clears old tool results, the usage reported before no longer holds the estimate up", async () => {
+  const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
+  const messages = [
+    user("read the sources"),
+    call("c1", "read", { path: "src/a.rs" }),
+    result("c1", big("alpha"), "read"),
+    call("c2", "bash", { command: "cargo test" }),
+    result("c2", big("beta"), "bash"),
+    say("done"),
+    user("and now?"),
+  ];
+  // The last answer carries what its request cost: 1.2 times our estimate.
+  const before = estimate({ messages }).total;
+  messages.push(withUsage(say("all good"), usage(Math.round(before * 1.2), 5)));
+  const calls = [];
+  const summarize = async () => (calls.push("summarize"), "SUMMARY");
+  const compactor = new Compactor({ keepRecentTokens: 0, clearing: { protectRecentTokens: 0 }, summarizer: { summarize } });
+  const events = [];
+  const onEvent = (e) => events.push(e);
+  const manager = new ContextManager({ compactor, contextWindowTokens: 3000 + 16_384, onEvent });
+  const cleared = await manager.maintain({ summary: "", messages });
+  assert.equal(cleared.reason, "cleared");
+  assert.ok(cleared.record.estimateBefore > 3000 * 0.9, `${cleared.record.estimateBefore}`);
+  // The report on "all good" still says the larger request; the estimate of the cleared state
+  // is what clearing left, so maintenance does not run again (it would summarize).
+  const again = await manager.maintain(cleared.state);
+  assert.equal(again.compacted, false);
+  assert.deepEqual(calls, []);
+  // What the cleared state is estimated at (seen with a budget it is over): the report less
+  // what clearing freed, calibrated.
+  events.length = 0;
+  await manager.maintain(cleared.state, { skillTokens: 2990 });
+  const estimated = events[0].estimate;
+  const local = estimate({ messages: cleared.state.messages.map(({ usage: _, ...m }) => m) }).total;
+  assert.ok(estimated < cleared.record.estimateBefore / 2, `${estimated}`);
+  assert.ok(Math.abs(estimated / local - 1.2) < 0.1, `${estimated} for ${local} by our estimate`);
 });
