@@ -159,7 +159,7 @@ impl<'a> Val<'a> {
                             .get(key.start as usize..key.end as usize)
                             .is_some_and(|raw| unescape(raw) == *word)
                     } else {
-                        raw == word.as_bytes()
+                        same(raw, word.as_bytes())
                     };
                     if hit {
                         *slot = Some(Val {
@@ -181,6 +181,18 @@ impl<'a> Val<'a> {
     pub fn field(&self, key: &str) -> Option<Val<'a>> {
         self.get(key).filter(|v| !v.is_null())
     }
+}
+
+/// Whether two keys are the same bytes. Keys are short and most that have the length looked for
+/// differ in their first or last byte (`text`, `type`, `name`): those are compared first, and
+/// the rest byte by byte here rather than through a call to `memcmp` (which wasm32 runs a byte
+/// at a time anyway).
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && a.first() == b.first()
+        && a.last() == b.last()
+        && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Iterates the children of a container, skipping each child's subtree.

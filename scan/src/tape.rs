@@ -69,15 +69,42 @@ pub fn value(bytes: &[u8], pos: usize, nodes: &mut Vec<Node>) -> Scan<usize> {
 /// node's range is inside the text, every subtree ends after its node and inside its parent's,
 /// and containers nest no deeper than `serde_json` allows. The views can then read it safely.
 pub fn check(nodes: &[Node], text_len: usize) -> Scan<()> {
-    // The ends of the containers open at the current node, innermost last.
-    let mut open: Vec<usize> = Vec::new();
+    let mut checker = Checker::new(nodes.len(), text_len);
     for (i, node) in nodes.iter().enumerate() {
+        checker.node(i, node)?;
+    }
+    Ok(())
+}
+
+/// [`check`] one node at a time, in order, for a writer that makes the nodes as it checks them.
+pub(crate) struct Checker {
+    /// The ends of the containers open at the current node, innermost last.
+    open: Vec<usize>,
+    /// How many nodes the tape has.
+    len: usize,
+    text_len: usize,
+}
+
+impl Checker {
+    /// A checker of a tape of `len` nodes over a text of `text_len` bytes.
+    pub(crate) fn new(len: usize, text_len: usize) -> Checker {
+        Checker {
+            open: Vec::new(),
+            len,
+            text_len,
+        }
+    }
+
+    /// Checks node `i` (after nodes `0..i`); `Ok(true)` when it is a root, inside no container.
+    pub(crate) fn node(&mut self, i: usize, node: &Node) -> Scan<bool> {
+        let open = &mut self.open;
         while open.last().is_some_and(|&end| end <= i) {
             open.pop();
         }
+        let root = open.is_empty();
         let (start, end, next) = (node.start as usize, node.end as usize, node.next as usize);
-        let parent_end = open.last().copied().unwrap_or(nodes.len());
-        if start > end || end > text_len || next <= i || next > parent_end {
+        let parent_end = open.last().copied().unwrap_or(self.len);
+        if start > end || end > self.text_len || next <= i || next > parent_end {
             return Err(Malformed);
         }
         let container = matches!(node.kind, Kind::Array | Kind::Object);
@@ -90,8 +117,8 @@ pub fn check(nodes: &[Node], text_len: usize) -> Scan<()> {
             }
             open.push(next);
         }
+        Ok(root)
     }
-    Ok(())
 }
 
 /// The position of the first byte at or after `pos` that is not JSON whitespace.

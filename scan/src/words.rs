@@ -2,7 +2,7 @@
 //! after another, four `u32`s a node (tag, start, end, next). Read into nodes and checked here,
 //! in the crate compiled for speed, as every walked message goes through it.
 
-use crate::tape::{Kind, Node, check};
+use crate::tape::{Checker, Kind, Node};
 
 /// The kind of each tag below [`SKIPPED`] (keep in step with pkg-template/walk.js).
 const KINDS: [Kind; 6] = [
@@ -19,7 +19,8 @@ pub const SKIPPED: u32 = 6;
 
 /// Reads the nodes `words` lay out over a text of `text_len` bytes into `nodes` (strings as
 /// their values, see [`Node::verbatim`]), and where each root starts into `roots` (`None` for
-/// one left out). `None` when the words are not a tape [`check`] accepts.
+/// one left out). `None` when the words are not a tape [`crate::check`] accepts. One pass: each
+/// node is checked as it is read.
 pub fn from_words(
     words: &[u32],
     text_len: usize,
@@ -28,32 +29,30 @@ pub fn from_words(
 ) -> Option<()> {
     nodes.clear();
     roots.clear();
-    nodes.reserve(words.len() / 4);
-    for node in words.chunks_exact(4) {
+    let len = words.len() / 4;
+    nodes.reserve(len);
+    let mut checker = Checker::new(len, text_len);
+    for (i, node) in words.chunks_exact(4).enumerate() {
         let &[tag, start, end, next] = node else {
             return None;
         };
-        let kind = match KINDS.get(tag as usize) {
-            Some(kind) => *kind,
-            None if tag == SKIPPED => Kind::Null,
+        let (kind, skipped) = match KINDS.get(tag as usize) {
+            Some(kind) => (*kind, false),
+            None if tag == SKIPPED => (Kind::Null, true),
             None => return None,
         };
-        nodes.push(Node {
+        let node = Node {
             kind,
             escaped: false,
             verbatim: kind == Kind::String,
             start,
             end,
             next,
-        });
-    }
-    check(nodes, text_len).ok()?;
-    // `check` makes every `next` go forward, so this ends.
-    let mut root = 0;
-    while let Some(node) = nodes.get(root) {
-        let skipped = words.get(root * 4) == Some(&SKIPPED);
-        roots.push((!skipped).then_some(root));
-        root = node.next as usize;
+        };
+        if checker.node(i, &node).ok()? {
+            roots.push((!skipped).then_some(i));
+        }
+        nodes.push(node);
     }
     Some(())
 }
