@@ -1,4 +1,4 @@
-//! The reference's Agent behaviours for hosts that own their model loop: proactive
+//! Automatic compaction for hosts that own their model loop: proactive
 //! maintenance when the threshold is crossed, and recovery when the provider rejects a
 //! request as larger than the context window. Each rewrite is reported by one start event and
 //! one matching end event.

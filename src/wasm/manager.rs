@@ -457,7 +457,7 @@ impl Conversation for JsConversation {
         facts: &RequestFacts,
         budget: u64,
     ) -> Result<Option<(JsValue, Record)>> {
-        // Part of the clearing step: off with it, as the reference never rewrites a message.
+        // Part of the clearing step: off with it, a compaction never rewrites a message.
         if self.compactor.clearing.is_none() {
             return Ok(None);
         }
