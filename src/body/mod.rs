@@ -9,8 +9,8 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
+use crate::formats::json_text;
 use crate::formats::{Format, Path};
-use crate::parse::json_text;
 use crate::token::Estimator;
 use context_compaction_scan::{self as tape, Val};
 

@@ -34,6 +34,7 @@ pub use crate::message::HostMessage;
 use crate::token::Estimator;
 pub use edit::Edit;
 
+pub use json::json_text;
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
@@ -268,7 +269,7 @@ pub(crate) fn scan<'a>(
 ) -> Result<Val<'a>> {
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
-        let what = match crate::parse::json_text(text) {
+        let what = match json::json_text(text) {
             Err(e) => e.to_string(),
             Ok(_) => "not one JSON value".to_owned(),
         };

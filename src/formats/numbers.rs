@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::parse::json_text;
+use super::json::json_text;
 
 /// The text JavaScript writes back for the number text `raw` of a message's own value (what
 /// [`js_number`] writes): integers of up to 15 digits as they stand.

@@ -148,7 +148,7 @@ pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
 /// they do in JavaScript).
 pub fn json(value: &JsValue, path: &str) -> Result<Value> {
     let text = json_text(value, path)?;
-    parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
+    crate::formats::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
 }
 
 /// One host value as JSON text, as `JSON.stringify` writes it; what it throws is the error's
