@@ -6,9 +6,9 @@
 use std::borrow::Cow;
 
 use context_compaction_scan::{self as tape, Kind, Node, Val, backslash, escape_into, unescape};
+use serde_json::Value;
 
-use super::numbers::{js_number_text, serde_number_text};
-use super::sink::to_value;
+use super::numbers::{js_number, js_number_text, serde_number_text};
 
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 pub(crate) const MAX_CHECKED_KEYS: usize = 32;
@@ -163,9 +163,34 @@ fn write_string(value: Val, out: &mut String) {
     out.push('"');
 }
 
+/// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
+/// one (tool-call arguments in records). Built from the nodes, so it works on any tape; a
+/// repeated key keeps its first place and its last value, as `serde_json` reads it.
+pub(crate) fn to_value(value: Option<Val>) -> Value {
+    let Some(value) = value else {
+        return Value::Null;
+    };
+    match value.kind() {
+        Kind::Null => Value::Null,
+        Kind::Bool => Value::Bool(value.raw() == "true"),
+        Kind::Number => js_number(value.raw()),
+        Kind::String => Value::String(value.str().unwrap_or_default().into_owned()),
+        Kind::Array => Value::Array(value.children().map(|v| to_value(Some(v))).collect()),
+        Kind::Object => {
+            let mut object = serde_json::Map::new();
+            let mut children = value.children();
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                let key = key.str().unwrap_or_default().into_owned();
+                object.insert(key, to_value(Some(item)));
+            }
+            Value::Object(object)
+        }
+    }
+}
+
 /// Parses JSON text as `JSON.stringify` writes it. Lone surrogates, which it escapes and
 /// Rust strings cannot hold, become U+FFFD instead of failing the whole value.
-pub fn json_text(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+pub fn json_text(text: &str) -> Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {
         Err(_) if text.contains("\\ud") || text.contains("\\uD") => {
             serde_json::from_str(&replace_lone_surrogates(text))

@@ -3,7 +3,8 @@
 
 use std::borrow::Cow;
 
-use super::sink::{Args, Sink, Text, Unit, to_value};
+use super::json::to_value;
+use super::sink::{Args, Sink, Text, Unit};
 use crate::message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
     ToolResultMessage, UserMessage,
