@@ -8,7 +8,7 @@ use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::convert;
-use super::engine::Inner;
+use super::engine::Engine;
 use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
@@ -30,7 +30,7 @@ struct FixedKey {
 /// A growing history and its facts.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsHistory {
-    compactor: Rc<Inner>,
+    compactor: Rc<Engine>,
     format: Format,
     estimator: AnyEstimator,
     ledger: Ledger,
@@ -40,7 +40,7 @@ pub struct JsHistory {
 
 impl JsHistory {
     /// A conversation for `compactor` with `{ format, estimator, messages }`.
-    pub(super) fn new(compactor: Rc<Inner>, options: &JsValue) -> Result<JsHistory> {
+    pub(super) fn new(compactor: Rc<Engine>, options: &JsValue) -> Result<JsHistory> {
         let format = match optional_string(&field(options, "format", "options")?, "options.format")?
         {
             None => Format::Canonical,

@@ -12,7 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::clearing;
 use super::compactor::JsCompactor;
 use super::convert::{self, object};
-use super::engine::Inner;
+use super::engine::Engine;
 use super::error::{describe, to_js};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
@@ -32,7 +32,7 @@ use crate::summarizer::LocalFuture;
 
 /// State objects compacted by a compactor, reported to `onEvent`.
 struct JsConversation {
-    compactor: Rc<Inner>,
+    compactor: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
     /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
@@ -182,7 +182,7 @@ impl JsContextManager {
             ),
         };
         let conversation = Rc::new(JsConversation {
-            compactor: compactor.inner(),
+            compactor: compactor.engine(),
             estimator,
             on_event,
             learned: RefCell::new(Vec::new()),
