@@ -349,7 +349,7 @@ fn an_overflow_is_recovered_by_a_required_compaction() {
 /// is reached whatever the planner would decide.
 struct Shrinking;
 
-impl Conversation for Shrinking {
+impl StateCompactor for Shrinking {
     type State = usize;
     type Context = ();
     fn facts(&self, state: &usize) -> Result<RequestFacts> {

@@ -23,7 +23,7 @@ use crate::apply::Record;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Conversation, Event, MaintainOptions, ManagerConfig, Reason, RunFailure,
+    ContextManager, Event, MaintainOptions, ManagerConfig, Reason, RunFailure, StateCompactor,
 };
 use crate::overflow::is_context_overflow;
 use crate::plan::Plan;
@@ -31,7 +31,7 @@ use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
 /// State objects compacted by a compactor, reported to `onEvent`.
-struct JsConversation {
+struct JsStateCompactor {
     compactor: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
@@ -43,7 +43,7 @@ struct JsConversation {
 #[wasm_bindgen(js_name = ContextManagerCore)]
 pub struct JsContextManager {
     core: ContextManager,
-    conversation: Rc<JsConversation>,
+    compactor: Rc<JsStateCompactor>,
 }
 
 #[wasm_bindgen(js_class = ContextManagerCore)]
@@ -56,7 +56,7 @@ impl JsContextManager {
 
     /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
     pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
-        let conversation = self.conversation.clone();
+        let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = maintain_options(&options).and_then(|o| Ok((o, convert::signal(&options)?)));
         let (maintain, signal) = match prepared {
@@ -64,12 +64,12 @@ impl JsContextManager {
             Err(error) => return Promise::reject(&to_js(&error)),
         };
         // With the compactor's clearing on, clearing old tool results comes first.
-        if let Some(cleared) = conversation.clear_first(&core, &state, maintain) {
+        if let Some(cleared) = compactor.clear_first(&core, &state, maintain) {
             return Promise::resolve(&cleared);
         }
         future_to_promise(async move {
             let done = core
-                .maintain(&*conversation, state, maintain, &signal)
+                .maintain(&*compactor, state, maintain, &signal)
                 .await
                 .map_err(|e| to_js(&e))?;
             let mut fields = vec![
@@ -92,7 +92,7 @@ impl JsContextManager {
 
     /// Sends `state` through `send(state, { signal })`, recovering from context overflow.
     pub fn run(&self, state: JsValue, send: JsValue, options: JsValue) -> Promise {
-        let conversation = self.conversation.clone();
+        let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = run_inputs(&send, &options);
         let (send, is_overflow, signal) = match prepared {
@@ -107,7 +107,7 @@ impl JsContextManager {
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
                 let response = host::settle(&returned).await?;
-                conversation.learn(state, &response);
+                compactor.learn(state, &response);
                 Ok(response)
             };
             let overflow = |error: &JsValue| match &is_overflow {
@@ -118,7 +118,7 @@ impl JsContextManager {
                 None => is_overflow_error(error),
             };
             match core
-                .run(&*conversation, state, &signal, send_once, overflow)
+                .run(&*compactor, state, &signal, send_once, overflow)
                 .await
             {
                 Ok(ran) => Ok(object(&[
@@ -181,13 +181,13 @@ impl JsContextManager {
                     .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
             ),
         };
-        let conversation = Rc::new(JsConversation {
+        let compactor = Rc::new(JsStateCompactor {
             compactor: compactor.engine(),
             estimator,
             on_event,
             learned: RefCell::new(Vec::new()),
         });
-        Ok(JsContextManager { core, conversation })
+        Ok(JsContextManager { core, compactor })
     }
 }
 
@@ -262,7 +262,7 @@ pub fn is_context_overflow_error(error: JsValue) -> bool {
     is_overflow_error(&error)
 }
 
-impl JsConversation {
+impl JsStateCompactor {
     /// A plain copy of the caller's state (read once, so a throwing getter is an error here
     /// and nothing of the caller's is read again after an await).
     fn copy(state: &JsValue) -> Result<Object> {
@@ -399,7 +399,7 @@ impl JsConversation {
     }
 }
 
-impl Conversation for JsConversation {
+impl StateCompactor for JsStateCompactor {
     type State = JsValue;
     type Context = Option<AbortSignal>;
 
