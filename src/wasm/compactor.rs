@@ -119,8 +119,9 @@ impl JsCompactor {
     pub fn conversation(
         &self,
         options: JsValue,
-    ) -> Result<super::conversation::JsHistory, JsValue> {
-        super::conversation::JsHistory::new(self.inner.clone(), &options).map_err(|e| to_js(&e))
+    ) -> Result<super::conversation::JsConversation, JsValue> {
+        super::conversation::JsConversation::new(self.inner.clone(), &options)
+            .map_err(|e| to_js(&e))
     }
 
     /// The summary requests a generator summarizer would send for `plan`:

@@ -29,7 +29,7 @@ struct FixedKey {
 
 /// A growing history and its facts.
 #[wasm_bindgen(js_name = Conversation)]
-pub struct JsHistory {
+pub struct JsConversation {
     compactor: Rc<Engine>,
     format: Format,
     estimator: AnyEstimator,
@@ -38,15 +38,15 @@ pub struct JsHistory {
     fixed: Option<(FixedKey, RequestFacts)>,
 }
 
-impl JsHistory {
+impl JsConversation {
     /// A conversation for `compactor` with `{ format, estimator, messages }`.
-    pub(super) fn new(compactor: Rc<Engine>, options: &JsValue) -> Result<JsHistory> {
+    pub(super) fn new(compactor: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
         let format = match optional_string(&field(options, "format", "options")?, "options.format")?
         {
             None => Format::Canonical,
             Some(name) => Format::from_name(&name)?,
         };
-        let mut history = JsHistory {
+        let mut history = JsConversation {
             compactor,
             format,
             estimator: AnyEstimator::from_js(&field(options, "estimator", "options")?)?,
@@ -142,7 +142,7 @@ impl JsHistory {
 }
 
 #[wasm_bindgen(js_class = Conversation)]
-impl JsHistory {
+impl JsConversation {
     /// Appends a message or an array of messages (in the conversation's format); returns the
     /// new length. Messages are treated as immutable once appended.
     pub fn append(&mut self, messages: JsValue) -> Result<f64, JsValue> {
