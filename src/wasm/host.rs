@@ -14,7 +14,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::error::{HostError, describe, to_js};
 use crate::error::{Error, Result};
 
-struct Readers {
+/// The guarded copy functions of `pkg-template/host.js`.
+struct Guards {
     list: Function,
     record: Function,
     bytes: Function,
@@ -22,20 +23,20 @@ struct Readers {
 }
 
 thread_local! {
-    static READERS: RefCell<Option<Readers>> = const { RefCell::new(None) };
+    static GUARDS: RefCell<Option<Guards>> = const { RefCell::new(None) };
 }
 
 /// Registers `list`, `record`, `bytes` and `settle` of `pkg-template/host.js`; the entries
 /// call it once after init.
 #[wasm_bindgen(js_name = __registerHost)]
 pub fn register_host(list: Function, record: Function, bytes: Function, settle: Function) {
-    let readers = Readers {
+    let guards = Guards {
         list,
         record,
         bytes,
         settle,
     };
-    READERS.with(|slot| *slot.borrow_mut() = Some(readers));
+    GUARDS.with(|slot| *slot.borrow_mut() = Some(guards));
 }
 
 /// The package's own promise of what a caller's function returned (see [`settle`]).
@@ -68,14 +69,14 @@ pub fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
     read(|r| &r.bytes, value, path)
 }
 
-fn read(pick: fn(&Readers) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
-    let reader = READERS.with(|slot| slot.borrow().as_ref().map(|r| pick(r).clone()));
-    let Some(reader) = reader else {
+fn read(pick: fn(&Guards) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
+    let guard = GUARDS.with(|slot| slot.borrow().as_ref().map(|r| pick(r).clone()));
+    let Some(guard) = guard else {
         return Err(Error::invalid_config(
             "the package's host readers are not registered: import context-compaction through one of its entries",
         ));
     };
-    let read = reader.call2(&JsValue::NULL, value, &JsValue::from_str(path));
+    let read = guard.call2(&JsValue::NULL, value, &JsValue::from_str(path));
     let copy = read.map_err(|thrown| fault(&thrown))?;
     Ok(if copy.is_null() {
         JsValue::UNDEFINED
