@@ -72,10 +72,7 @@ mod steps;
 mod summarizer;
 mod summary;
 pub mod token;
-// The binding layer still marks its crate-private items `pub` (to change once the hardening
-// of the same files has landed).
 #[cfg(target_arch = "wasm32")]
-#[allow(unreachable_pub)]
 mod wasm;
 
 pub use anchor::{Calibration, Report};

@@ -18,7 +18,9 @@ use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
 /// The core compactor, whether the facts cache is on, and the clearing policy (`None`: off).
-pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
+pub(crate) fn read(
+    config: &JsValue,
+) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
     if !config.is_object() {
         return Err(invalid("config: expected an object"));
     }

@@ -28,6 +28,7 @@ thread_local! {
 
 /// Registers `list`, `record`, `bytes` and `settle` of `pkg-template/host.js`; the entries
 /// call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __registerHost)]
 pub fn register_host(list: Function, record: Function, bytes: Function, settle: Function) {
     let guards = Guards {
@@ -40,32 +41,32 @@ pub fn register_host(list: Function, record: Function, bytes: Function, settle: 
 }
 
 /// The package's own promise of what a caller's function returned (see [`settle`]).
-pub fn promise(returned: &JsValue) -> Result<Promise> {
+pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
     Ok(read(|r| &r.settle, returned, "")?.unchecked_into())
 }
 
 /// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
 /// that throws is a rejection, never an exception inside wasm.
-pub async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
+pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
     let promise = promise(returned).map_err(|e| to_js(&e))?;
     JsFuture::from(promise).await
 }
 
 /// A copy of the caller's array `value`, or `None` when it is not an array.
-pub fn list(value: &JsValue, path: &str) -> Result<Option<Array>> {
+pub(crate) fn list(value: &JsValue, path: &str) -> Result<Option<Array>> {
     Ok(read(|r| &r.list, value, path)?.dyn_into::<Array>().ok())
 }
 
 /// A plain copy of the caller's object `value` (its own enumerable properties), or `None`
 /// when it is not an object.
-pub fn record(value: &JsValue, path: &str) -> Result<Option<Object>> {
+pub(crate) fn record(value: &JsValue, path: &str) -> Result<Option<Object>> {
     let copy = read(|r| &r.record, value, path)?;
     Ok(copy.is_object().then(|| copy.unchecked_into()))
 }
 
 /// A body as a string or a `Uint8Array` of the package's own over its bytes; `undefined` when it is
 /// neither a string, a `Uint8Array` nor an `ArrayBuffer`.
-pub fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
+pub(crate) fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
     read(|r| &r.bytes, value, path)
 }
 
@@ -87,7 +88,7 @@ fn read(pick: fn(&Guards) -> &Function, value: &JsValue, path: &str) -> Result<J
 
 /// The error of a `Fault` the walker threw while reading element `index` of an array that
 /// starts at `path[first]` in the caller's numbering.
-pub fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
+pub(crate) fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
     let index = Reflect::get(thrown, &"index".into()).map_or(None, |i| i.as_f64());
     let cause = Reflect::get(thrown, &"cause".into()).unwrap_or(JsValue::UNDEFINED);
     match index {
@@ -105,7 +106,7 @@ pub fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
 
 /// The error of a `Fault` the readers threw: its message, and the caller's exception as the
 /// source (anything else thrown, such as a stack overflow, is described as it is).
-pub fn fault(thrown: &JsValue) -> Error {
+pub(crate) fn fault(thrown: &JsValue) -> Error {
     let get = |key: &str| Reflect::get(thrown, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let (message, cause) = match get("message").as_string() {
         Some(message) if thrown.is_object() && get("path").is_string() => (message, get("cause")),

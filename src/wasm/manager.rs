@@ -225,7 +225,7 @@ fn records(records: &[Record]) -> JsValue {
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
 /// HTTP status and its error code.
-pub fn is_overflow_error(error: &JsValue) -> bool {
+pub(crate) fn is_overflow_error(error: &JsValue) -> bool {
     let get = |value: &JsValue, key: &str| {
         if value.is_object() {
             Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -257,6 +257,7 @@ pub fn is_overflow_error(error: &JsValue) -> bool {
 
 /// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
 /// context window.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = isContextOverflowError)]
 pub fn is_context_overflow_error(error: JsValue) -> bool {
     is_overflow_error(&error)

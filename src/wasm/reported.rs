@@ -19,12 +19,12 @@ use crate::message::{Role, ToolDefinition};
 use crate::parse;
 
 /// How many of the latest assistant messages are read for usage.
-pub const LATEST: usize = 16;
+pub(crate) const LATEST: usize = 16;
 
 /// One entry of a request's `reportedUsage`: "the request made of the first `messages`
 /// messages (with this system prompt, summary and tools, by default the request's own) was
 /// billed `tokens` input tokens".
-pub struct Explicit {
+pub(crate) struct Explicit {
     messages: usize,
     tokens: u64,
     system_prompt: Option<String>,
@@ -34,7 +34,7 @@ pub struct Explicit {
 
 /// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
 /// tools? }` or an array of them (missing: none).
-pub fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
+pub(crate) fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
     let path = "reportedUsage";
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
@@ -97,7 +97,7 @@ fn usage_of(text: &str) -> Option<MessageUsage> {
 
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
 /// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
-pub fn request_facts(
+pub(crate) fn request_facts(
     request: &JsRequest,
     use_cache: bool,
     learned: &[Report],
@@ -112,14 +112,14 @@ pub fn request_facts(
 /// The reports of `request`, whose raw facts are `facts`: the usage on its latest assistant
 /// messages, and its explicit ones. An explicit report for another summary is stale (the
 /// history was compacted since) and left out.
-pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
+pub(crate) fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
     let latest = latest_assistants(&facts.messages);
     let usages = walk::usages(&request.messages, &latest, request.format)?;
     with_explicit(request, facts, carried(&latest, usages))
 }
 
 /// [`reports`] of a request whose messages are `body`, at `spans`.
-pub fn body_reports(
+pub(crate) fn body_reports(
     request: &JsRequest,
     facts: &RequestFacts,
     body: &[u8],
@@ -207,7 +207,7 @@ fn with_explicit(
 }
 
 /// What a `ContextManager` learned from one response: the state it sent and what it cost.
-pub struct Learned {
+pub(crate) struct Learned {
     /// The first and last message sent (the state extends this request while they stay).
     first: JsValue,
     last: JsValue,
@@ -223,7 +223,7 @@ impl Learned {
     /// if it says it: its `usage` (or, for an AI SDK result with steps, the first step's,
     /// which is the request sent). Never fails: a response without usable usage teaches
     /// nothing.
-    pub fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
+    pub(crate) fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
         // Every read of the host's value is a guarded one (a throwing getter or a revoked
         // Proxy teaches nothing); the steps are a copy of the package's own.
         let steps = field(response, "steps", "response").ok()?;
@@ -254,7 +254,7 @@ impl Learned {
 
     /// The report for `request` when it extends the learned one: the same summary, and the
     /// same first and last message objects where they were.
-    pub fn report(&self, request: &JsRequest) -> Option<Report> {
+    pub(crate) fn report(&self, request: &JsRequest) -> Option<Report> {
         let extends = request.summary == self.summary
             && (request.messages.length() as usize) >= self.messages
             && Object::is(&request.messages.get(0), &self.first)
