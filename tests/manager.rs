@@ -223,10 +223,8 @@ fn cancellation_after_the_rewrite_started_fails_maintenance() {
         FakeClock::default(),
     );
     let compactor = Compactor::new(CompactorConfig {
-        keep_recent_tokens: Some(200.0),
-        trigger_ratio: None,
-        summarizer: Some(generator(&script, &clock)),
-        file_tracking: None,
+        keep_recent_tokens: 200,
+        ..CompactorConfig::new(generator(&script, &clock))
     })
     .unwrap();
     let estimator = CharEstimator::default();
