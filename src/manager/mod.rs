@@ -9,7 +9,7 @@
 mod local;
 
 use crate::apply::Record;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -102,13 +102,22 @@ pub trait StateCompactor {
     }
 }
 
-/// How a [`ContextManager`] is configured (numbers arrive from JavaScript).
-#[derive(Debug, Clone, Copy, Default)]
+/// How a [`ContextManager`] is configured.
+#[derive(Debug, Clone, Copy)]
 pub struct ManagerConfig {
-    /// The model's documented context size; missing or ≤ 0 disables maintenance.
-    pub context_window_tokens: Option<f64>,
+    /// The model's documented context size; 0 (the default) disables maintenance.
+    pub context_window_tokens: u64,
     /// Tokens kept free for the answer (default 16,384); a larger per-run max output wins.
-    pub reserve_tokens: Option<f64>,
+    pub reserve_tokens: u64,
+}
+
+impl Default for ManagerConfig {
+    fn default() -> Self {
+        ManagerConfig {
+            context_window_tokens: 0,
+            reserve_tokens: DEFAULT_RESERVE_TOKENS,
+        }
+    }
 }
 
 /// Per-call maintenance inputs.
@@ -214,27 +223,12 @@ pub struct ContextManager {
 }
 
 impl ContextManager {
-    /// Checks `config`; errors are [`Error::InvalidConfig`].
-    pub fn new(config: ManagerConfig) -> Result<Self> {
-        let context_window_tokens = match config.context_window_tokens {
-            Some(n) if n.is_nan() => {
-                return Err(Error::invalid_config(
-                    "contextWindowTokens must be a number".to_owned(),
-                ));
-            }
-            Some(n) if n > 0.0 => {
-                whole_number(n, "contextWindowTokens").map_err(Error::invalid_config)?
-            }
-            _ => 0,
-        };
-        let reserve_tokens = match config.reserve_tokens {
-            None => DEFAULT_RESERVE_TOKENS,
-            Some(n) => whole_number(n, "reserveTokens").map_err(Error::invalid_config)?,
-        };
-        Ok(ContextManager {
-            context_window_tokens,
-            reserve_tokens,
-        })
+    /// A manager with `config`.
+    pub fn new(config: ManagerConfig) -> Self {
+        ContextManager {
+            context_window_tokens: config.context_window_tokens,
+            reserve_tokens: config.reserve_tokens,
+        }
     }
 
     /// `max(0, window − max(reserve, max output)) − skill tokens`, or `None` when maintenance

@@ -20,7 +20,7 @@ use super::js::AbortSignal;
 use super::reported::{self, Learned};
 use crate::anchor::Report;
 use crate::apply::Record;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
 use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, Reason, RunFailure, StateCompactor,
@@ -166,12 +166,30 @@ impl JsContextManager {
 impl JsContextManager {
     fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
         let invalid = |message: String| Error::invalid_config(message);
-        let core = ContextManager::new(ManagerConfig {
-            context_window_tokens: optional_number(options, "contextWindowTokens", "options")
-                .map_err(Error::into_config)?,
-            reserve_tokens: optional_number(options, "reserveTokens", "options")
-                .map_err(Error::into_config)?,
-        })?;
+        let window = optional_number(options, "contextWindowTokens", "options")
+            .map_err(Error::into_config)?;
+        let context_window_tokens = match window {
+            Some(n) if n.is_nan() => {
+                return Err(invalid(
+                    "options.contextWindowTokens must be a number".to_owned(),
+                ));
+            }
+            Some(n) if n > 0.0 => {
+                whole_number(n, "options.contextWindowTokens").map_err(Error::invalid_config)?
+            }
+            // Missing, 0 or below: maintenance is off.
+            _ => 0,
+        };
+        let mut config = ManagerConfig {
+            context_window_tokens,
+            ..ManagerConfig::default()
+        };
+        if let Some(reserve) =
+            optional_whole(options, "reserveTokens", "options").map_err(Error::into_config)?
+        {
+            config.reserve_tokens = reserve;
+        }
+        let core = ContextManager::new(config);
         let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
         super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
         let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
