@@ -5,9 +5,10 @@ use js_sys::{Array, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, JsRequest, object};
+use super::convert::{JsRequest, object};
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
+use super::stringify;
 use crate::clearing::{self, ClearedResult, Clearing, ClearingPolicy};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
@@ -61,7 +62,7 @@ fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Cleari
 /// The request's messages as JSON values (clearing rewrites copies of them).
 pub(crate) fn values(request: &JsRequest) -> Result<Vec<Value>> {
     (0..request.messages.length())
-        .map(|i| convert::json(&request.messages.get(i), &format!("messages[{i}]")))
+        .map(|i| stringify::json(&request.messages.get(i), &format!("messages[{i}]")))
         .collect()
 }
 

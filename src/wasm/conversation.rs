@@ -13,6 +13,7 @@ use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
+use super::stringify;
 use super::walk;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
@@ -114,7 +115,7 @@ impl JsConversation {
     /// strings and the same tools array).
     fn fixed(&mut self, options: &JsValue) -> Result<&RequestFacts> {
         let key = FixedKey {
-            system_prompt: convert::system_prompt(&field(options, "systemPrompt", "options")?)?,
+            system_prompt: stringify::system_prompt(&field(options, "systemPrompt", "options")?)?,
             summary: optional_string(&field(options, "summary", "options")?, "summary")?
                 .unwrap_or_default(),
             tools: field(options, "tools", "options")?,
@@ -128,7 +129,7 @@ impl JsConversation {
             let tools = if key.tools.is_undefined() || key.tools.is_null() {
                 Vec::new()
             } else {
-                parse::tools(&convert::json(&key.tools, "tools")?)?
+                parse::tools(&stringify::json(&key.tools, "tools")?)?
             };
             let facts =
                 RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;

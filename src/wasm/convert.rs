@@ -3,15 +3,14 @@
 //! Missing, `undefined` and `null` optional fields take their defaults. Messages cross as JSON
 //! text (one `JSON.stringify` per message the facts cache has not seen), parsed by the core.
 
-use js_sys::{Array, JSON, Object, Reflect};
-use serde_json::Value;
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::error::{HostError, describe};
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
+use super::stringify::{json, json_text, system_prompt};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
@@ -32,7 +31,7 @@ pub(crate) struct JsRequest {
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
-    pub reported: Vec<super::reported::Explicit>,
+    pub reported: Vec<super::explicit::Explicit>,
 }
 
 impl JsRequest {
@@ -98,7 +97,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
-        reported: super::reported::explicit(&field(value, "reportedUsage", "request")?)?,
+        reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
     })
 }
 
@@ -142,33 +141,6 @@ pub(crate) fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
         ));
     }
     Ok(Some(signal.unchecked_into()))
-}
-
-/// One host value as JSON (via `JSON.stringify`, so `toJSON`, `undefined` and `NaN` behave as
-/// they do in JavaScript).
-pub(crate) fn json(value: &JsValue, path: &str) -> Result<Value> {
-    let text = json_text(value, path)?;
-    crate::formats::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
-}
-
-/// One host value as JSON text, as `JSON.stringify` writes it; what it throws is the error's
-/// source.
-pub(crate) fn json_text(value: &JsValue, path: &str) -> Result<String> {
-    JSON::stringify(value)
-        .map_err(|e| Error::InvalidRequest {
-            message: format!("{path}: cannot be read as JSON: {}", describe(&e)),
-            source: Some(Box::new(HostError::new(e))),
-        })?
-        .as_string()
-        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))
-}
-
-/// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
-pub(crate) fn system_prompt(value: &JsValue) -> Result<String> {
-    let Some(blocks) = host::list(value, "systemPrompt")? else {
-        return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
-    };
-    crate::formats::joined_text(&json_text(&blocks, "systemPrompt")?, "systemPrompt")
 }
 
 /// Reads host message `i` of `messages` in `format`.

@@ -12,11 +12,13 @@ mod convert;
 mod engine;
 mod error;
 mod estimator;
+mod explicit;
 mod fields;
 mod host;
 mod js;
 mod manager;
 mod reported;
+mod stringify;
 mod timer;
 mod walk;
 

@@ -7,93 +7,20 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::cache;
-use super::convert::{self, JsRequest};
-use super::fields::{field, optional_string, optional_whole};
+use super::convert::JsRequest;
+use super::explicit::usage_of;
+use super::fields::field;
 use super::host;
+use super::stringify::json_text;
 use super::walk;
 use crate::anchor::{self, Report};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::{MessageUsage, read_usage};
-use crate::message::{Role, ToolDefinition};
-use crate::parse;
+use crate::formats::MessageUsage;
+use crate::message::Role;
 
 /// How many of the latest assistant messages are read for usage.
 pub(crate) const LATEST: usize = 16;
-
-/// One entry of a request's `reportedUsage`: "the request made of the first `messages`
-/// messages (with this system prompt, summary and tools, by default the request's own) was
-/// billed `tokens` input tokens".
-pub(crate) struct Explicit {
-    messages: usize,
-    tokens: u64,
-    system_prompt: Option<String>,
-    summary: Option<String>,
-    tools: Option<Vec<ToolDefinition>>,
-}
-
-/// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
-/// tools? }` or an array of them (missing: none).
-pub(crate) fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
-    let path = "reportedUsage";
-    if value.is_undefined() || value.is_null() {
-        return Ok(Vec::new());
-    }
-    match host::list(value, path)? {
-        Some(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| one(&item, &format!("{path}[{i}]")))
-            .collect(),
-        None => Ok(vec![one(value, path)?]),
-    }
-}
-
-fn one(item: &JsValue, path: &str) -> Result<Explicit> {
-    let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
-    if !item.is_object() {
-        return Err(invalid(": expected { messages, inputTokens }"));
-    }
-    let messages =
-        optional_whole(item, "messages", path)?.ok_or_else(|| invalid(".messages: missing"))?;
-    let tokens = match optional_whole(item, "inputTokens", path)? {
-        Some(tokens) => tokens,
-        None => {
-            let usage = field(item, "usage", path)?;
-            if usage.is_undefined() || usage.is_null() {
-                return Err(invalid(".inputTokens: missing"));
-            }
-            usage_of(&convert::json_text(&usage, &format!("{path}.usage"))?)
-                .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
-                .input
-        }
-    };
-    let text = |key: &str| optional_string(&field(item, key, path)?, &format!("{path}.{key}"));
-    let tools = field(item, "tools", path)?;
-    Ok(Explicit {
-        messages: messages as usize,
-        tokens,
-        system_prompt: match field(item, "systemPrompt", path)? {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(convert::system_prompt(&v)?),
-        },
-        summary: text("summary")?,
-        tools: match tools.is_undefined() || tools.is_null() {
-            true => None,
-            false => Some(parse::tools(&convert::json(
-                &tools,
-                &format!("{path}.tools"),
-            )?)?),
-        },
-    })
-}
-
-/// A usage object given as JSON text.
-fn usage_of(text: &str) -> Option<MessageUsage> {
-    let mut nodes = Vec::new();
-    let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
-    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(text, &nodes)))?
-}
 
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
 /// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
@@ -239,7 +166,7 @@ impl Learned {
         if !usage.is_object() {
             return None;
         }
-        let usage = usage_of(&convert::json_text(&usage, "response.usage").ok()?)?;
+        let usage = usage_of(&json_text(&usage, "response.usage").ok()?)?;
         let count = request.messages.length();
         let fixed = request.fixed_facts().ok()?;
         (usage.input > 0 && count > 0).then(|| Learned {

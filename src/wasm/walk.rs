@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert;
 use super::host;
+use super::stringify;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::formats::{Format, MessageUsage, Path, Records, Units};
@@ -120,7 +121,7 @@ pub(crate) fn records(
             Some(message) => format.read_into(message, Path::message(i), &mut records)?,
             None => {
                 let path = format!("messages[{i}]");
-                let text = convert::json_text(&messages.get(i as u32), &path)?;
+                let text = stringify::json_text(&messages.get(i as u32), &path)?;
                 format.read_json_into(&text, &path, &mut records)?;
             }
         }
@@ -145,7 +146,10 @@ pub(crate) fn usages(
             Some(message) => format.usage_of(message, Path::message(i))?,
             None => {
                 let path = format!("messages[{i}]");
-                format.usage_json(&convert::json_text(&messages.get(i as u32), &path)?, &path)?
+                format.usage_json(
+                    &stringify::json_text(&messages.get(i as u32), &path)?,
+                    &path,
+                )?
             }
         });
         Ok(())
