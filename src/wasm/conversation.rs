@@ -31,7 +31,7 @@ struct FixedKey {
 /// A growing history and its facts.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
-    compactor: Rc<Engine>,
+    engine: Rc<Engine>,
     format: Format,
     estimator: AnyEstimator,
     ledger: Ledger,
@@ -40,15 +40,15 @@ pub struct JsConversation {
 }
 
 impl JsConversation {
-    /// A conversation for `compactor` with `{ format, estimator, messages }`.
-    pub(super) fn new(compactor: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
+    /// A conversation for `engine` with `{ format, estimator, messages }`.
+    pub(super) fn new(engine: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
         let format = match optional_string(&field(options, "format", "options")?, "options.format")?
         {
             None => Format::Canonical,
             Some(name) => Format::from_name(&name)?,
         };
         let mut history = JsConversation {
-            compactor,
+            engine,
             format,
             estimator: AnyEstimator::from_js(&field(options, "estimator", "options")?)?,
             ledger: Ledger::new(),
@@ -170,7 +170,7 @@ impl JsConversation {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
             let plan_options = convert::plan_options(&options, "options")?;
-            self.compactor
+            self.engine
                 .core
                 .plan_with_ledger(&fixed, &self.ledger, plan_options)
         })();

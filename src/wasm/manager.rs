@@ -32,7 +32,7 @@ use crate::summarizer::LocalFuture;
 
 /// State objects compacted by a compactor, reported to `onEvent`.
 struct JsStateCompactor {
-    compactor: Rc<Engine>,
+    engine: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
     /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
@@ -200,7 +200,7 @@ impl JsContextManager {
             ),
         };
         let compactor = Rc::new(JsStateCompactor {
-            compactor: compactor.engine(),
+            engine: compactor.engine(),
             estimator,
             on_event,
             learned: RefCell::new(Vec::new()),
@@ -332,13 +332,13 @@ impl JsStateCompactor {
         state: &JsValue,
         options: MaintainOptions,
     ) -> Option<JsValue> {
-        self.compactor.clearing.as_ref()?;
+        self.engine.clearing.as_ref()?;
         let budget = manager.input_budget(options)?;
         let copy = Self::copy(state).ok()?;
         let mut request = self.request_of(&copy).ok()?;
         request.input_token_budget = Some(budget);
         let facts = self.facts(state).ok()?;
-        let cleared = self.compactor.clearing_instead(&request, &facts).ok()??;
+        let cleared = self.engine.clearing_instead(&request, &facts).ok()??;
         let plan = clearing::plan_to_js(&request, &facts, &cleared).ok()?;
         let messages = clearing::messages(&request, &cleared).ok()?;
         let record = clearing::record(&request.summary, &cleared);
@@ -430,15 +430,15 @@ impl StateCompactor for JsStateCompactor {
             .iter()
             .filter_map(|l| l.report(&request))
             .collect();
-        self.compactor.facts_learned(&request, &learned)
+        self.engine.facts_learned(&request, &learned)
     }
 
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
-        self.compactor.core.plan_with_facts(facts, options)
+        self.engine.core.plan_with_facts(facts, options)
     }
 
     fn trigger_ratio(&self) -> f64 {
-        self.compactor.core.trigger_ratio()
+        self.engine.core.trigger_ratio()
     }
 
     fn apply<'a>(
@@ -453,14 +453,14 @@ impl StateCompactor for JsStateCompactor {
             let next = Self::copy(state)?;
             let mut request = self.request_of(&next)?;
             request.require_reduction = require_reduction;
-            let job = self.compactor.job_with_facts(
+            let job = self.engine.job_with_facts(
                 request,
                 facts.clone(),
                 Some(plan.clone()),
                 signal.clone(),
             )?;
             let applied = self
-                .compactor
+                .engine
                 .execute(&job)
                 .await?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
@@ -477,7 +477,7 @@ impl StateCompactor for JsStateCompactor {
         budget: u64,
     ) -> Result<Option<(JsValue, Record)>> {
         // Part of the clearing step: off with it, a compaction never rewrites a message.
-        if self.compactor.clearing.is_none() {
+        if self.engine.clearing.is_none() {
             return Ok(None);
         }
         let copy = Self::copy(state)?;
