@@ -100,6 +100,8 @@ export type OpenAIChatMessage =
       refusal?: string | null;
       tool_calls?: ReadonlyArray<{ id: string; type?: "function"; function: { name: string; arguments: string } }>;
       function_call?: { name: string; arguments: string } | null;
+      /** The participant's name (counted, not summarized). */
+      name?: string;
       /** What the provider counted for the request that produced it (anchoring, calibration). */
       usage?: ProviderUsage;
     }

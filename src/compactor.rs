@@ -1,7 +1,7 @@
 //! The [`Compactor`]: configuration, and the plan / apply / compact entry points.
 
 use crate::apply::{self, Applied, ApplyInput, Compaction};
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::ledger::Ledger;
 use crate::plan::{self, Plan};
@@ -12,30 +12,29 @@ use crate::summary::FileTracking;
 /// `keepRecentTokens` when none is configured.
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
 
-/// How a [`Compactor`] is configured. Numbers are `f64` because they arrive from JavaScript;
-/// [`Compactor::new`] checks them.
+/// How a [`Compactor`] is configured; [`CompactorConfig::new`] gives the default policy.
 #[derive(Debug, Clone)]
 pub struct CompactorConfig<S> {
-    /// Tokens of recent raw messages to keep; a whole number ≥ 0 (default 20,000). It selects
-    /// what to keep and does not cap the summary's length.
-    pub keep_recent_tokens: Option<f64>,
+    /// Tokens of recent raw messages to keep (default 20,000). It selects what to keep and
+    /// does not cap the summary's length.
+    pub keep_recent_tokens: u64,
     /// Multiplies the input budget; positive and finite, may exceed 1 (default 1.0).
-    pub trigger_ratio: Option<f64>,
-    /// Required: turns messages into summary text.
-    pub summarizer: Option<S>,
+    pub trigger_ratio: f64,
+    /// Turns messages into summary text.
+    pub summarizer: S,
     /// Which tool calls the summary's file lists come from (default `read`, `write`, `edit`
     /// with the path in `path`, `file_path` or `filePath`).
-    pub file_tracking: Option<FileTracking>,
+    pub file_tracking: FileTracking,
 }
 
 impl<S> CompactorConfig<S> {
     /// A configuration with default policy and `summarizer`.
     pub fn new(summarizer: S) -> Self {
         CompactorConfig {
-            keep_recent_tokens: None,
-            trigger_ratio: None,
-            summarizer: Some(summarizer),
-            file_tracking: None,
+            keep_recent_tokens: DEFAULT_KEEP_RECENT_TOKENS,
+            trigger_ratio: 1.0,
+            summarizer,
+            file_tracking: FileTracking::default(),
         }
     }
 }
@@ -52,28 +51,22 @@ pub struct Compactor<S> {
 impl<S: Summarizer> Compactor<S> {
     /// Checks `config` and builds a compactor; errors are [`Error::InvalidConfig`].
     pub fn new(config: CompactorConfig<S>) -> Result<Self> {
-        let keep_recent_tokens = match config.keep_recent_tokens {
-            None => DEFAULT_KEEP_RECENT_TOKENS,
-            Some(value) => {
-                whole_number(value, "keepRecentTokens").map_err(Error::invalid_config)?
-            }
-        };
-        let trigger_ratio = config.trigger_ratio.unwrap_or(1.0);
+        let trigger_ratio = config.trigger_ratio;
         if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {
             return Err(Error::invalid_config(format!(
                 "triggerRatio must be a positive finite number, got {}",
                 crate::error::show_number(trigger_ratio)
             )));
         }
-        let summarizer = config
+        config
             .summarizer
-            .ok_or_else(|| Error::invalid_config("a summarizer is required".to_owned()))?;
-        summarizer.validate().map_err(Error::invalid_config)?;
+            .validate()
+            .map_err(Error::invalid_config)?;
         Ok(Compactor {
-            keep_recent_tokens,
+            keep_recent_tokens: config.keep_recent_tokens,
             trigger_ratio,
-            summarizer,
-            file_tracking: config.file_tracking.unwrap_or_default(),
+            summarizer: config.summarizer,
+            file_tracking: config.file_tracking,
         })
     }
 

@@ -77,7 +77,7 @@ pub trait Generator {
     ) -> LocalFuture<'a, Result<Generated, GenerateError>>;
 }
 
-/// The reference's `GeneratorSummarizer`: serializes messages into records, asks the model for a
+/// The built-in summarizer: serializes messages into records, asks the model for a
 /// structured summary, retries transient failures.
 #[derive(Debug, Clone)]
 pub struct GeneratorSummarizer<G, S> {

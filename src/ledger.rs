@@ -217,7 +217,7 @@ impl Ledger {
         };
         let plan = plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)?;
         Ok(match &self.positions {
-            Some(positions) => plan.map(|plan| positions.to_messages(plan, &self.facts)),
+            Some(positions) => plan.map(|plan| plan.over_messages(positions, &self.facts)),
             None => plan,
         })
     }

@@ -24,10 +24,9 @@
 //! }
 //!
 //! let compactor = Compactor::new(CompactorConfig {
-//!     keep_recent_tokens: Some(10.0),
-//!     trigger_ratio: Some(0.8),
-//!     summarizer: Some(Echo),
-//!     file_tracking: None,
+//!     keep_recent_tokens: 10,
+//!     trigger_ratio: 0.8,
+//!     ..CompactorConfig::new(Echo)
 //! })?;
 //! let messages = vec![
 //!     Message::user("write a parser"),
@@ -72,10 +71,7 @@ mod steps;
 mod summarizer;
 mod summary;
 pub mod token;
-// The binding layer still marks its crate-private items `pub` (to change once the hardening
-// of the same files has landed).
 #[cfg(target_arch = "wasm32")]
-#[allow(unreachable_pub)]
 mod wasm;
 
 pub use anchor::{Calibration, Report};

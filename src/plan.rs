@@ -37,6 +37,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// This plan, made over `positions`, as a plan over the messages `messages`.
+    pub(crate) fn over_messages(self, positions: &Positions, messages: &[MessageFacts]) -> Plan {
+        let start = |position| positions.start(position, messages.len());
+        let (kept, part) = start(self.first_kept_index);
+        // The history ends where a turn starts: at a user message, a whole one (or at 0).
+        let history = start(self.messages_to_summarize.end).0.min(kept);
+        Plan {
+            first_kept_index: kept,
+            first_kept_part: part,
+            messages_to_summarize: 0..history,
+            turn_prefix_messages: history..kept,
+            message_tokens: messages.iter().map(|f| f.tokens).collect(),
+            ..self
+        }
+    }
+
     /// A trusted plan must still describe this request: ranges in bounds and partitioning
     /// `0..first_kept_index`, and at least one message removed.
     pub fn check_fits(&self, len: usize) -> Result<()> {
@@ -119,7 +135,7 @@ pub(crate) fn plan(
     };
     let plan = plan_history(facts, &history, options, keep_recent_tokens, trigger_ratio)?;
     Ok(match positions {
-        Some(positions) => plan.map(|plan| positions.to_messages(plan, &facts.messages)),
+        Some(positions) => plan.map(|plan| plan.over_messages(&positions, &facts.messages)),
         None => plan,
     })
 }

@@ -2,10 +2,9 @@
 //! call), so a cut may fall between its steps as well as between messages. Planning then works
 //! on *positions*: one per message, plus one per later step of a message that has steps; a
 //! plan over positions is turned back into one over messages whose kept suffix may start
-//! inside a message ([`Plan::first_kept_part`]).
+//! inside a message (`Plan::first_kept_part`).
 
 use crate::facts::MessageFacts;
-use crate::plan::Plan;
 
 /// The planning positions of a history with steps, and where each one starts.
 #[derive(Debug, Clone, Default)]
@@ -46,25 +45,10 @@ impl Positions {
         }
     }
 
-    /// `plan`, made over these positions, as a plan over the messages `messages`.
-    pub(crate) fn to_messages(&self, plan: Plan, messages: &[MessageFacts]) -> Plan {
-        let start = |position: usize| {
-            self.starts
-                .get(position)
-                .copied()
-                .unwrap_or((messages.len(), 0))
-        };
-        let (kept, part) = start(plan.first_kept_index);
-        // The history ends where a turn starts: at a user message, a whole one (or at 0).
-        let history = start(plan.messages_to_summarize.end).0.min(kept);
-        Plan {
-            first_kept_index: kept,
-            first_kept_part: part,
-            messages_to_summarize: 0..history,
-            turn_prefix_messages: history..kept,
-            message_tokens: messages.iter().map(|f| f.tokens).collect(),
-            ..plan
-        }
+    /// Where position `position` starts: the message's index and the part's; past the last
+    /// position, the end of `messages` messages.
+    pub(crate) fn start(&self, position: usize, messages: usize) -> (usize, usize) {
+        self.starts.get(position).copied().unwrap_or((messages, 0))
     }
 }
 

@@ -233,10 +233,9 @@ fn maintenance_follows_the_reported_count_and_drops_it_after_a_compaction() {
         on_event: &|_| {},
     };
     let manager = ContextManager::new(ManagerConfig {
-        context_window_tokens: Some(500.0),
-        reserve_tokens: Some(0.0),
-    })
-    .unwrap();
+        context_window_tokens: 500,
+        reserve_tokens: 0,
+    });
     let state = |reports: Vec<Report>| OwnedState {
         messages: history(),
         reports,

@@ -38,7 +38,7 @@ fn expected(
         .enumerate()
         .map(|(i, m)| {
             let path = format!("messages[{i}]");
-            let value = parse::json_text(&m.to_string()).unwrap();
+            let value = formats::json_text(&m.to_string()).unwrap();
             let host = format.read(&value, &path)?;
             MessageFacts::of_host(&host, estimator)
                 .map_err(|e| Error::invalid_request(e.to_string()))

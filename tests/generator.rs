@@ -22,10 +22,8 @@ fn compactor_over<'s>(
     keep: f64,
 ) -> Compactor<GeneratorSummarizer<&'s Script, &'s FakeClock>> {
     Compactor::new(CompactorConfig {
-        keep_recent_tokens: Some(keep),
-        trigger_ratio: None,
-        summarizer: Some(summarizer),
-        file_tracking: None,
+        keep_recent_tokens: keep as u64,
+        ..CompactorConfig::new(summarizer)
     })
     .unwrap()
 }

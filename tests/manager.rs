@@ -8,12 +8,15 @@ use common::*;
 use context_compaction::manager::*;
 use context_compaction::*;
 
-fn manager(window: Option<f64>, reserve: Option<f64>) -> ContextManager {
-    ContextManager::new(ManagerConfig {
+fn manager(window: u64, reserve: Option<u64>) -> ContextManager {
+    let mut config = ManagerConfig {
         context_window_tokens: window,
-        reserve_tokens: reserve,
-    })
-    .unwrap()
+        ..ManagerConfig::default()
+    };
+    if let Some(reserve) = reserve {
+        config.reserve_tokens = reserve;
+    }
+    ContextManager::new(config)
 }
 
 fn options(max_output_tokens: u64, skill_tokens: u64) -> MaintainOptions {
@@ -76,7 +79,7 @@ impl Log {
 
 #[test]
 fn the_budget_reserves_the_larger_of_reserve_and_max_output_then_withholds_skills() {
-    let m = manager(Some(100_000.0), Some(4_000.0));
+    let m = manager(100_000, Some(4_000));
     assert_eq!(m.input_budget(options(0, 0)), Some(96_000));
     assert_eq!(m.input_budget(options(8_000, 0)), Some(92_000));
     assert_eq!(m.input_budget(options(2_000, 0)), Some(96_000));
@@ -84,35 +87,20 @@ fn the_budget_reserves_the_larger_of_reserve_and_max_output_then_withholds_skill
     assert_eq!(m.input_budget(options(200_000, 0)), Some(0));
     assert_eq!(m.input_budget(options(0, 200_000)), Some(0));
     assert_eq!(
-        manager(Some(100_000.0), None).input_budget(options(0, 0)),
+        manager(100_000, None).input_budget(options(0, 0)),
         Some(100_000 - 16_384)
     );
 }
 
 #[test]
-fn a_missing_or_non_positive_window_disables_maintenance() {
-    for window in [None, Some(0.0), Some(-5.0)] {
-        assert_eq!(manager(window, None).input_budget(options(0, 0)), None);
-    }
-    for bad in [
-        ManagerConfig {
-            context_window_tokens: Some(f64::NAN),
-            reserve_tokens: None,
-        },
-        ManagerConfig {
-            context_window_tokens: Some(1.5),
-            reserve_tokens: None,
-        },
-        ManagerConfig {
-            context_window_tokens: Some(100.0),
-            reserve_tokens: Some(-1.0),
-        },
-    ] {
-        assert_eq!(
-            ContextManager::new(bad).unwrap_err().code(),
-            "invalid_config"
-        );
-    }
+fn a_zero_window_disables_maintenance() {
+    // A missing, negative or NaN `contextWindowTokens` from JavaScript is the binding layer's
+    // (tests/js/manager.test.mjs).
+    assert_eq!(manager(0, None).input_budget(options(0, 0)), None);
+    assert_eq!(
+        ContextManager::new(ManagerConfig::default()).input_budget(options(0, 0)),
+        None
+    );
 }
 
 #[test]
@@ -127,14 +115,12 @@ fn an_estimate_equal_to_the_budget_does_not_maintain_and_one_above_does() {
     };
     // The state estimates 1,000 tokens.
     let at =
-        run(manager(Some(1_000.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
-            .unwrap();
+        run(manager(1_000, Some(0)).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(at.outcome, Outcome::BelowThreshold);
     assert_eq!(at.state, state());
     assert!(log.take().is_empty());
     let above =
-        run(manager(Some(1_000.0), Some(1.0)).maintain(&conversation, state(), options(0, 0), &()))
-            .unwrap();
+        run(manager(1_000, Some(1)).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(above.outcome, Outcome::Compacted);
     assert_eq!(above.state.messages.len(), 2);
     assert_eq!(above.state.summary, "S");
@@ -148,8 +134,7 @@ fn an_estimate_equal_to_the_budget_does_not_maintain_and_one_above_does() {
     );
     // Skill tokens withheld from the budget make the same state cross the threshold.
     let skills =
-        run(manager(Some(1_000.0), Some(0.0)).maintain(&conversation, state(), options(0, 1), &()))
-            .unwrap();
+        run(manager(1_000, Some(0)).maintain(&conversation, state(), options(0, 1), &())).unwrap();
     assert_eq!(skills.outcome, Outcome::Compacted);
 }
 
@@ -164,21 +149,18 @@ fn no_events_for_estimate_failures_and_no_op_plans() {
         on_event: &|e| log.record(e),
     };
     let nothing =
-        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
-            .unwrap();
+        run(manager(500, Some(0)).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(nothing.outcome, Outcome::NothingToRemove);
     let broken = Local {
         compactor: &compactor,
         estimator: &BrokenEstimator,
         on_event: &|e| log.record(e),
     };
-    let failed =
-        run(manager(Some(500.0), Some(0.0)).maintain(&broken, state(), options(0, 0), &()))
-            .unwrap();
+    let failed = run(manager(500, Some(0)).maintain(&broken, state(), options(0, 0), &())).unwrap();
     assert_eq!(failed.outcome, Outcome::EstimateFailed);
     assert_eq!(failed.error.unwrap().code(), "invalid_request");
     let disabled =
-        run(manager(None, None).maintain(&conversation, state(), options(0, 0), &())).unwrap();
+        run(manager(0, None).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(disabled.outcome, Outcome::Disabled);
     assert!(log.take().is_empty());
     assert!(compactor.summarizer().seen.borrow().is_empty());
@@ -201,8 +183,7 @@ fn a_failed_rewrite_is_reported_and_leaves_the_state_unchanged() {
         on_event: &|e| log.record(e),
     };
     let out =
-        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
-            .unwrap();
+        run(manager(500, Some(0)).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(out.outcome, Outcome::RewriteFailed);
     assert_eq!(out.state, state());
     assert_eq!(out.error.unwrap().code(), "summarization");
@@ -223,10 +204,8 @@ fn cancellation_after_the_rewrite_started_fails_maintenance() {
         FakeClock::default(),
     );
     let compactor = Compactor::new(CompactorConfig {
-        keep_recent_tokens: Some(200.0),
-        trigger_ratio: None,
-        summarizer: Some(generator(&script, &clock)),
-        file_tracking: None,
+        keep_recent_tokens: 200,
+        ..CompactorConfig::new(generator(&script, &clock))
     })
     .unwrap();
     let estimator = CharEstimator::default();
@@ -235,7 +214,7 @@ fn cancellation_after_the_rewrite_started_fails_maintenance() {
         estimator: &estimator,
         on_event: &|e| log.record(e),
     };
-    let err = run(manager(Some(500.0), Some(0.0)).maintain(
+    let err = run(manager(500, Some(0)).maintain(
         &conversation,
         state(),
         options(0, 0),
@@ -263,13 +242,8 @@ fn an_irreducible_part_over_the_threshold_is_reported_instead_of_compacting() {
         system_prompt: "s".repeat(600),
         ..state()
     };
-    let out = run(manager(Some(500.0), Some(0.0)).maintain(
-        &conversation,
-        big.clone(),
-        options(0, 0),
-        &(),
-    ))
-    .unwrap();
+    let out = run(manager(500, Some(0)).maintain(&conversation, big.clone(), options(0, 0), &()))
+        .unwrap();
     assert_eq!(out.outcome, Outcome::Irreducible);
     assert_eq!(out.state, big);
     assert!(log.take().is_empty());
@@ -286,8 +260,7 @@ fn a_panicking_listener_never_breaks_maintenance() {
         on_event: &|_| panic!("listener bug"),
     };
     let out =
-        run(manager(Some(500.0), Some(0.0)).maintain(&conversation, state(), options(0, 0), &()))
-            .unwrap();
+        run(manager(500, Some(0)).maintain(&conversation, state(), options(0, 0), &())).unwrap();
     assert_eq!(out.outcome, Outcome::Compacted);
 }
 
@@ -327,7 +300,7 @@ fn an_overflow_is_recovered_by_a_required_compaction() {
         overflows: 1,
         sent: RefCell::default(),
     };
-    let ran = run(manager(None, None).run(
+    let ran = run(manager(0, None).run(
         &conversation,
         state(),
         &(),
@@ -349,7 +322,7 @@ fn an_overflow_is_recovered_by_a_required_compaction() {
 /// is reached whatever the planner would decide.
 struct Shrinking;
 
-impl Conversation for Shrinking {
+impl StateCompactor for Shrinking {
     type State = usize;
     type Context = ();
     fn facts(&self, state: &usize) -> Result<RequestFacts> {
@@ -407,7 +380,7 @@ fn two_recoveries_at_most_then_the_third_rejection_ends_the_run() {
         sent.borrow_mut().push(*state);
         Err::<(), _>("prompt is too long")
     };
-    let err = run(manager(None, None).run(&Shrinking, 10, &(), send, overflow)).unwrap_err();
+    let err = run(manager(0, None).run(&Shrinking, 10, &(), send, overflow)).unwrap_err();
     assert!(matches!(
         err.failure,
         RunFailure::Provider("prompt is too long")
@@ -428,7 +401,7 @@ fn other_provider_errors_do_not_start_recovery() {
         estimator: &estimator,
         on_event: &|_| {},
     };
-    let err = run(manager(None, None).run(
+    let err = run(manager(0, None).run(
         &conversation,
         state(),
         &(),
@@ -455,7 +428,7 @@ fn a_recovery_that_cannot_compact_ends_the_run() {
         overflows: 5,
         sent: RefCell::default(),
     };
-    let err = run(manager(None, None).run(
+    let err = run(manager(0, None).run(
         &conversation,
         state(),
         &(),
@@ -483,7 +456,7 @@ fn a_recovery_that_cannot_compact_ends_the_run() {
         estimator: &estimator,
         on_event: &|e| log.record(e),
     };
-    let err = run(manager(None, None).run(
+    let err = run(manager(0, None).run(
         &conversation,
         state(),
         &(),

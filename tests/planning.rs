@@ -52,10 +52,9 @@ fn the_trigger_ratio_multiplies_the_budget_and_may_exceed_one() {
     let estimator = CharEstimator::default();
     let with_ratio = |ratio: f64, budget: u64| {
         let compactor = Compactor::new(CompactorConfig {
-            keep_recent_tokens: Some(0.0),
-            trigger_ratio: Some(ratio),
-            summarizer: Some(Fixed::new("S")),
-            file_tracking: None,
+            keep_recent_tokens: 0,
+            trigger_ratio: ratio,
+            ..CompactorConfig::new(Fixed::new("S"))
         })
         .unwrap();
         let request = Request {

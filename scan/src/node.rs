@@ -224,7 +224,7 @@ impl<'a> Iterator for Children<'a> {
 }
 
 /// The value of a JSON string's content (already validated by the scanner). A lone surrogate
-/// escape becomes U+FFFD (as `context_compaction::parse::json_text` reads it).
+/// escape becomes U+FFFD (as `context_compaction::formats::json_text` reads it).
 pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     unescape_into(raw, &mut out);

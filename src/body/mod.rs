@@ -9,8 +9,8 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
+use crate::formats::json_text;
 use crate::formats::{Format, Path};
-use crate::parse::json_text;
 use crate::token::Estimator;
 use context_compaction_scan::{self as tape, Val};
 
@@ -35,7 +35,7 @@ pub fn facts(bytes: &[u8], format: Format, estimator: &dyn Estimator) -> Result<
             .map_or(0, |e| e.valid_up_to());
         Error::invalid_request(format!("messages: the body is not UTF-8 (at byte {at})"))
     })?;
-    let mut reader = Reader {
+    let mut scan = BodyScan {
         text,
         format,
         estimator,
@@ -44,14 +44,15 @@ pub fn facts(bytes: &[u8], format: Format, estimator: &dyn Estimator) -> Result<
     };
     let start = tape::skip_space(bytes, 0);
     if bytes.get(start) == Some(&b'[') {
-        reader.array(start + 1)?;
+        scan.array(start + 1)?;
     } else {
-        reader.lines(start)?;
+        scan.lines(start)?;
     }
-    Ok(reader.out)
+    Ok(scan.out)
 }
 
-struct Reader<'a> {
+/// One read of a body: its text, what reads it, and the facts so far.
+struct BodyScan<'a> {
     text: &'a str,
     format: Format,
     estimator: &'a dyn Estimator,
@@ -59,7 +60,7 @@ struct Reader<'a> {
     out: BodyFacts,
 }
 
-impl Reader<'_> {
+impl BodyScan<'_> {
     fn bytes(&self) -> &[u8] {
         self.text.as_bytes()
     }

@@ -19,7 +19,7 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
     {
         return Some(score);
     }
-    let value = crate::parse::json_text(text).ok()?;
+    let value = super::json::json_text(text).ok()?;
     Some(score(value.to_string().as_bytes()))
 }
 

@@ -1,12 +1,11 @@
 //! Rewriting tool results and tool-call arguments inside one host message, for clearing and
 //! trimming (`crate::clearing`). Each format's reader module knows its own shapes and does the
-//! rewrite next to its reader (`edit` in `canonical.rs`, `openai_chat.rs`, …); this module holds
-//! the request and the dispatch. The rewritten message is a new value that stays a valid message
-//! of its format: ids, roles, types and every other field are kept, so pairing is untouched.
+//! rewrite next to its reader (`edit` in `canonical.rs`, `openai_chat.rs`, …; `Format::edit`
+//! dispatches); this module holds the request and the helpers they share. The rewritten
+//! message is a new value that stays a valid message of its format: ids, roles, types and
+//! every other field are kept, so pairing is untouched.
 
 use serde_json::{Map, Value};
-
-use super::{Format, ai_sdk, ai_sdk_ui, anthropic, canonical, openai_chat, openai_responses};
 
 /// What to change in a message.
 pub struct Edit<'e> {
@@ -14,26 +13,6 @@ pub struct Edit<'e> {
     pub result: &'e dyn Fn(&str) -> Option<String>,
     /// Whether the arguments of the call with this id are cleared (to an empty object).
     pub arguments: &'e dyn Fn(&str) -> bool,
-}
-
-impl Format {
-    /// `message` with `edit` applied, as a new value; `None` when nothing in it changes (or it
-    /// is not an object). Only results a format can hold as text are rewritten: provider-side
-    /// results with a fixed shape (Anthropic `*_tool_result` blocks, Responses computer-call
-    /// screenshots, AI SDK provider-executed results) are left as they are.
-    pub fn edit(self, message: &Value, edit: &Edit) -> Option<Value> {
-        let mut copy = message.clone();
-        let object = copy.as_object_mut()?;
-        let changed = match self {
-            Format::Canonical => canonical::edit(object, edit),
-            Format::OpenAIChat => openai_chat::edit(object, edit),
-            Format::OpenAIResponses => openai_responses::edit(object, edit),
-            Format::Anthropic => anthropic::edit(object, edit),
-            Format::AiSdk => ai_sdk::edit(object, edit),
-            Format::AiSdkUi => ai_sdk_ui::edit(object, edit),
-        };
-        changed.then_some(copy)
-    }
 }
 
 /// The string at `key` of `object`.

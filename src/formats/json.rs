@@ -1,13 +1,14 @@
 //! Values of a tape written back as compact JSON, byte for byte as `serde_json` writes the value
 //! it reads of them (the records of tool-call arguments), without building that value; and the
-//! rules both this and the in-place token count (`count.rs`) follow to get there.
+//! rules both this and the in-place token count (`count.rs`) follow to get there; and JSON text
+//! read as `JSON.stringify` writes it (`json_text`).
 
 use std::borrow::Cow;
 
 use context_compaction_scan::{self as tape, Kind, Node, Val, backslash, escape_into, unescape};
+use serde_json::Value;
 
-use super::numbers::{js_number_text, serde_number_text};
-use super::sink::to_value;
+use super::numbers::{js_number, js_number_text, serde_number_text};
 
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 pub(crate) const MAX_CHECKED_KEYS: usize = 32;
@@ -98,7 +99,7 @@ pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
         return;
     }
     out.truncate(start);
-    match crate::parse::json_text(text) {
+    match json_text(text) {
         Ok(value) => out.push_str(&value.to_string()),
         Err(_) => {
             out.push('"');
@@ -162,6 +163,76 @@ fn write_string(value: Val, out: &mut String) {
     out.push('"');
 }
 
+/// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
+/// one (tool-call arguments in records). Built from the nodes, so it works on any tape; a
+/// repeated key keeps its first place and its last value, as `serde_json` reads it.
+pub(crate) fn to_value(value: Option<Val>) -> Value {
+    let Some(value) = value else {
+        return Value::Null;
+    };
+    match value.kind() {
+        Kind::Null => Value::Null,
+        Kind::Bool => Value::Bool(value.raw() == "true"),
+        Kind::Number => js_number(value.raw()),
+        Kind::String => Value::String(value.str().unwrap_or_default().into_owned()),
+        Kind::Array => Value::Array(value.children().map(|v| to_value(Some(v))).collect()),
+        Kind::Object => {
+            let mut object = serde_json::Map::new();
+            let mut children = value.children();
+            while let (Some(key), Some(item)) = (children.next(), children.next()) {
+                let key = key.str().unwrap_or_default().into_owned();
+                object.insert(key, to_value(Some(item)));
+            }
+            Value::Object(object)
+        }
+    }
+}
+
+/// Parses JSON text as `JSON.stringify` writes it. Lone surrogates, which it escapes and
+/// Rust strings cannot hold, become U+FFFD instead of failing the whole value.
+pub fn json_text(text: &str) -> Result<Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(_) if text.contains("\\ud") || text.contains("\\uD") => {
+            serde_json::from_str(&replace_lone_surrogates(text))
+        }
+        parsed => parsed,
+    }
+}
+
+/// Replaces `\uD800`–`\uDFFF` escapes that are not part of a valid pair with `\uFFFD`.
+/// In JSON text a backslash only ever starts an escape, so escapes are walked one by one.
+fn replace_lone_surrogates(text: &str) -> String {
+    let unit_at = |i: usize| -> Option<u16> {
+        let escape = text.get(i..i + 6)?;
+        escape
+            .strip_prefix("\\u")
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(at) = text
+        .get(i..)
+        .and_then(|rest| rest.find('\\'))
+        .map(|k| i + k)
+    {
+        let width = match (unit_at(at), unit_at(at + 6)) {
+            (Some(0xD800..=0xDBFF), Some(0xDC00..=0xDFFF)) => 12,
+            (Some(0xD800..=0xDFFF), _) => {
+                out.push_str(text.get(copied..at).unwrap_or(""));
+                out.push_str("\\ufffd");
+                copied = at + 6;
+                6
+            }
+            (Some(_), _) => 6,
+            (None, _) => 2,
+        };
+        i = at + width;
+    }
+    out.push_str(text.get(copied..).unwrap_or(""));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,7 +262,7 @@ mod tests {
             "\"just a string with   spaces\"",
             "null",
         ] {
-            let value = crate::parse::json_text(text).unwrap();
+            let value = json_text(text).unwrap();
             assert_eq!(compact(text), to_value_of(text).to_string(), "{text}");
             assert_eq!(arguments(text), value.to_string(), "{text}");
         }
@@ -210,16 +281,26 @@ mod tests {
         assert!(compact(text).starts_with(r#"{"x":1.5,"y":100,"z":0,"#));
         assert!(compact(text).ends_with(r#","v":null}"#));
         let serde = r#"{"x": 1.50, "y": 1e2, "z": -0, "w": 12345678901234567890}"#;
-        let value = crate::parse::json_text(serde).unwrap();
+        let value = json_text(serde).unwrap();
         assert_eq!(arguments(serde), value.to_string());
     }
 
     #[test]
     fn arguments_that_are_not_json_are_a_string() {
         for text in ["{\"a\": 1e999}", "not json", "{\"a\":1} ", "", "\u{1}\"x"] {
-            let expected = crate::parse::json_text(text)
-                .unwrap_or_else(|_| serde_json::Value::String(text.to_owned()));
+            let expected =
+                json_text(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()));
             assert_eq!(arguments(text), expected.to_string(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let parsed = json_text(r#"["a\ud800b", "\ud83d\ude00", "\\ud800", "\udc00"]"#).unwrap();
+        assert_eq!(
+            parsed,
+            serde_json::json!(["a\u{fffd}b", "😀", "\\ud800", "\u{fffd}"])
+        );
+        assert!(json_text("[1,").is_err());
     }
 }

@@ -34,6 +34,7 @@ pub use crate::message::HostMessage;
 use crate::token::Estimator;
 pub use edit::Edit;
 
+pub use json::json_text;
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
@@ -237,6 +238,24 @@ impl Format {
         Err(r.error("content", &format!("missing{hint}")))
     }
 
+    /// `message` with `edit` applied, as a new value; `None` when nothing in it changes (or it
+    /// is not an object). Only results a format can hold as text are rewritten: provider-side
+    /// results with a fixed shape (Anthropic `*_tool_result` blocks, Responses computer-call
+    /// screenshots, AI SDK provider-executed results) are left as they are.
+    pub fn edit(self, message: &Value, edit: &Edit) -> Option<Value> {
+        let mut copy = message.clone();
+        let object = copy.as_object_mut()?;
+        let changed = match self {
+            Format::Canonical => canonical::edit(object, edit),
+            Format::OpenAIChat => openai_chat::edit(object, edit),
+            Format::OpenAIResponses => openai_responses::edit(object, edit),
+            Format::Anthropic => anthropic::edit(object, edit),
+            Format::AiSdk => ai_sdk::edit(object, edit),
+            Format::AiSdkUi => ai_sdk_ui::edit(object, edit),
+        };
+        changed.then_some(copy)
+    }
+
     /// The message a summary projects to, in this format; `None` for an empty summary.
     pub fn project_summary(self, summary: &str) -> Option<Value> {
         let text = crate::summary::project(summary)?;
@@ -268,7 +287,7 @@ pub(crate) fn scan<'a>(
 ) -> Result<Val<'a>> {
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
-        let what = match crate::parse::json_text(text) {
+        let what = match json::json_text(text) {
             Err(e) => e.to_string(),
             Ok(_) => "not one JSON value".to_owned(),
         };

@@ -8,8 +8,6 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::parse::json_text;
-
 /// The text JavaScript writes back for the number text `raw` of a message's own value (what
 /// [`js_number`] writes): integers of up to 15 digits as they stand.
 pub(crate) fn js_number_text(raw: &str) -> Cow<'_, str> {
@@ -27,7 +25,9 @@ pub(crate) fn serde_number_text(raw: &str) -> Option<Cow<'_, str>> {
     if plain(raw, 18) {
         return Some(Cow::Borrowed(raw));
     }
-    Some(Cow::Owned(json_text(raw).ok()?.to_string()))
+    Some(Cow::Owned(
+        serde_json::from_str::<Value>(raw).ok()?.to_string(),
+    ))
 }
 
 /// Whether `raw` is an integer of at most `digits` digits that is not `-0…`.
@@ -40,7 +40,7 @@ fn plain(raw: &str, digits: usize) -> bool {
 /// `serde_json` reads that text back.
 pub(crate) fn js_number(raw: &str) -> Value {
     // serde_json refuses only numbers beyond a double's range: Infinity in JavaScript.
-    match json_text(raw) {
+    match serde_json::from_str(raw) {
         Ok(Value::Number(n)) => js_double(n.as_f64()),
         _ => Value::Null,
     }

@@ -1,7 +1,11 @@
 //! OpenAI Chat Completions messages: `system`/`developer`, `user`, `assistant` (content,
-//! `tool_calls`, `refusal`, legacy `function_call`), `tool` and legacy `function`.
+//! `tool_calls`, `refusal`, legacy `function_call`), `tool` and legacy `function`. The
+//! participant `name` of a system, developer, user or assistant message is counted (the model
+//! reads it) and not summarized.
 
 use std::borrow::Cow;
+
+use context_compaction_scan::{Kind, Val};
 
 use super::object::Obj;
 use super::sink::{Args, Joined, Sink, Text, Unit};
@@ -29,11 +33,17 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         "system" | "developer" => {
             let mut joined = Joined::default();
             r.content("content", &["text"], &[], &mut joined)?;
+            if let Some(name) = participant(r) {
+                Sink::text(&mut joined, Text::Str(name));
+            }
             sink.system(joined.text());
         }
         "user" => {
             sink.unit(Unit::User);
             r.content("content", &["text"], &ATTACHMENTS, sink)?;
+            if let Some(name) = participant(r) {
+                sink.opaque(Text::Str(name));
+            }
         }
         "assistant" => assistant(r, sink)?,
         "tool" => {
@@ -70,6 +80,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
+    if let Some(name) = participant(r) {
+        sink.opaque(Text::Str(name));
+    }
     r.content("content", &["text", "refusal"], &[], sink)?;
     if let Some(refusal) = r.string("refusal")? {
         sink.text(Text::Str(refusal));
@@ -93,6 +106,12 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         sink.call(id, Text::Made(name), Args::JsonText(arguments));
     }
     Ok(())
+}
+
+/// The participant `name` a message may carry ("to differentiate between participants of the
+/// same role"); anything but a string is ignored, as before it was read.
+fn participant<'a>(r: &Obj<'a, '_>) -> Option<Val<'a>> {
+    r.get("name").filter(|name| name.kind() == Kind::String)
 }
 
 /// Legacy function calls have no id: a call and its `function` result pair by name.
@@ -126,4 +145,67 @@ pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
     };
     message.insert("content".into(), Value::String(text));
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Format;
+    use crate::error::BoxError;
+    use crate::token::{Estimator, Heuristic};
+
+    /// Counts characters: a facts path that reads the units rather than the heuristic's.
+    struct Chars;
+    impl Estimator for Chars {
+        fn count_tokens(&self, text: &str) -> Result<u64, BoxError> {
+            Ok(text.chars().count() as u64)
+        }
+    }
+
+    fn tokens(text: &str, estimator: &dyn Estimator) -> u64 {
+        Format::OpenAIChat
+            .facts_json(text, "m", estimator)
+            .unwrap()
+            .tokens
+    }
+
+    #[test]
+    fn a_participant_name_is_counted_and_not_summarized() {
+        let cases = [
+            (
+                r#"{"role":"user","content":"hello"}"#,
+                r#"{"role":"user","content":"hello","name":"alice_w"}"#,
+            ),
+            (
+                r#"{"role":"assistant","content":"hi"}"#,
+                r#"{"role":"assistant","content":"hi","name":"helper_bot"}"#,
+            ),
+            (
+                r#"{"role":"system","content":"be brief"}"#,
+                r#"{"role":"system","content":"be brief","name":"policy"}"#,
+            ),
+        ];
+        for (plain, named) in cases {
+            let heuristic = Heuristic::default();
+            assert!(
+                tokens(named, &heuristic) > tokens(plain, &heuristic),
+                "{named}"
+            );
+            assert!(tokens(named, &Chars) > tokens(plain, &Chars), "{named}");
+            let records = |text| Format::OpenAIChat.records_json([text]).unwrap();
+            assert_eq!(records(named), records(plain), "{named}");
+        }
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_string_is_ignored_as_before() {
+        for name in ["null", "7", "{}"] {
+            let text = format!(r#"{{"role":"user","content":"hello","name":{name}}}"#);
+            let plain = r#"{"role":"user","content":"hello"}"#;
+            assert_eq!(
+                tokens(&text, &Heuristic::default()),
+                tokens(plain, &Heuristic::default())
+            );
+            assert_eq!(tokens(&text, &Chars), tokens(plain, &Chars));
+        }
+    }
 }

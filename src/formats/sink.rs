@@ -7,7 +7,6 @@
 use std::borrow::Cow;
 
 use context_compaction_scan::{Kind, Node, Val, unescape_into};
-use serde_json::Value;
 
 use crate::message::StopReason;
 
@@ -152,31 +151,6 @@ impl Args<'_> {
         match self {
             Args::Value(value) => super::json::write_value(*value, out),
             Args::JsonText(text) => super::json::write_text(text, nodes, out),
-        }
-    }
-}
-
-/// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
-/// one (tool-call arguments in records). Built from the nodes, so it works on any tape; a
-/// repeated key keeps its first place and its last value, as `serde_json` reads it.
-pub(crate) fn to_value(value: Option<Val>) -> Value {
-    let Some(value) = value else {
-        return Value::Null;
-    };
-    match value.kind() {
-        Kind::Null => Value::Null,
-        Kind::Bool => Value::Bool(value.raw() == "true"),
-        Kind::Number => super::numbers::js_number(value.raw()),
-        Kind::String => Value::String(value.str().unwrap_or_default().into_owned()),
-        Kind::Array => Value::Array(value.children().map(|v| to_value(Some(v))).collect()),
-        Kind::Object => {
-            let mut object = serde_json::Map::new();
-            let mut children = value.children();
-            while let (Some(key), Some(item)) = (children.next(), children.next()) {
-                let key = key.str().unwrap_or_default().into_owned();
-                object.insert(key, to_value(Some(item)));
-            }
-            Value::Object(object)
         }
     }
 }

@@ -80,7 +80,7 @@ impl Tally {
                 // Not known without writing it (an object with a repeated key): written once.
                 None => self
                     .heuristic
-                    .count(&super::sink::to_value(Some(value)).to_string()),
+                    .count(&super::json::to_value(Some(value)).to_string()),
             },
         }
     }

@@ -3,7 +3,8 @@
 
 use std::borrow::Cow;
 
-use super::sink::{Args, Sink, Text, Unit, to_value};
+use super::json::to_value;
+use super::sink::{Args, Sink, Text, Unit};
 use crate::message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
     ToolResultMessage, UserMessage,
@@ -99,7 +100,7 @@ impl<'a> Sink<'a> for Units {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
             Args::Value(value) => to_value(value),
-            Args::JsonText(text) => crate::parse::json_text(&text)
+            Args::JsonText(text) => super::json::json_text(&text)
                 .unwrap_or_else(|_| serde_json::Value::String(text.into_owned())),
         };
         self.assistant(AssistantBlock::ToolCall(ToolCall {

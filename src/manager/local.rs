@@ -1,8 +1,8 @@
-//! A [`Conversation`] over owned Rust state, for hosts that use the crate directly.
+//! A [`StateCompactor`] over owned Rust state, for hosts that use the crate directly.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::{Conversation, Event};
+use super::{Event, StateCompactor};
 use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
 use crate::compactor::Compactor;
@@ -40,7 +40,7 @@ pub struct Local<'a, S> {
     pub on_event: &'a dyn Fn(Event<'_>),
 }
 
-impl<S: Summarizer> Conversation for Local<'_, S> {
+impl<S: Summarizer> StateCompactor for Local<'_, S> {
     type State = OwnedState;
     type Context = S::Context;
 

@@ -1,15 +1,15 @@
-//! The reference's Agent behaviours for hosts that own their model loop: proactive
+//! Automatic compaction for hosts that own their model loop: proactive
 //! maintenance when the threshold is crossed, and recovery when the provider rejects a
 //! request as larger than the context window. Each rewrite is reported by one start event and
 //! one matching end event.
 //!
-//! The manager works on any [`Conversation`]: [`Local`] for Rust callers, and the wasm layer's
+//! The manager works on any [`StateCompactor`]: [`Local`] for Rust callers, and the wasm layer's
 //! own for JavaScript state objects.
 
 mod local;
 
 use crate::apply::Record;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -64,8 +64,9 @@ pub enum Event<'a> {
     },
 }
 
-/// A conversation the manager can estimate, plan and rewrite.
-pub trait Conversation {
+/// A compactor bound to one kind of host state: what the manager needs to estimate, plan and
+/// rewrite that state.
+pub trait StateCompactor {
     /// The host's conversation state.
     type State;
     /// The per-call context (the wasm layer's `AbortSignal`).
@@ -101,13 +102,22 @@ pub trait Conversation {
     }
 }
 
-/// How a [`ContextManager`] is configured (numbers arrive from JavaScript).
-#[derive(Debug, Clone, Copy, Default)]
+/// How a [`ContextManager`] is configured.
+#[derive(Debug, Clone, Copy)]
 pub struct ManagerConfig {
-    /// The model's documented context size; missing or ≤ 0 disables maintenance.
-    pub context_window_tokens: Option<f64>,
+    /// The model's documented context size; 0 (the default) disables maintenance.
+    pub context_window_tokens: u64,
     /// Tokens kept free for the answer (default 16,384); a larger per-run max output wins.
-    pub reserve_tokens: Option<f64>,
+    pub reserve_tokens: u64,
+}
+
+impl Default for ManagerConfig {
+    fn default() -> Self {
+        ManagerConfig {
+            context_window_tokens: 0,
+            reserve_tokens: DEFAULT_RESERVE_TOKENS,
+        }
+    }
 }
 
 /// Per-call maintenance inputs.
@@ -213,27 +223,12 @@ pub struct ContextManager {
 }
 
 impl ContextManager {
-    /// Checks `config`; errors are [`Error::InvalidConfig`].
-    pub fn new(config: ManagerConfig) -> Result<Self> {
-        let context_window_tokens = match config.context_window_tokens {
-            Some(n) if n.is_nan() => {
-                return Err(Error::invalid_config(
-                    "contextWindowTokens must be a number".to_owned(),
-                ));
-            }
-            Some(n) if n > 0.0 => {
-                whole_number(n, "contextWindowTokens").map_err(Error::invalid_config)?
-            }
-            _ => 0,
-        };
-        let reserve_tokens = match config.reserve_tokens {
-            None => DEFAULT_RESERVE_TOKENS,
-            Some(n) => whole_number(n, "reserveTokens").map_err(Error::invalid_config)?,
-        };
-        Ok(ContextManager {
-            context_window_tokens,
-            reserve_tokens,
-        })
+    /// A manager with `config`.
+    pub fn new(config: ManagerConfig) -> Self {
+        ContextManager {
+            context_window_tokens: config.context_window_tokens,
+            reserve_tokens: config.reserve_tokens,
+        }
     }
 
     /// `max(0, window − max(reserve, max output)) − skill tokens`, or `None` when maintenance
@@ -253,9 +248,9 @@ impl ContextManager {
     /// Proactive maintenance, before a prompt is sent or after a tool loop. Fails only when
     /// the rewrite started and was cancelled; any other failure leaves the state unchanged and
     /// is reported on the result.
-    pub async fn maintain<C: Conversation>(
+    pub async fn maintain<C: StateCompactor>(
         &self,
-        conversation: &C,
+        compactor: &C,
         state: C::State,
         options: MaintainOptions,
         context: &C::Context,
@@ -271,11 +266,11 @@ impl ContextManager {
         let Some(budget) = self.input_budget(options) else {
             return skip(state, Outcome::Disabled, None);
         };
-        let facts = match conversation.facts(&state) {
+        let facts = match compactor.facts(&state) {
             Ok(facts) => facts,
             Err(error) => return skip(state, Outcome::EstimateFailed, Some(error)),
         };
-        let threshold = budget as f64 * conversation.trigger_ratio();
+        let threshold = budget as f64 * compactor.trigger_ratio();
         if facts.total() as f64 <= threshold {
             return skip(state, Outcome::BelowThreshold, None);
         }
@@ -286,21 +281,12 @@ impl ContextManager {
             input_token_budget: Some(budget),
             require_reduction: false,
         };
-        let plan = match conversation.plan(&facts, options) {
+        let plan = match compactor.plan(&facts, options) {
             Ok(Some(plan)) => plan,
             Ok(None) => return skip(state, Outcome::NothingToRemove, None),
             Err(error) => return skip(state, Outcome::PlanFailed, Some(error)),
         };
-        match rewrite(
-            conversation,
-            &state,
-            &facts,
-            &plan,
-            Reason::Threshold,
-            context,
-        )
-        .await
-        {
+        match rewrite(compactor, &state, &facts, &plan, Reason::Threshold, context).await {
             Ok((state, record)) => Ok(Maintained {
                 state,
                 outcome: Outcome::Compacted,
@@ -316,14 +302,14 @@ impl ContextManager {
     /// again, at most [`MAX_OVERFLOW_RECOVERIES`] times.
     pub async fn run<C, R, E>(
         &self,
-        conversation: &C,
+        compactor: &C,
         mut state: C::State,
         context: &C::Context,
         mut send: impl AsyncFnMut(&C::State) -> Result<R, E>,
         is_overflow: impl Fn(&E) -> bool,
     ) -> Result<Ran<C::State, R, E>, RunError<C::State, E>>
     where
-        C: Conversation,
+        C: StateCompactor,
     {
         let mut compactions = Vec::new();
         let mut failed_attempts = Vec::new();
@@ -349,7 +335,7 @@ impl ContextManager {
             }
             failed_attempts.push(error);
             let window = self.input_budget(MaintainOptions::default());
-            match recover(conversation, &state, context, window).await {
+            match recover(compactor, &state, context, window).await {
                 Ok((next, record)) => {
                     state = next;
                     compactions.push(record);
@@ -370,21 +356,21 @@ impl ContextManager {
 /// The required compaction of overflow recovery (no events unless a plan is confirmed); when
 /// no prefix can be removed, trimming the newest tool result to `window` (or, when the estimate
 /// is not above it, to 90% of the estimate), if the conversation trims.
-async fn recover<C: Conversation>(
-    conversation: &C,
+async fn recover<C: StateCompactor>(
+    compactor: &C,
     state: &C::State,
     context: &C::Context,
     window: Option<u64>,
 ) -> Result<(C::State, Record)> {
-    let facts = conversation.facts(state)?;
+    let facts = compactor.facts(state)?;
     let options = PlanOptions {
         input_token_budget: None,
         require_reduction: true,
     };
-    let summarized = match conversation.plan(&facts, options) {
+    let summarized = match compactor.plan(&facts, options) {
         Ok(Some(plan)) => {
             let reason = Reason::Overflow;
-            rewrite(conversation, state, &facts, &plan, reason, context).await
+            rewrite(compactor, state, &facts, &plan, reason, context).await
         }
         Ok(None) => Err(Error::NoReduction(
             "no raw message prefix can be removed".to_owned(),
@@ -399,15 +385,15 @@ async fn recover<C: Conversation>(
         return Err(failure);
     };
     let budget = window.min(facts.total() / 10 * 9);
-    match conversation.trim(state, &facts, budget)? {
-        Some(trimmed) => Ok(trimmed_with_events(conversation, state, &facts, trimmed)),
+    match compactor.trim(state, &facts, budget)? {
+        Some(trimmed) => Ok(trimmed_with_events(compactor, state, &facts, trimmed)),
         None => Err(failure),
     }
 }
 
 /// Reports a trim as a rewrite that summarizes nothing (`first_kept_index` 0).
-fn trimmed_with_events<C: Conversation>(
-    conversation: &C,
+fn trimmed_with_events<C: StateCompactor>(
+    compactor: &C,
     state: &C::State,
     facts: &RequestFacts,
     (next, record): (C::State, Record),
@@ -424,7 +410,7 @@ fn trimmed_with_events<C: Conversation>(
     };
     let reason = Reason::Overflow;
     let estimate = facts.total();
-    conversation.emit(
+    compactor.emit(
         state,
         Event::Start {
             reason,
@@ -432,7 +418,7 @@ fn trimmed_with_events<C: Conversation>(
             plan: &plan,
         },
     );
-    conversation.emit(
+    compactor.emit(
         state,
         Event::End {
             reason,
@@ -444,15 +430,15 @@ fn trimmed_with_events<C: Conversation>(
 }
 
 /// One rewrite between its start and end events.
-async fn rewrite<C: Conversation>(
-    conversation: &C,
+async fn rewrite<C: StateCompactor>(
+    compactor: &C,
     state: &C::State,
     facts: &RequestFacts,
     plan: &Plan,
     reason: Reason,
     context: &C::Context,
 ) -> Result<(C::State, Record)> {
-    conversation.emit(
+    compactor.emit(
         state,
         Event::Start {
             reason,
@@ -461,11 +447,11 @@ async fn rewrite<C: Conversation>(
         },
     );
     let require_reduction = reason == Reason::Overflow;
-    let outcome = conversation
+    let outcome = compactor
         .apply(state, facts, plan, require_reduction, context)
         .await;
     match &outcome {
-        Ok((_, record)) => conversation.emit(
+        Ok((_, record)) => compactor.emit(
             state,
             Event::End {
                 reason,
@@ -473,7 +459,7 @@ async fn rewrite<C: Conversation>(
                 error: None,
             },
         ),
-        Err(error) => conversation.emit(
+        Err(error) => compactor.emit(
             state,
             Event::End {
                 reason,

@@ -27,7 +27,7 @@ async fn call_host(
 }
 
 /// Sorts a host failure for the retry rules (`crate::retry`).
-pub fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
+pub(crate) fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
     let get =
         |value: &JsValue, key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
     if context.aborted() {
@@ -95,7 +95,7 @@ fn kind_of(value: &JsValue) -> String {
 }
 
 /// The host's `generate(request, { signal })`.
-pub struct JsGenerator {
+pub(crate) struct JsGenerator {
     pub this: JsValue,
     pub generate: Function,
 }
@@ -153,7 +153,7 @@ impl Generator for JsGenerator {
 }
 
 /// The host's application summarizer `summarize(request, { signal })`, called once.
-pub struct JsApplication {
+pub(crate) struct JsApplication {
     pub this: JsValue,
     pub summarize: Function,
 }
@@ -194,7 +194,7 @@ impl JsApplication {
 }
 
 /// The summarizer a JavaScript config describes.
-pub enum JsSummarizer {
+pub(crate) enum JsSummarizer {
     /// `{ model, generate, ... }`: the built-in summarizer over a host model call.
     Generator(GeneratorSummarizer<JsGenerator, JsSleeper>),
     /// `{ summarize }`: the host writes the summary itself.

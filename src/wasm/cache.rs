@@ -25,7 +25,7 @@ thread_local! {
 }
 
 /// The facts of `request`, reusing cached message facts when `use_cache`.
-pub fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
+pub(crate) fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
     let estimator = &request.estimator;
     let mut facts = request.fixed_facts()?;
     let map = use_cache.then(|| map_for(estimator, request.format));

@@ -8,7 +8,7 @@ use super::js::AbortSignal;
 
 /// What one apply call hands to host callbacks: the caller's signal and the host's own
 /// message objects for an application summarizer.
-pub struct CallContext {
+pub(crate) struct CallContext {
     pub signal: Option<AbortSignal>,
     pub history: Array,
     pub prefix: Array,
@@ -16,7 +16,7 @@ pub struct CallContext {
 
 impl CallContext {
     /// The `{ signal }` options object handed to a host callback.
-    pub fn options(&self) -> JsValue {
+    pub(crate) fn options(&self) -> JsValue {
         object(&[(
             "signal",
             self.signal
@@ -26,7 +26,7 @@ impl CallContext {
     }
 
     /// Whether the caller's signal has fired.
-    pub fn aborted(&self) -> bool {
+    pub(crate) fn aborted(&self) -> bool {
         self.signal.as_ref().is_some_and(AbortSignal::is_aborted)
     }
 }

@@ -5,20 +5,21 @@ use js_sys::{Array, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, JsRequest, object};
+use super::convert::{JsRequest, object};
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
+use super::stringify;
 use crate::clearing::{self, ClearedResult, Clearing, ClearingPolicy};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::summary::FileTracking;
 
 /// The `kind` of a clear plan and of its record.
-pub const KIND: &str = "clear";
+pub(crate) const KIND: &str = "clear";
 
 /// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
 /// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
-pub fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
+pub(crate) fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
     read_policy(value, tracking).map_err(Error::into_config)
 }
 
@@ -59,15 +60,15 @@ fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Cleari
 }
 
 /// The request's messages as JSON values (clearing rewrites copies of them).
-pub fn values(request: &JsRequest) -> Result<Vec<Value>> {
+pub(crate) fn values(request: &JsRequest) -> Result<Vec<Value>> {
     (0..request.messages.length())
-        .map(|i| convert::json(&request.messages.get(i), &format!("messages[{i}]")))
+        .map(|i| stringify::json(&request.messages.get(i), &format!("messages[{i}]")))
         .collect()
 }
 
 /// The request's messages with the rewritten ones in place: new objects for those, the
 /// caller's own for the rest.
-pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
+pub(crate) fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
     let out = request.messages.slice(0, request.messages.length());
     for (index, value) in &clearing.messages {
         let parsed = JSON::parse(&value.to_string())
@@ -80,7 +81,7 @@ pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
 /// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
 /// estimateBefore, estimateAfter, tokensFreed, messages }`, and the fields of a summary plan
 /// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
-pub fn plan_to_js(
+pub(crate) fn plan_to_js(
     request: &JsRequest,
     facts: &RequestFacts,
     clearing: &Clearing,
@@ -130,7 +131,7 @@ pub fn plan_to_js(
 }
 
 /// What a clear plan object says, or `None` when `value` is not one.
-pub fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
+pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
     if !value.is_object()
         || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(KIND)
     {
@@ -173,7 +174,7 @@ pub fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usiz
 /// Applies a clear plan: `{ summary, messages, record }` with the summary unchanged and a
 /// record `{ kind: "clear", summary, firstKeptIndex: 0, estimateBefore, estimateAfter,
 /// tokensFreed, clearedResults }`.
-pub fn apply(
+pub(crate) fn apply(
     request: &JsRequest,
     facts: &RequestFacts,
     results: Vec<ClearedResult>,
@@ -192,7 +193,7 @@ pub fn apply(
 }
 
 /// `{ summary, messages, record }` for a clearing already planned.
-pub fn outcome(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
+pub(crate) fn outcome(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
     Ok(object(&[
         ("summary", request.summary.as_str().into()),
         ("messages", messages(request, clearing)?.into()),
@@ -201,7 +202,7 @@ pub fn outcome(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
 }
 
 /// The record of a clearing.
-pub fn record(summary: &str, clearing: &Clearing) -> JsValue {
+pub(crate) fn record(summary: &str, clearing: &Clearing) -> JsValue {
     object(&[
         ("kind", KIND.into()),
         ("summary", summary.into()),

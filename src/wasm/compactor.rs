@@ -9,19 +9,19 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::engine::{Inner, Job};
+use super::engine::{Engine, Job};
 use super::{clearing, config, convert, error::to_js};
 use crate::error::Result;
 
 /// Plans and applies compactions (see the package README).
 #[wasm_bindgen(js_name = Compactor)]
 pub struct JsCompactor {
-    inner: Rc<Inner>,
+    inner: Rc<Engine>,
 }
 
 impl JsCompactor {
     /// The shared core, for a `ContextManager` built on this compactor.
-    pub(super) fn inner(&self) -> Rc<Inner> {
+    pub(super) fn engine(&self) -> Rc<Engine> {
         self.inner.clone()
     }
 }
@@ -33,7 +33,7 @@ impl JsCompactor {
     pub fn new(config: JsValue) -> Result<JsCompactor, JsValue> {
         let (core, cache, clearing) = config::read(&config).map_err(|e| to_js(&e))?;
         Ok(JsCompactor {
-            inner: Rc::new(Inner {
+            inner: Rc::new(Engine {
                 core,
                 cache,
                 clearing,
@@ -119,8 +119,9 @@ impl JsCompactor {
     pub fn conversation(
         &self,
         options: JsValue,
-    ) -> Result<super::conversation::JsHistory, JsValue> {
-        super::conversation::JsHistory::new(self.inner.clone(), &options).map_err(|e| to_js(&e))
+    ) -> Result<super::conversation::JsConversation, JsValue> {
+        super::conversation::JsConversation::new(self.inner.clone(), &options)
+            .map_err(|e| to_js(&e))
     }
 
     /// The summary requests a generator summarizer would send for `plan`:

@@ -18,7 +18,9 @@ use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
 /// The core compactor, whether the facts cache is on, and the clearing policy (`None`: off).
-pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
+pub(crate) fn read(
+    config: &JsValue,
+) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
     if !config.is_object() {
         return Err(invalid("config: expected an object"));
     }
@@ -34,14 +36,21 @@ pub fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool, Option<C
         &read_field(config, "clearing", "config")?,
         &tracking.clone().unwrap_or_default(),
     )?;
-    let compactor = Compactor::new(CompactorConfig {
-        keep_recent_tokens: optional_number(config, "keepRecentTokens", "config")
-            .map_err(Error::into_config)?,
-        trigger_ratio: optional_number(config, "triggerRatio", "config")
-            .map_err(Error::into_config)?,
-        summarizer: summarizer_of(&summarizer)?,
-        file_tracking: tracking,
-    })?;
+    let summarizer =
+        summarizer_of(&summarizer)?.ok_or_else(|| invalid("a summarizer is required"))?;
+    let mut core = CompactorConfig::new(summarizer);
+    if let Some(keep) =
+        optional_whole(config, "keepRecentTokens", "config").map_err(Error::into_config)?
+    {
+        core.keep_recent_tokens = keep;
+    }
+    if let Some(ratio) =
+        optional_number(config, "triggerRatio", "config").map_err(Error::into_config)?
+    {
+        core.trigger_ratio = ratio;
+    }
+    core.file_tracking = tracking.unwrap_or_default();
+    let compactor = Compactor::new(core)?;
     Ok((compactor, cache, clearing))
 }
 

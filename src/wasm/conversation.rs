@@ -10,12 +10,13 @@ use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::convert;
-use super::engine::Inner;
+use super::engine::Engine;
 use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
 use super::reported::LATEST;
+use super::stringify;
 use super::walk;
 use crate::anchor::Report;
 use crate::error::{Error, Result};
@@ -34,8 +35,8 @@ struct FixedKey {
 
 /// A growing history and its facts.
 #[wasm_bindgen(js_name = Conversation)]
-pub struct JsHistory {
-    compactor: Rc<Inner>,
+pub struct JsConversation {
+    engine: Rc<Engine>,
     format: Format,
     estimator: AnyEstimator,
     ledger: Ledger,
@@ -53,16 +54,16 @@ struct Read {
     usage: Vec<Option<Report>>,
 }
 
-impl JsHistory {
-    /// A conversation for `compactor` with `{ format, estimator, messages }`.
-    pub(super) fn new(compactor: Rc<Inner>, options: &JsValue) -> Result<JsHistory> {
+impl JsConversation {
+    /// A conversation for `engine` with `{ format, estimator, messages }`.
+    pub(super) fn new(engine: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
         let format = match optional_string(&field(options, "format", "options")?, "options.format")?
         {
             None => Format::Canonical,
             Some(name) => Format::from_name(&name)?,
         };
-        let mut history = JsHistory {
-            compactor,
+        let mut history = JsConversation {
+            engine,
             format,
             estimator: AnyEstimator::from_js(&field(options, "estimator", "options")?)?,
             ledger: Ledger::new(),
@@ -196,7 +197,7 @@ impl JsHistory {
     /// strings and the same tools array).
     fn fixed(&mut self, options: &JsValue) -> Result<&RequestFacts> {
         let key = FixedKey {
-            system_prompt: convert::system_prompt(&field(options, "systemPrompt", "options")?)?,
+            system_prompt: stringify::system_prompt(&field(options, "systemPrompt", "options")?)?,
             summary: optional_string(&field(options, "summary", "options")?, "summary")?
                 .unwrap_or_default(),
             tools: field(options, "tools", "options")?,
@@ -210,7 +211,7 @@ impl JsHistory {
             let tools = if key.tools.is_undefined() || key.tools.is_null() {
                 Vec::new()
             } else {
-                parse::tools(&convert::json(&key.tools, "tools")?)?
+                parse::tools(&stringify::json(&key.tools, "tools")?)?
             };
             let facts =
                 RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;
@@ -224,7 +225,7 @@ impl JsHistory {
 }
 
 #[wasm_bindgen(js_class = Conversation)]
-impl JsHistory {
+impl JsConversation {
     /// Appends a message or an array of messages (in the conversation's format); returns the
     /// new length. Messages are treated as immutable once appended.
     pub fn append(&mut self, messages: JsValue) -> Result<f64, JsValue> {
@@ -252,7 +253,7 @@ impl JsHistory {
             let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
             let fixed = self.ledger.calibrate(&fixed, &reports);
             let plan_options = convert::plan_options(&options, "options")?;
-            self.compactor
+            self.engine
                 .core
                 .plan_with_ledger(&fixed, &self.ledger, plan_options)
         })();

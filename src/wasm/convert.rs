@@ -3,15 +3,14 @@
 //! Missing, `undefined` and `null` optional fields take their defaults. Messages cross as JSON
 //! text (one `JSON.stringify` per message the facts cache has not seen), parsed by the core.
 
-use js_sys::{Array, JSON, Object, Reflect};
-use serde_json::Value;
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::error::{HostError, describe};
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
+use super::stringify::{json, json_text, system_prompt};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
@@ -22,7 +21,7 @@ use crate::request::PlanOptions;
 use crate::{Record, Usage};
 
 /// A request read from JavaScript; `messages` is the host's own array.
-pub struct JsRequest {
+pub(crate) struct JsRequest {
     pub format: Format,
     pub system_prompt: String,
     pub summary: String,
@@ -32,13 +31,13 @@ pub struct JsRequest {
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
-    pub reported: Vec<super::reported::Explicit>,
+    pub reported: Vec<super::explicit::Explicit>,
 }
 
 impl JsRequest {
     /// The facts of everything but the messages (system prompt, summary, tools), which the
     /// caller fills in from the cache, the walker or a body.
-    pub fn fixed_facts(&self) -> Result<RequestFacts> {
+    pub(crate) fn fixed_facts(&self) -> Result<RequestFacts> {
         RequestFacts::fixed(
             &self.system_prompt,
             &self.summary,
@@ -50,7 +49,7 @@ impl JsRequest {
 
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format }`.
-pub fn request(value: &JsValue) -> Result<JsRequest> {
+pub(crate) fn request(value: &JsValue) -> Result<JsRequest> {
     if !value.is_object() {
         return Err(Error::invalid_request("request: expected an object"));
     }
@@ -61,7 +60,7 @@ pub fn request(value: &JsValue) -> Result<JsRequest> {
 
 /// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
 /// which must be left out.
-pub fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
+pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
     if value.is_undefined() || value.is_null() {
         return request_around(&Object::new().into(), Array::new());
     }
@@ -98,13 +97,13 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
-        reported: super::reported::explicit(&field(value, "reportedUsage", "request")?)?,
+        reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
     })
 }
 
 /// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan
 /// options), read the same way everywhere.
-pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
+pub(crate) fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
     Ok(PlanOptions {
         input_token_budget: optional_whole(value, "inputTokenBudget", path)?,
         require_reduction: optional_bool(value, "requireReduction", path)?.unwrap_or(false),
@@ -112,7 +111,7 @@ pub fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
 }
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
-pub fn body(value: &JsValue) -> Result<Vec<u8>> {
+pub(crate) fn body(value: &JsValue) -> Result<Vec<u8>> {
     // A Uint8Array of the package's own over the caller's bytes, copied here: no caller code
     // runs between the two, so the copy cannot throw.
     let value = host::bytes(value, "body")?;
@@ -125,7 +124,7 @@ pub fn body(value: &JsValue) -> Result<Vec<u8>> {
 }
 
 /// Reads `{ signal }` from apply / compact options.
-pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
+pub(crate) fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
     if options.is_undefined() || options.is_null() {
         return Ok(None);
     }
@@ -144,41 +143,14 @@ pub fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
     Ok(Some(signal.unchecked_into()))
 }
 
-/// One host value as JSON (via `JSON.stringify`, so `toJSON`, `undefined` and `NaN` behave as
-/// they do in JavaScript).
-pub fn json(value: &JsValue, path: &str) -> Result<Value> {
-    let text = json_text(value, path)?;
-    parse::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
-}
-
-/// One host value as JSON text, as `JSON.stringify` writes it; what it throws is the error's
-/// source.
-pub fn json_text(value: &JsValue, path: &str) -> Result<String> {
-    JSON::stringify(value)
-        .map_err(|e| Error::InvalidRequest {
-            message: format!("{path}: cannot be read as JSON: {}", describe(&e)),
-            source: Some(Box::new(HostError::new(e))),
-        })?
-        .as_string()
-        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))
-}
-
-/// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
-pub fn system_prompt(value: &JsValue) -> Result<String> {
-    let Some(blocks) = host::list(value, "systemPrompt")? else {
-        return Ok(optional_string(value, "systemPrompt")?.unwrap_or_default());
-    };
-    crate::formats::joined_text(&json_text(&blocks, "systemPrompt")?, "systemPrompt")
-}
-
 /// Reads host message `i` of `messages` in `format`.
-pub fn host(messages: &Array, i: usize, format: Format) -> Result<HostMessage> {
+pub(crate) fn host(messages: &Array, i: usize, format: Format) -> Result<HostMessage> {
     let path = format!("messages[{i}]");
     format.read_json(&json_text(&messages.get(i as u32), &path)?, &path)
 }
 
 /// The facts of host message `message`, at index `i`, in `format`, counted by `estimator`.
-pub fn message_facts(
+pub(crate) fn message_facts(
     message: &JsValue,
     i: usize,
     format: Format,
@@ -190,7 +162,7 @@ pub fn message_facts(
 
 /// Host messages `range` without the system messages among them (those are never cut); one
 /// `slice` when there are none.
-pub fn slice_without_pinned(
+pub(crate) fn slice_without_pinned(
     messages: &Array,
     facts: &[MessageFacts],
     range: &std::ops::Range<usize>,
@@ -208,7 +180,7 @@ pub fn slice_without_pinned(
 
 /// The messages a compaction keeps: the system messages before the cut, then the suffix (its
 /// first message trimmed to the kept parts when the cut falls inside it).
-pub fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
+pub(crate) fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
     let first_kept = plan.first_kept_index;
     let pinned = (0..first_kept).filter(|&i| {
         facts
@@ -228,7 +200,7 @@ pub fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array
 
 /// The parts of message `first_kept_index` a plan summarizes (those before `first_kept_part`)
 /// as a trimmed copy, or `None` when the cut is between messages.
-pub fn summarized_part(messages: &Array, plan: &Plan) -> Result<Option<JsValue>> {
+pub(crate) fn summarized_part(messages: &Array, plan: &Plan) -> Result<Option<JsValue>> {
     match plan.first_kept_part {
         0 => Ok(None),
         part => with_parts(messages, plan.first_kept_index, 0..part).map(Some),
@@ -262,7 +234,7 @@ fn with_parts(
 }
 
 /// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
-pub fn plan(value: &JsValue) -> Result<Option<Plan>> {
+pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -326,7 +298,7 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
 
 /// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
 /// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
-pub fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
+pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
     let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
     let prefix = slice(&plan.turn_prefix_messages);
     if let Some(partial) = summarized_part(messages, plan)? {
@@ -371,7 +343,11 @@ fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
 
 /// The plan object of `planBytes`: indices, estimates and where each message is in the body
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
-pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u8]) -> JsValue {
+pub(crate) fn bytes_plan_to_js(
+    plan: &Plan,
+    spans: &[std::ops::Range<usize>],
+    body: &[u8],
+) -> JsValue {
     let offsets: Vec<u32> = spans
         .iter()
         .flat_map(|s| [s.start as u32, s.end as u32])
@@ -408,7 +384,7 @@ pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u
 }
 
 /// `{ summary, messages, record }`.
-pub fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
+pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
     object(&[
         ("summary", summary.into()),
         ("messages", messages.into()),
@@ -416,7 +392,7 @@ pub fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsVal
     ])
 }
 
-pub fn record_to_js(record: &Record) -> JsValue {
+pub(crate) fn record_to_js(record: &Record) -> JsValue {
     let mut fields = vec![
         ("summary", JsValue::from_str(&record.summary)),
         ("firstKeptIndex", number(record.first_kept_index as u64)),
@@ -445,7 +421,7 @@ fn usage_to_js(usage: Usage) -> JsValue {
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
-pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
+pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
     if !value.is_object() {
         return Ok(None);
     }
@@ -467,7 +443,7 @@ pub fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
 }
 
 /// `{ total, systemPrompt, summary, messages, tools }`.
-pub fn estimate(facts: &RequestFacts) -> JsValue {
+pub(crate) fn estimate(facts: &RequestFacts) -> JsValue {
     let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
     let mut fields = vec![
         ("total", number(facts.total())),
@@ -490,7 +466,7 @@ pub fn estimate(facts: &RequestFacts) -> JsValue {
 }
 
 /// A plain object from key/value pairs.
-pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
+pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
     let object = Object::new();
     for (key, value) in fields {
         let _ = Reflect::set(&object, &JsValue::from_str(key), value);
@@ -502,7 +478,7 @@ pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
 /// long runs of ASCII apart from the stretches with other characters between them. A decoder
 /// takes the slow path for a whole text as soon as one character is not ASCII (in Node 20
 /// about 5 ns a byte against 1); the pieces, joined, are the same string.
-pub fn long_string(text: &str) -> JsValue {
+pub(crate) fn long_string(text: &str) -> JsValue {
     // A run of ASCII shorter than this stays in the piece around it.
     const RUN: usize = 1024;
     let bytes = text.as_bytes();

@@ -23,7 +23,7 @@ use crate::plan::Plan;
 use crate::request::PlanOptions;
 
 /// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
-pub(super) struct Inner {
+pub(super) struct Engine {
     pub(super) core: Compactor<JsSummarizer>,
     pub(super) cache: bool,
     pub(super) clearing: Option<ClearingPolicy>,
@@ -48,14 +48,14 @@ fn options(request: &JsRequest) -> PlanOptions {
     }
 }
 
-impl Inner {
+impl Engine {
     /// The facts of `request`, from the cache when it is on, calibrated and anchored to what
     /// the provider reported (`crate::anchor`).
     pub(super) fn facts(&self, request: &JsRequest) -> Result<RequestFacts> {
         self.facts_learned(request, &[])
     }
 
-    /// [`Inner::facts`] with reports a `ContextManager` learned besides the request's own.
+    /// [`Engine::facts`] with reports a `ContextManager` learned besides the request's own.
     pub(super) fn facts_learned(
         &self,
         request: &JsRequest,

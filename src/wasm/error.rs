@@ -14,13 +14,14 @@ thread_local! {
 }
 
 /// Registers the package's `CompactionError` class; the entry files call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __registerErrorClass)]
 pub fn register_error_class(class: Function) {
     ERROR_CLASS.with(|slot| *slot.borrow_mut() = Some(class));
 }
 
 /// A value a host callback threw or rejected with, kept as it is.
-pub struct HostError {
+pub(crate) struct HostError {
     /// The thrown value (same identity as the host's).
     pub value: JsValue,
     message: String,
@@ -28,7 +29,7 @@ pub struct HostError {
 
 impl HostError {
     /// Wraps a thrown value, describing it without calling anything that could throw again.
-    pub fn new(value: JsValue) -> Self {
+    pub(crate) fn new(value: JsValue) -> Self {
         let message = describe(&value);
         HostError { value, message }
     }
@@ -49,7 +50,7 @@ impl fmt::Display for HostError {
 impl std::error::Error for HostError {}
 
 /// A short description of a thrown value: its `message`, or the string itself.
-pub fn describe(value: &JsValue) -> String {
+pub(crate) fn describe(value: &JsValue) -> String {
     if let Some(text) = value.as_string() {
         return text;
     }
@@ -81,7 +82,7 @@ fn host_cause(error: &Error) -> Option<JsValue> {
 }
 
 /// A `CompactionError` (or, before registration, an `Error` with `code`) for `error`.
-pub fn to_js(error: &Error) -> JsValue {
+pub(crate) fn to_js(error: &Error) -> JsValue {
     let code = JsValue::from_str(error.code());
     let message = JsValue::from_str(&error.to_string());
     let options = js_sys::Object::new();

@@ -63,7 +63,7 @@ impl JsHeuristic {
 }
 
 /// The estimator of one request.
-pub enum AnyEstimator {
+pub(crate) enum AnyEstimator {
     /// The heuristic, counted natively.
     Native(Heuristic),
     /// A host object with `countTokens(text)` and optionally `imageTokens`.
@@ -76,7 +76,7 @@ pub enum AnyEstimator {
 
 impl AnyEstimator {
     /// Reads `request.estimator`: absent is the default heuristic.
-    pub fn from_js(value: &JsValue) -> Result<AnyEstimator, Error> {
+    pub(crate) fn from_js(value: &JsValue) -> Result<AnyEstimator, Error> {
         if value.is_undefined() || value.is_null() {
             return Ok(AnyEstimator::Native(Heuristic::new()));
         }
@@ -105,7 +105,7 @@ impl AnyEstimator {
     }
 
     /// The host object, when there is one (the facts cache is kept per estimator object).
-    pub fn host_object(&self) -> Option<&JsValue> {
+    pub(crate) fn host_object(&self) -> Option<&JsValue> {
         match self {
             AnyEstimator::Native(_) => None,
             AnyEstimator::Host { object, .. } => Some(object),

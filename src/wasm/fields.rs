@@ -8,7 +8,7 @@ use super::error::{HostError, describe};
 use crate::error::{Error, Result, whole_number};
 
 /// `object[key]`, where a throwing getter is an error naming the place.
-pub fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
+pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
     if !object.is_object() {
         return Ok(JsValue::UNDEFINED);
     }
@@ -19,7 +19,7 @@ pub fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
 }
 
 /// A string or nothing.
-pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
+pub(crate) fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -31,14 +31,14 @@ pub fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
 
 /// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
 /// them with [`Error::into_config`]).
-pub fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>> {
+pub(crate) fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>> {
     optional_number(object, key, path)?
         .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
         .transpose()
 }
 
 /// `object[key]` as a number, or nothing.
-pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>> {
+pub(crate) fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>> {
     let value = field(object, key, path)?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -49,7 +49,7 @@ pub fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option
         .ok_or_else(|| Error::invalid_request(format!("{path}.{key} must be a number")))
 }
 
-pub fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
+pub(crate) fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
     let value = field(object, key, path)?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);

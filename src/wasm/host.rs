@@ -14,7 +14,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::error::{HostError, describe, to_js};
 use crate::error::{Error, Result};
 
-struct Readers {
+/// The guarded copy functions of `pkg-template/host.js`.
+struct Guards {
     list: Function,
     record: Function,
     bytes: Function,
@@ -22,60 +23,61 @@ struct Readers {
 }
 
 thread_local! {
-    static READERS: RefCell<Option<Readers>> = const { RefCell::new(None) };
+    static GUARDS: RefCell<Option<Guards>> = const { RefCell::new(None) };
 }
 
 /// Registers `list`, `record`, `bytes` and `settle` of `pkg-template/host.js`; the entries
 /// call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __registerHost)]
 pub fn register_host(list: Function, record: Function, bytes: Function, settle: Function) {
-    let readers = Readers {
+    let guards = Guards {
         list,
         record,
         bytes,
         settle,
     };
-    READERS.with(|slot| *slot.borrow_mut() = Some(readers));
+    GUARDS.with(|slot| *slot.borrow_mut() = Some(guards));
 }
 
 /// The package's own promise of what a caller's function returned (see [`settle`]).
-pub fn promise(returned: &JsValue) -> Result<Promise> {
+pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
     Ok(read(|r| &r.settle, returned, "")?.unchecked_into())
 }
 
 /// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
 /// that throws is a rejection, never an exception inside wasm.
-pub async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
+pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
     let promise = promise(returned).map_err(|e| to_js(&e))?;
     JsFuture::from(promise).await
 }
 
 /// A copy of the caller's array `value`, or `None` when it is not an array.
-pub fn list(value: &JsValue, path: &str) -> Result<Option<Array>> {
+pub(crate) fn list(value: &JsValue, path: &str) -> Result<Option<Array>> {
     Ok(read(|r| &r.list, value, path)?.dyn_into::<Array>().ok())
 }
 
 /// A plain copy of the caller's object `value` (its own enumerable properties), or `None`
 /// when it is not an object.
-pub fn record(value: &JsValue, path: &str) -> Result<Option<Object>> {
+pub(crate) fn record(value: &JsValue, path: &str) -> Result<Option<Object>> {
     let copy = read(|r| &r.record, value, path)?;
     Ok(copy.is_object().then(|| copy.unchecked_into()))
 }
 
 /// A body as a string or a `Uint8Array` of the package's own over its bytes; `undefined` when it is
 /// neither a string, a `Uint8Array` nor an `ArrayBuffer`.
-pub fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
+pub(crate) fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
     read(|r| &r.bytes, value, path)
 }
 
-fn read(pick: fn(&Readers) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
-    let reader = READERS.with(|slot| slot.borrow().as_ref().map(|r| pick(r).clone()));
-    let Some(reader) = reader else {
+fn read(pick: fn(&Guards) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
+    let guard = GUARDS.with(|slot| slot.borrow().as_ref().map(|r| pick(r).clone()));
+    let Some(guard) = guard else {
         return Err(Error::invalid_config(
             "the package's host readers are not registered: import context-compaction through one of its entries",
         ));
     };
-    let read = reader.call2(&JsValue::NULL, value, &JsValue::from_str(path));
+    let read = guard.call2(&JsValue::NULL, value, &JsValue::from_str(path));
     let copy = read.map_err(|thrown| fault(&thrown))?;
     Ok(if copy.is_null() {
         JsValue::UNDEFINED
@@ -86,7 +88,7 @@ fn read(pick: fn(&Readers) -> &Function, value: &JsValue, path: &str) -> Result<
 
 /// The error of a `Fault` the walker threw while reading element `index` of an array that
 /// starts at `path[first]` in the caller's numbering.
-pub fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
+pub(crate) fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
     let index = Reflect::get(thrown, &"index".into()).map_or(None, |i| i.as_f64());
     let cause = Reflect::get(thrown, &"cause".into()).unwrap_or(JsValue::UNDEFINED);
     match index {
@@ -104,7 +106,7 @@ pub fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
 
 /// The error of a `Fault` the readers threw: its message, and the caller's exception as the
 /// source (anything else thrown, such as a stack overflow, is described as it is).
-pub fn fault(thrown: &JsValue) -> Error {
+pub(crate) fn fault(thrown: &JsValue) -> Error {
     let get = |key: &str| Reflect::get(thrown, &key.into()).unwrap_or(JsValue::UNDEFINED);
     let (message, cause) = match get("message").as_string() {
         Some(message) if thrown.is_object() && get("path").is_string() => (message, get("cause")),

@@ -11,7 +11,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::JsCompactor;
 use super::convert::{self, object};
-use super::engine::Inner;
+use super::engine::Engine;
 use super::error::{describe, to_js};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
@@ -20,10 +20,10 @@ use super::reported::{self, Learned};
 use super::{cache, clearing};
 use crate::anchor::Report;
 use crate::apply::Record;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Conversation, Event, MaintainOptions, ManagerConfig, Reason, RunFailure,
+    ContextManager, Event, MaintainOptions, ManagerConfig, Reason, RunFailure, StateCompactor,
 };
 use crate::overflow::is_context_overflow;
 use crate::plan::Plan;
@@ -31,8 +31,8 @@ use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
 /// State objects compacted by a compactor, reported to `onEvent`.
-struct JsConversation {
-    compactor: Rc<Inner>,
+struct JsStateCompactor {
+    engine: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
     /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
@@ -43,7 +43,7 @@ struct JsConversation {
 #[wasm_bindgen(js_name = ContextManagerCore)]
 pub struct JsContextManager {
     core: ContextManager,
-    conversation: Rc<JsConversation>,
+    compactor: Rc<JsStateCompactor>,
 }
 
 #[wasm_bindgen(js_class = ContextManagerCore)]
@@ -56,7 +56,7 @@ impl JsContextManager {
 
     /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
     pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
-        let conversation = self.conversation.clone();
+        let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = maintain_options(&options).and_then(|o| Ok((o, convert::signal(&options)?)));
         let (maintain, signal) = match prepared {
@@ -64,12 +64,12 @@ impl JsContextManager {
             Err(error) => return Promise::reject(&to_js(&error)),
         };
         // With the compactor's clearing on, clearing old tool results comes first.
-        if let Some(cleared) = conversation.clear_first(&core, &state, maintain) {
+        if let Some(cleared) = compactor.clear_first(&core, &state, maintain) {
             return Promise::resolve(&cleared);
         }
         future_to_promise(async move {
             let done = core
-                .maintain(&*conversation, state, maintain, &signal)
+                .maintain(&*compactor, state, maintain, &signal)
                 .await
                 .map_err(|e| to_js(&e))?;
             let mut fields = vec![
@@ -92,7 +92,7 @@ impl JsContextManager {
 
     /// Sends `state` through `send(state, { signal })`, recovering from context overflow.
     pub fn run(&self, state: JsValue, send: JsValue, options: JsValue) -> Promise {
-        let conversation = self.conversation.clone();
+        let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = run_inputs(&send, &options);
         let (send, is_overflow, signal) = match prepared {
@@ -107,7 +107,7 @@ impl JsContextManager {
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
                 let response = host::settle(&returned).await?;
-                conversation.learn(state, &response);
+                compactor.learn(state, &response);
                 Ok(response)
             };
             let overflow = |error: &JsValue| match &is_overflow {
@@ -118,7 +118,7 @@ impl JsContextManager {
                 None => is_overflow_error(error),
             };
             match core
-                .run(&*conversation, state, &signal, send_once, overflow)
+                .run(&*compactor, state, &signal, send_once, overflow)
                 .await
             {
                 Ok(ran) => Ok(object(&[
@@ -166,12 +166,30 @@ impl JsContextManager {
 impl JsContextManager {
     fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
         let invalid = |message: String| Error::invalid_config(message);
-        let core = ContextManager::new(ManagerConfig {
-            context_window_tokens: optional_number(options, "contextWindowTokens", "options")
-                .map_err(Error::into_config)?,
-            reserve_tokens: optional_number(options, "reserveTokens", "options")
-                .map_err(Error::into_config)?,
-        })?;
+        let window = optional_number(options, "contextWindowTokens", "options")
+            .map_err(Error::into_config)?;
+        let context_window_tokens = match window {
+            Some(n) if n.is_nan() => {
+                return Err(invalid(
+                    "options.contextWindowTokens must be a number".to_owned(),
+                ));
+            }
+            Some(n) if n > 0.0 => {
+                whole_number(n, "options.contextWindowTokens").map_err(Error::invalid_config)?
+            }
+            // Missing, 0 or below: maintenance is off.
+            _ => 0,
+        };
+        let mut config = ManagerConfig {
+            context_window_tokens,
+            ..ManagerConfig::default()
+        };
+        if let Some(reserve) =
+            optional_whole(options, "reserveTokens", "options").map_err(Error::into_config)?
+        {
+            config.reserve_tokens = reserve;
+        }
+        let core = ContextManager::new(config);
         let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
         super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
         let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
@@ -181,13 +199,13 @@ impl JsContextManager {
                     .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
             ),
         };
-        let conversation = Rc::new(JsConversation {
-            compactor: compactor.inner(),
+        let compactor = Rc::new(JsStateCompactor {
+            engine: compactor.engine(),
             estimator,
             on_event,
             learned: RefCell::new(Vec::new()),
         });
-        Ok(JsContextManager { core, conversation })
+        Ok(JsContextManager { core, compactor })
     }
 }
 
@@ -225,7 +243,7 @@ fn records(records: &[Record]) -> JsValue {
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
 /// HTTP status and its error code.
-pub fn is_overflow_error(error: &JsValue) -> bool {
+pub(crate) fn is_overflow_error(error: &JsValue) -> bool {
     let get = |value: &JsValue, key: &str| {
         if value.is_object() {
             Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -257,12 +275,13 @@ pub fn is_overflow_error(error: &JsValue) -> bool {
 
 /// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
 /// context window.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = isContextOverflowError)]
 pub fn is_context_overflow_error(error: JsValue) -> bool {
     is_overflow_error(&error)
 }
 
-impl JsConversation {
+impl JsStateCompactor {
     /// A plain copy of the caller's state (read once, so a throwing getter is an error here
     /// and nothing of the caller's is read again after an await).
     fn copy(state: &JsValue) -> Result<Object> {
@@ -306,7 +325,7 @@ impl JsConversation {
         let Ok(after) = self.request_of(after) else {
             return;
         };
-        let raw = |request| cache::request_facts(request, self.compactor.cache);
+        let raw = |request| cache::request_facts(request, self.engine.cache);
         let (Ok(then), Ok(now)) = (raw(before), raw(&after)) else {
             return;
         };
@@ -345,13 +364,13 @@ impl JsConversation {
         state: &JsValue,
         options: MaintainOptions,
     ) -> Option<JsValue> {
-        self.compactor.clearing.as_ref()?;
+        self.engine.clearing.as_ref()?;
         let budget = manager.input_budget(options)?;
         let copy = Self::copy(state).ok()?;
         let mut request = self.request_of(&copy).ok()?;
         request.input_token_budget = Some(budget);
         let facts = self.facts(state).ok()?;
-        let cleared = self.compactor.clearing_instead(&request, &facts).ok()??;
+        let cleared = self.engine.clearing_instead(&request, &facts).ok()??;
         let plan = clearing::plan_to_js(&request, &facts, &cleared).ok()?;
         let messages = clearing::messages(&request, &cleared).ok()?;
         let record = clearing::record(&request.summary, &cleared);
@@ -432,7 +451,7 @@ impl JsConversation {
     }
 }
 
-impl Conversation for JsConversation {
+impl StateCompactor for JsStateCompactor {
     type State = JsValue;
     type Context = Option<AbortSignal>;
 
@@ -444,15 +463,15 @@ impl Conversation for JsConversation {
             .iter()
             .filter_map(|l| l.report(&request))
             .collect();
-        self.compactor.facts_learned(&request, &learned)
+        self.engine.facts_learned(&request, &learned)
     }
 
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
-        self.compactor.core.plan_with_facts(facts, options)
+        self.engine.core.plan_with_facts(facts, options)
     }
 
     fn trigger_ratio(&self) -> f64 {
-        self.compactor.core.trigger_ratio()
+        self.engine.core.trigger_ratio()
     }
 
     fn apply<'a>(
@@ -467,14 +486,14 @@ impl Conversation for JsConversation {
             let next = Self::copy(state)?;
             let mut request = self.request_of(&next)?;
             request.require_reduction = require_reduction;
-            let job = self.compactor.job_with_facts(
+            let job = self.engine.job_with_facts(
                 request,
                 facts.clone(),
                 Some(plan.clone()),
                 signal.clone(),
             )?;
             let applied = self
-                .compactor
+                .engine
                 .execute(&job)
                 .await?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
@@ -490,8 +509,8 @@ impl Conversation for JsConversation {
         facts: &RequestFacts,
         budget: u64,
     ) -> Result<Option<(JsValue, Record)>> {
-        // Part of the clearing step: off with it, as the reference never rewrites a message.
-        if self.compactor.clearing.is_none() {
+        // Part of the clearing step: off with it, a compaction never rewrites a message.
+        if self.engine.clearing.is_none() {
             return Ok(None);
         }
         let copy = Self::copy(state)?;

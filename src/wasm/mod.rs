@@ -12,11 +12,13 @@ mod convert;
 mod engine;
 mod error;
 mod estimator;
+mod explicit;
 mod fields;
 mod host;
 mod js;
 mod manager;
 mod reported;
+mod stringify;
 mod timer;
 mod walk;
 
@@ -26,6 +28,7 @@ use crate::formats::Format;
 
 /// The one user message a summary projects to, in `format` (default canonical), or `null`
 /// when the summary is empty.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = projectSummary)]
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
     let read = || -> crate::Result<Option<serde_json::Value>> {
@@ -43,6 +46,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
 }
 
 /// The estimate of a request: `{ total, systemPrompt, summary, messages, tools }`.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen]
 pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
     let request = convert::request(&request).map_err(|e| error::to_js(&e))?;

@@ -7,97 +7,24 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::cache;
-use super::convert::{self, JsRequest};
-use super::fields::{field, optional_string, optional_whole};
+use super::convert::JsRequest;
+use super::explicit::usage_of;
+use super::fields::field;
 use super::host;
+use super::stringify::json_text;
 use super::walk;
 use crate::anchor::{self, Report};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::{MessageUsage, read_usage};
-use crate::message::{Role, ToolDefinition};
-use crate::parse;
+use crate::formats::MessageUsage;
+use crate::message::Role;
 
 /// How many of the latest assistant messages are read for usage.
-pub const LATEST: usize = 16;
-
-/// One entry of a request's `reportedUsage`: "the request made of the first `messages`
-/// messages (with this system prompt, summary and tools, by default the request's own) was
-/// billed `tokens` input tokens".
-pub struct Explicit {
-    messages: usize,
-    tokens: u64,
-    system_prompt: Option<String>,
-    summary: Option<String>,
-    tools: Option<Vec<ToolDefinition>>,
-}
-
-/// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
-/// tools? }` or an array of them (missing: none).
-pub fn explicit(value: &JsValue) -> Result<Vec<Explicit>> {
-    let path = "reportedUsage";
-    if value.is_undefined() || value.is_null() {
-        return Ok(Vec::new());
-    }
-    match host::list(value, path)? {
-        Some(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| one(&item, &format!("{path}[{i}]")))
-            .collect(),
-        None => Ok(vec![one(value, path)?]),
-    }
-}
-
-fn one(item: &JsValue, path: &str) -> Result<Explicit> {
-    let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
-    if !item.is_object() {
-        return Err(invalid(": expected { messages, inputTokens }"));
-    }
-    let messages =
-        optional_whole(item, "messages", path)?.ok_or_else(|| invalid(".messages: missing"))?;
-    let tokens = match optional_whole(item, "inputTokens", path)? {
-        Some(tokens) => tokens,
-        None => {
-            let usage = field(item, "usage", path)?;
-            if usage.is_undefined() || usage.is_null() {
-                return Err(invalid(".inputTokens: missing"));
-            }
-            usage_of(&convert::json_text(&usage, &format!("{path}.usage"))?)
-                .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
-                .input
-        }
-    };
-    let text = |key: &str| optional_string(&field(item, key, path)?, &format!("{path}.{key}"));
-    let tools = field(item, "tools", path)?;
-    Ok(Explicit {
-        messages: messages as usize,
-        tokens,
-        system_prompt: match field(item, "systemPrompt", path)? {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(convert::system_prompt(&v)?),
-        },
-        summary: text("summary")?,
-        tools: match tools.is_undefined() || tools.is_null() {
-            true => None,
-            false => Some(parse::tools(&convert::json(
-                &tools,
-                &format!("{path}.tools"),
-            )?)?),
-        },
-    })
-}
-
-/// A usage object given as JSON text.
-fn usage_of(text: &str) -> Option<MessageUsage> {
-    let mut nodes = Vec::new();
-    let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
-    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(text, &nodes)))?
-}
+pub(crate) const LATEST: usize = 16;
 
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
 /// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
-pub fn request_facts(
+pub(crate) fn request_facts(
     request: &JsRequest,
     use_cache: bool,
     learned: &[Report],
@@ -112,14 +39,14 @@ pub fn request_facts(
 /// The reports of `request`, whose raw facts are `facts`: the usage on its latest assistant
 /// messages, and its explicit ones. An explicit report for another summary is stale (the
 /// history was compacted since) and left out.
-pub fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
+pub(crate) fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
     let latest = latest_assistants(&facts.messages);
     let usages = walk::usages(&request.messages, &latest, 0, request.format)?;
     with_explicit(request, facts, carried(&latest, usages))
 }
 
 /// [`reports`] of a request whose messages are `body`, at `spans`.
-pub fn body_reports(
+pub(crate) fn body_reports(
     request: &JsRequest,
     facts: &RequestFacts,
     body: &[u8],
@@ -207,7 +134,7 @@ fn with_explicit(
 }
 
 /// What a `ContextManager` learned from one response: the state it sent and what it cost.
-pub struct Learned {
+pub(crate) struct Learned {
     /// The first and last message sent (the state extends this request while they stay).
     first: JsValue,
     last: JsValue,
@@ -223,7 +150,7 @@ impl Learned {
     /// if it says it: its `usage` (or, for an AI SDK result with steps, the first step's,
     /// which is the request sent). Never fails: a response without usable usage teaches
     /// nothing.
-    pub fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
+    pub(crate) fn from_response(response: &JsValue, request: &JsRequest) -> Option<Learned> {
         // Every read of the host's value is a guarded one (a throwing getter or a revoked
         // Proxy teaches nothing); the steps are a copy of the package's own.
         let steps = field(response, "steps", "response").ok()?;
@@ -239,7 +166,7 @@ impl Learned {
         if !usage.is_object() {
             return None;
         }
-        let usage = usage_of(&convert::json_text(&usage, "response.usage").ok()?)?;
+        let usage = usage_of(&json_text(&usage, "response.usage").ok()?)?;
         let report = Report {
             messages: request.messages.length() as usize,
             tokens: usage.input,
@@ -251,7 +178,7 @@ impl Learned {
     /// `report`, about the first messages of `request`: learned while they stay (with the
     /// request's system prompt, summary and tools unless the report says otherwise). `None`
     /// for a zero count or no messages.
-    pub fn of(report: Report, request: &JsRequest) -> Option<Learned> {
+    pub(crate) fn of(report: Report, request: &JsRequest) -> Option<Learned> {
         let count = report.messages;
         if report.tokens == 0 || count == 0 || count > request.messages.length() as usize {
             return None;
@@ -275,7 +202,7 @@ impl Learned {
 
     /// The report for `request` when it extends the learned one: the same summary, and the
     /// same first and last message objects where they were.
-    pub fn report(&self, request: &JsRequest) -> Option<Report> {
+    pub(crate) fn report(&self, request: &JsRequest) -> Option<Report> {
         let extends = request.summary == self.summary
             && (request.messages.length() as usize) >= self.messages
             && Object::is(&request.messages.get(0), &self.first)

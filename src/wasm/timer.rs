@@ -15,7 +15,7 @@ use crate::retry::{FailureKind, GenerateError, Sleeper};
 use crate::summarizer::LocalFuture;
 
 /// Waits with JavaScript timers.
-pub struct JsSleeper;
+pub(crate) struct JsSleeper;
 
 impl Sleeper for JsSleeper {
     type Context = CallContext;

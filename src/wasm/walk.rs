@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert;
 use super::host;
+use super::stringify;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::formats::{Format, MessageUsage, Path, Records, Units};
@@ -27,6 +28,7 @@ thread_local! {
 }
 
 /// Registers the package's walker; the entry files call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __registerWalker)]
 pub fn register_walker(walker: Function) {
     WALKER.with(|slot| *slot.borrow_mut() = Some(walker));
@@ -44,12 +46,12 @@ const MAX_BYTES: usize = 1 << 30;
 
 /// From this many messages to read, they are read together rather than one crossing and one
 /// `JSON.stringify` each.
-pub const BULK: usize = 32;
+pub(crate) const BULK: usize = 32;
 
 /// The facts of `messages[indices[k]]`, counted by `estimator`, handed to `read` with `k` as
 /// each is read; a message the walker left out is not handed over (the caller reads those one
 /// by one). Errors name `messages[base + i]`.
-pub fn facts(
+pub(crate) fn facts(
     messages: &Array,
     indices: &[u32],
     base: usize,
@@ -70,7 +72,7 @@ pub fn facts(
 
 /// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
 /// the units before the step that starts at that part (`None` when no step starts there).
-pub fn units(
+pub(crate) fn units(
     messages: &Array,
     range: Range<usize>,
     last_part: usize,
@@ -103,7 +105,7 @@ pub fn units(
 /// written as each message is read, without building its units: `Some(None)` when they hold
 /// no units (nothing to summarize). With `last_part` > 0, the last message is written only up
 /// to the step that starts at that part, and `None` means no step starts there.
-pub fn records(
+pub(crate) fn records(
     messages: &Array,
     range: Range<usize>,
     last_part: usize,
@@ -119,7 +121,7 @@ pub fn records(
             Some(message) => format.read_into(message, Path::message(i), &mut records)?,
             None => {
                 let path = format!("messages[{i}]");
-                let text = convert::json_text(&messages.get(i as u32), &path)?;
+                let text = stringify::json_text(&messages.get(i as u32), &path)?;
                 format.read_json_into(&text, &path, &mut records)?;
             }
         }
@@ -133,7 +135,7 @@ pub fn records(
 /// The usage (see [`Format::usage_json`]) on each of messages `indices`, in their order: the
 /// messages laid out with the key that holds it, so that nothing else is read. Errors name
 /// `messages[base + i]`.
-pub fn usages(
+pub(crate) fn usages(
     messages: &Array,
     indices: &[u32],
     base: usize,
@@ -152,7 +154,7 @@ pub fn usages(
                 None => {
                     let path = format!("messages[{i}]");
                     let message = messages.get(i.saturating_sub(base) as u32);
-                    format.usage_json(&convert::json_text(&message, &path)?, &path)?
+                    format.usage_json(&stringify::json_text(&message, &path)?, &path)?
                 }
             });
             Ok(())

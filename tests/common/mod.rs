@@ -250,13 +250,11 @@ impl Summarizer for Fixed {
     }
 }
 
-/// A compactor with an application summarizer.
+/// A compactor with an application summarizer, keeping `keep` tokens (a whole number).
 pub fn compactor(keep: f64, summarizer: Fixed) -> Compactor<Fixed> {
     Compactor::new(CompactorConfig {
-        keep_recent_tokens: Some(keep),
-        trigger_ratio: None,
-        summarizer: Some(summarizer),
-        file_tracking: None,
+        keep_recent_tokens: keep as u64,
+        ..CompactorConfig::new(summarizer)
     })
     .unwrap()
 }

@@ -1,4 +1,4 @@
-// The hostile-input fuzzer (issue 13), run with a fixed budget by fuzz.test.mjs and for a long
+// The hostile-input fuzzer, run with a fixed budget by fuzz.test.mjs and for a long
 // run by scripts/fuzz. fast-check builds each case: an entry point (plan, planBytes, apply,
 // compact, conversation, append, maintain, run, estimate, summarizerInput, projectSummary,
 // isContextOverflowError, countTokens), a format, a real history in it, and up to three places

@@ -1,4 +1,4 @@
-// The hostile-input fuzzer with a fixed budget, and the poisoning check (issue 13); the long
+// The hostile-input fuzzer with a fixed budget, and the poisoning check; the long
 // run is scripts/fuzz.
 import { memories, wasmBytes } from "./memory-probe.mjs";
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-// Hostile input, case by case (issue 13): throwing and revoked Proxies, throwing getters,
+// Hostile input, case by case: throwing and revoked Proxies, throwing getters,
 // detached buffers, use after free(), huge numbers, arrays changed while a summary runs, loose
 // types, UI messages. Each gives a CompactionError naming the place (the host's exception as
 // `cause`), every promise settles, and nothing poisons the module for later callers.

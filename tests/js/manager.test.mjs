@@ -22,6 +22,8 @@ test("the constructor checks its options", () => {
   const compactor = new Compactor({ summarizer: generator(async () => "S") });
   assert.throws(() => new ContextManager({ compactor, reserveTokens: -1 }), (e) => e.code === "invalid_config");
   assert.throws(() => new ContextManager({ compactor, contextWindowTokens: NaN }), (e) => e.code === "invalid_config");
+  assert.throws(() => new ContextManager({ compactor, contextWindowTokens: 1.5 }), (e) => e.code === "invalid_config" && /contextWindowTokens/.test(e.message));
+  assert.throws(() => new ContextManager({ compactor, contextWindowTokens: 100, reserveTokens: 2.5 }), (e) => e.code === "invalid_config" && /reserveTokens/.test(e.message));
   assert.throws(() => new ContextManager({ compactor, onEvent: "x" }), (e) => e.code === "invalid_config");
 });
 
@@ -62,6 +64,7 @@ test("the budget reserves the larger of reserve and max output, and withholds sk
 test("no window disables maintenance; failures leave the state unchanged and are reported", async () => {
   const state = stateOf(conversation(6));
   assert.equal((await setup({}).manager.maintain(state)).reason, "disabled");
+  for (const window of [0, -5]) assert.equal((await setup({ window }).manager.maintain(state)).reason, "disabled", String(window));
   const thrown = new Error("model down");
   const failing = setup({ window: 100, summarize: async () => { throw thrown; } });
   const out = await failing.manager.maintain(state);

@@ -1,4 +1,4 @@
-// The poisoning check (issue 13): many hostile calls in one process, then a fresh Compactor
+// The poisoning check: many hostile calls in one process, then a fresh Compactor
 // must plan the real session exactly as before, with wasm memory grown by at most a few MB.
 // Each call below used to leave a borrow, an allocation or an externref slot behind.
 import { sessionMessages } from "./walk-helpers.mjs";
