@@ -71,6 +71,7 @@ mod retry;
 mod steps;
 mod summarizer;
 mod summary;
+pub mod tail;
 pub mod token;
 // The binding layer still marks its crate-private items `pub` (to change once the hardening
 // of the same files has landed).

@@ -17,6 +17,7 @@ mod host;
 mod js;
 mod manager;
 mod reported;
+mod tail;
 mod timer;
 mod walk;
 

@@ -1,0 +1,66 @@
+// The cheap pass of an anchored plan over a long history (src/wasm/tail.rs): the size of each
+// message, the UTF-16 length of the strings the format's reader would read (keys and values),
+// without copying anything. Only the tail of the history is then read exactly; the size of the
+// messages before it stands in for their estimate, scaled by the tokens per character of the
+// tail. It also names the system messages (never cut, so always read exactly). Like the walker,
+// it lets nothing a message does while it is read (a throwing getter, a revoked Proxy) escape.
+
+import { Fault } from "./host.js";
+
+// Nesting deeper than this is not counted (the exact reader refuses it anyway).
+const MAX_DEPTH = 120;
+
+/**
+ * Writes the size of `messages[i]` for i below `sizes.length` into `sizes` (a Float64Array);
+ * returns the indices of the messages whose top-level `role` is one of `systemRoles`, or a
+ * `Fault` (host.js) naming the message that threw. `keys`: the top-level keys the format's
+ * reader reads (all when null).
+ */
+export function sizes(messages, sizes, keys, systemRoles) {
+  let i = 0;
+  try {
+    const only = keys === null ? null : new Set(keys);
+    const system = [];
+    for (; i < sizes.length; i++) {
+      const m = messages[i];
+      sizes[i] = top(m, only);
+      if (systemRoles.length > 0 && typeof m === "object" && m !== null && systemRoles.includes(m.role)) system.push(i);
+    }
+    return system;
+  } catch (cause) {
+    return Fault.at(i, cause);
+  }
+}
+
+function top(m, only) {
+  if (typeof m !== "object" || m === null || only === null || Array.isArray(m)) return size(m, 0);
+  let n = 0;
+  for (const key in m) {
+    if (only.has(key) && Object.hasOwn(m, key)) n += key.length + size(m[key], 1);
+  }
+  return n;
+}
+
+function size(v, depth) {
+  switch (typeof v) {
+    case "string":
+      return v.length;
+    case "number":
+    case "boolean":
+      return 4;
+    case "object": {
+      if (v === null || depth >= MAX_DEPTH) return 4;
+      let n = 0;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) n += size(v[i], depth + 1);
+      } else {
+        for (const key in v) {
+          if (Object.hasOwn(v, key)) n += key.length + size(v[key], depth + 1);
+        }
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
