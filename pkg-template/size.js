@@ -10,6 +10,13 @@ import { Fault } from "./host.js";
 // Nesting deeper than this is not counted (the exact reader refuses it anyway).
 const MAX_DEPTH = 120;
 
+// Whether something made a property of Object.prototype enumerable (then for-in sees inherited
+// keys, which JSON.stringify does not).
+const inherited = (() => {
+  for (const _ in Object.prototype) return true;
+  return false;
+})();
+
 /**
  * Writes the size of `messages[i]` for i below `sizes.length` into `sizes` (a Float64Array);
  * returns the indices of the messages whose top-level `role` is one of `systemRoles`, or a
@@ -19,12 +26,15 @@ const MAX_DEPTH = 120;
 export function sizes(messages, sizes, keys, systemRoles) {
   let i = 0;
   try {
-    const only = keys === null ? null : new Set(keys);
     const system = [];
     for (; i < sizes.length; i++) {
       const m = messages[i];
-      sizes[i] = top(m, only);
-      if (systemRoles.length > 0 && typeof m === "object" && m !== null && systemRoles.includes(m.role)) system.push(i);
+      if (typeof m !== "object" || m === null || Array.isArray(m)) {
+        sizes[i] = size(m, 0);
+        continue;
+      }
+      sizes[i] = keys === null ? size(m, 0) : top(m, keys);
+      if (systemRoles.length > 0 && systemRoles.includes(m.role)) system.push(i);
     }
     return system;
   } catch (cause) {
@@ -32,35 +42,27 @@ export function sizes(messages, sizes, keys, systemRoles) {
   }
 }
 
-function top(m, only) {
-  if (typeof m !== "object" || m === null || only === null || Array.isArray(m)) return size(m, 0);
+// The size of the `keys` of message `m`.
+function top(m, keys) {
   let n = 0;
-  for (const key in m) {
-    if (only.has(key) && Object.hasOwn(m, key)) n += key.length + size(m[key], 1);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const v = m[key];
+    if (v !== undefined && (!inherited || Object.hasOwn(m, key))) n += key.length + size(v, 1);
   }
   return n;
 }
 
 function size(v, depth) {
-  switch (typeof v) {
-    case "string":
-      return v.length;
-    case "number":
-    case "boolean":
-      return 4;
-    case "object": {
-      if (v === null || depth >= MAX_DEPTH) return 4;
-      let n = 0;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) n += size(v[i], depth + 1);
-      } else {
-        for (const key in v) {
-          if (Object.hasOwn(v, key)) n += key.length + size(v[key], depth + 1);
-        }
-      }
-      return n;
-    }
-    default:
-      return 0;
+  if (typeof v === "string") return v.length;
+  if (typeof v !== "object" || v === null || depth >= MAX_DEPTH) return 4;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += size(v[i], depth + 1);
+    return n;
   }
+  for (const key in v) {
+    if (!inherited || Object.hasOwn(v, key)) n += key.length + size(v[key], depth + 1);
+  }
+  return n;
 }

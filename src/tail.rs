@@ -46,9 +46,10 @@ pub fn next_start(start: usize, len: usize) -> usize {
     start.saturating_sub((len - start.min(len)).max(FIRST_TAIL))
 }
 
-/// Gives the messages before `start` that were not read (`read(i)` false) placeholder facts:
-/// their `sizes` times the tokens per unit of size of the messages read, no role of their own
-/// (never a system message, never a turn start) and no tool calls.
+/// Sets the tokens of the messages before `start` that were not read (`read(i)` false): their
+/// `sizes` times the tokens per unit of size of the messages read. Their facts are otherwise
+/// the default ones, placeholders: no role of their own (never a system message, never a turn
+/// start, never an assistant) and no tool calls.
 pub fn fill_unread(
     messages: &mut [MessageFacts],
     sizes: &[f64],
@@ -69,10 +70,7 @@ pub fn fill_unread(
     };
     for (i, (f, s)) in messages.iter_mut().zip(sizes).enumerate().take(start) {
         if !read(i) {
-            *f = MessageFacts {
-                tokens: (s * rate).round() as u64,
-                ..MessageFacts::default()
-            };
+            f.tokens = (s * rate).round() as u64;
         }
     }
 }

@@ -40,16 +40,17 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
     if count < tail::FROM {
         return Ok(None);
     }
-    let mut raw = request.fixed_facts()?;
-    raw.messages = vec![MessageFacts::default(); count];
+    let mut facts = request.fixed_facts()?;
+    let fixed = facts.clone();
+    facts.messages = vec![MessageFacts::default(); count];
     let mut end = count - FIRST_LOOK;
     read(
         request,
         inner.cache,
-        &mut raw,
+        &mut facts,
         (end..count).map(|i| i as u32),
     )?;
-    if reported::reports(request, &raw)?.is_empty() {
+    if reported::reports(request, &facts)?.is_empty() {
         return Ok(None);
     }
     let (sizes, system) = sizes(request)?;
@@ -68,12 +69,13 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
         read(
             request,
             inner.cache,
-            &mut raw,
+            &mut facts,
             system.into_iter().chain(tail),
         )?;
         end = start;
-        let mut facts = raw.clone();
         tail::fill_unread(&mut facts.messages, &sizes, start, &is_system);
+        // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
+        let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
         let reports = reported::reports(request, &facts)?;
         anchor::calibrate(&mut facts, &reports);
         if facts.calibration.anchor.is_none() {
@@ -82,6 +84,14 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
         if let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))? {
             return Ok(Some((facts, plan)));
         }
+        for (f, tokens) in facts.messages.iter_mut().zip(raw) {
+            f.tokens = tokens;
+        }
+        let messages = std::mem::take(&mut facts.messages);
+        facts = RequestFacts {
+            messages,
+            ..fixed.clone()
+        };
         start = tail::next_start(start, count);
     }
 }
