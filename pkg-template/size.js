@@ -53,16 +53,22 @@ function top(m, keys) {
   return n;
 }
 
+// Strings, most of the values, are counted without a call.
 function size(v, depth) {
   if (typeof v === "string") return v.length;
   if (typeof v !== "object" || v === null || depth >= MAX_DEPTH) return 4;
   let n = 0;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) n += size(v[i], depth + 1);
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i];
+      n += typeof item === "string" ? item.length : size(item, depth + 1);
+    }
     return n;
   }
   for (const key in v) {
-    if (!inherited || Object.hasOwn(v, key)) n += key.length + size(v[key], depth + 1);
+    if (inherited && !Object.hasOwn(v, key)) continue;
+    const item = v[key];
+    n += key.length + (typeof item === "string" ? item.length : size(item, depth + 1));
   }
   return n;
 }

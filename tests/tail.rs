@@ -5,9 +5,11 @@
 mod common;
 
 use common::*;
-use context_compaction::formats::Format;
+use context_compaction::formats::{Format, MessageUsage};
 use context_compaction::tail::{self, fill_unread};
-use context_compaction::{MessageFacts, PlanOptions, Report, RequestFacts, anchor, body};
+use context_compaction::{
+    Heuristic, MessageFacts, PlanOptions, Report, RequestFacts, Role, anchor, body,
+};
 use serde_json::Value;
 
 /// The real session's messages as JSON text, one per message.
@@ -57,7 +59,7 @@ fn a_tail_that_decides_decides_as_the_whole_history() {
     let (mut decided, mut tried) = (0, 0);
     for keep in [2_000.0, 8_000.0, 20_000.0] {
         let compactor = compactor(keep, Fixed::new("s"));
-        for end in (300..=messages.len()).step_by(60) {
+        for end in (300..=messages.len()).step_by(100) {
             let (raw, reports) = request(&messages, end);
             let mut full = raw.clone();
             anchor::calibrate(&mut full, &reports);
@@ -162,4 +164,78 @@ fn tails_grow_from_the_keep_boundary_to_the_whole_history() {
     assert_eq!(tail::next_start(990, 1_000), 926);
     assert_eq!(tail::next_start(600, 1_000), 200);
     assert_eq!(tail::next_start(200, 1_000), 0);
+}
+
+/// Facts of 100 tokens each, by role (`u` user, `a` assistant, `r` tool result), with calls
+/// and results given by index, anchored to a report of them all.
+fn synthetic(roles: &str, calls: &[(usize, &str)], results: &[(usize, &str)]) -> RequestFacts {
+    let mut messages: Vec<MessageFacts> = roles
+        .chars()
+        .map(|role| MessageFacts {
+            tokens: 100,
+            role: match role {
+                'u' => Role::User,
+                'a' => Role::Assistant,
+                _ => Role::ToolResult,
+            },
+            starts_turn: role == 'u',
+            ..MessageFacts::default()
+        })
+        .collect();
+    for &(i, id) in calls {
+        messages[i].tool_call_ids.push(id.to_owned());
+    }
+    for &(i, id) in results {
+        messages[i].tool_result_ids.push(id.to_owned());
+    }
+    let count = messages.len();
+    let mut facts = RequestFacts {
+        messages,
+        ..RequestFacts::default()
+    };
+    anchor::calibrate(
+        &mut facts,
+        &[Report::carried(
+            count - 1,
+            MessageUsage {
+                input: 100 * count as u64 - 100,
+                output: 100,
+            },
+        )],
+    );
+    assert!(facts.calibration.anchor.is_some());
+    facts
+}
+
+/// The plan over `facts` whole, and whether a tail from `start` decides it (it must not).
+fn tail_undecided(facts: &RequestFacts, start: usize, keep: f64) {
+    let compactor = compactor(keep, Fixed::new("s"));
+    let options = PlanOptions {
+        input_token_budget: None,
+        require_reduction: true,
+    };
+    let whole = compactor.plan_with_facts(facts, options).unwrap();
+    let tail = unread_before(facts, start);
+    let planned = compactor.plan_with_facts(&tail, options).unwrap();
+    assert_ne!(planned, whole, "the tail alone plans otherwise");
+    assert_eq!(
+        compactor.plan_from_tail(&tail, start, options).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn a_result_in_the_kept_tail_whose_call_was_not_read_asks_for_a_longer_tail() {
+    // The call at 3 is answered at 12: every cut from 4 to 12 would separate them.
+    let facts = synthetic("uauauauauauaruaua", &[(3, "x")], &[(12, "x")]);
+    tail_undecided(&facts, 4, 450.0);
+}
+
+#[test]
+fn an_in_flight_run_that_starts_before_the_tail_asks_for_a_longer_tail() {
+    // The run of answers from 3 to 11 is the last one; its first answer calls a tool never
+    // answered, so everything from 3 on is in flight. The tail from 6 holds answers only, then
+    // two user messages.
+    let facts = synthetic("uauaaaaaaaaauu", &[(3, "x")], &[]);
+    tail_undecided(&facts, 6, 200.0);
 }
