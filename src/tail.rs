@@ -40,18 +40,6 @@ pub fn first_start(sizes: &[f64], keep: u64) -> usize {
     start
 }
 
-/// How many messages before the first tail are read for their tokens alone, spread evenly: the
-/// tokens per unit of size of the tail alone drift with what the conversation was doing lately
-/// (1.7% off the whole history's on the bench history with a short tail, 0.1% with these).
-pub const SAMPLE: usize = 256;
-
-/// The messages before `start` read for their tokens alone: [`SAMPLE`] of them, evenly spread
-/// (all when there are fewer).
-pub fn sample(start: usize) -> impl Iterator<Item = usize> {
-    let stride = start.div_ceil(SAMPLE).max(1);
-    (stride / 2..start).step_by(stride)
-}
-
 /// Where the next, longer tail starts after one from `start` did not decide the plan: twice
 /// as long.
 pub fn next_start(start: usize, len: usize) -> usize {
@@ -59,9 +47,9 @@ pub fn next_start(start: usize, len: usize) -> usize {
 }
 
 /// Sets the tokens of the messages before `start` that were not read (`read(i)` false): their
-/// `sizes` times the tokens per unit of size of the messages read. Their facts, and those of a
-/// [`sample`], are otherwise the default ones, placeholders: no role of their own (never a
-/// system message, never a turn start, never an assistant) and no tool calls.
+/// `sizes` times the tokens per unit of size of the messages read. Their facts are otherwise
+/// the default ones, placeholders: no role of their own (never a system message, never a turn
+/// start, never an assistant) and no tool calls.
 pub fn fill_unread(
     messages: &mut [MessageFacts],
     sizes: &[f64],

@@ -239,12 +239,3 @@ fn an_in_flight_run_that_starts_before_the_tail_asks_for_a_longer_tail() {
     let facts = synthetic("uauaaaaaaaaauu", &[(3, "x")], &[]);
     tail_undecided(&facts, 6, 200.0);
 }
-
-#[test]
-fn the_sample_spreads_over_the_messages_before_the_tail() {
-    let sample: Vec<usize> = tail::sample(1_000).collect();
-    assert_eq!(sample.len(), 250);
-    assert_eq!((sample[0], sample[1], sample[249]), (2, 6, 998));
-    assert_eq!(tail::sample(100).count(), 100);
-    assert_eq!(tail::sample(0).count(), 0);
-}

@@ -56,22 +56,7 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
     let (sizes, system) = sizes(request)?;
     let is_system = |i: usize| system.binary_search(&(i as u32)).is_ok();
     let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
-    // The system messages not read yet are read with the first tail, and never again; the
-    // sample is read for its tokens alone.
-    let sample: Vec<u32> = tail::sample(start)
-        .filter(|&i| !is_system(i))
-        .map(|i| i as u32)
-        .collect();
-    read(request, inner.cache, &mut facts, sample.iter().copied())?;
-    for &i in &sample {
-        if let Some(f) = facts.messages.get_mut(i as usize) {
-            *f = MessageFacts {
-                tokens: f.tokens,
-                ..MessageFacts::default()
-            };
-        }
-    }
-    let read_before = |i: usize| is_system(i) || sample.binary_search(&(i as u32)).is_ok();
+    // The system messages not read yet are read with the first tail, and never again.
     let unread_system: Vec<u32> = system
         .iter()
         .copied()
@@ -88,7 +73,7 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
             system.into_iter().chain(tail),
         )?;
         end = start;
-        tail::fill_unread(&mut facts.messages, &sizes, start, &read_before);
+        tail::fill_unread(&mut facts.messages, &sizes, start, &is_system);
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
         let reports = reported::reports(request, &facts)?;

@@ -29,7 +29,7 @@ test("a malformed message before the tail is not read by the plan; apply names i
   messages[5] = { role: "user", content: 42 };
   const c = compactor(20_000);
   const plan = c.plan({ messages, inputTokenBudget: 0 });
-  assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
+  assert.ok(plan.firstKeptIndex > 2_900, `${plan.firstKeptIndex}`);
   // Read whole (the body, or the objects without usage), the same history is refused.
   assert.throws(() => c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 }), /messages\[5\]\.content/);
   const plain = messages.map(({ usage: _, ...m }) => m);
@@ -76,9 +76,8 @@ test("the tail plan takes the whole history's decisions at every budget", () => 
     const c = compactor(keep);
     const whole = c.planBytes(body, { inputTokenBudget: 0 });
     const tail = c.plan({ messages, inputTokenBudget: 0 });
-    // The estimate before is the report (the last answer's) plus what follows, calibrated:
-    // the same but for rounding.
-    assert.ok(Math.abs(tail.estimateBefore - whole.estimateBefore) <= 2, `${tail.estimateBefore} vs ${whole.estimateBefore}`);
+    // The estimate before is the report (the last answer's) plus what follows: the same.
+    assert.equal(tail.estimateBefore, whole.estimateBefore);
     for (const f of [0.5, 0.8, 0.89, 0.91, 1, 1.2, 2]) {
       const inputTokenBudget = Math.round(whole.estimateBefore * f);
       const planned = c.plan({ messages, inputTokenBudget });
