@@ -21,7 +21,7 @@ use crate::request::PlanOptions;
 pub const FROM: usize = 2_000;
 
 /// The fewest messages a tail starts with.
-const FIRST_TAIL: usize = 64;
+const FIRST_TAIL: usize = 256;
 
 /// Units of size (UTF-16 code units of a message's strings) a tail starts with per token it
 /// must keep: twice the keep at four units a token, a margin for the turn start and tool pairs.
