@@ -40,38 +40,6 @@ pub fn first_start(sizes: &[f64], keep: u64) -> usize {
     start
 }
 
-/// How many picks of messages before the first tail are read for the tokens per unit of size.
-pub const SAMPLE: usize = 256;
-
-/// The messages before `start` read for the tokens per unit of size: [`SAMPLE`] picks spread
-/// over their total size, so that each message is picked with a chance in proportion to its
-/// size (as often as it is picked). The tail alone drifts with what the conversation did
-/// lately: on the bench history its rate is up to 6% off the whole history's, such a sample
-/// about 1%.
-pub fn sample(sizes: &[f64], start: usize) -> Vec<usize> {
-    let before = sizes.get(..start).unwrap_or(sizes);
-    let step = before.iter().sum::<f64>() / SAMPLE as f64;
-    let mut picks = Vec::with_capacity(SAMPLE);
-    let mut size = 0.0;
-    for (i, s) in before.iter().enumerate() {
-        size += s;
-        while picks.len() < SAMPLE && (picks.len() as f64 + 0.5) * step < size {
-            picks.push(i);
-        }
-    }
-    picks
-}
-
-/// The tokens per unit of size of a [`sample`], given the `tokens` of each message picked.
-pub fn sampled_rate(picks: &[usize], sizes: &[f64], tokens: &dyn Fn(usize) -> u64) -> Option<f64> {
-    let densities = picks.iter().filter_map(|&i| {
-        let size = sizes.get(i).copied().filter(|&s| s > 0.0)?;
-        Some(tokens(i) as f64 / size)
-    });
-    let (sum, count) = densities.fold((0.0, 0), |(sum, n), d| (sum + d, n + 1));
-    (count > 0).then(|| sum / count as f64)
-}
-
 /// Where the next, longer tail starts after one from `start` did not decide the plan: twice
 /// as long.
 pub fn next_start(start: usize, len: usize) -> usize {
@@ -79,8 +47,7 @@ pub fn next_start(start: usize, len: usize) -> usize {
 }
 
 /// Sets the tokens of the messages before `start` that were not read (`read(i)` false): their
-/// `sizes` times `rate` tokens per unit of size (by default that of the messages read). Their
-/// facts are otherwise
+/// `sizes` times the tokens per unit of size of the messages read. Their facts are otherwise
 /// the default ones, placeholders: no role of their own (never a system message, never a turn
 /// start, never an assistant) and no tool calls.
 pub fn fill_unread(
@@ -88,7 +55,6 @@ pub fn fill_unread(
     sizes: &[f64],
     start: usize,
     read: &dyn Fn(usize) -> bool,
-    rate: Option<f64>,
 ) {
     let (mut tokens, mut size) = (0u64, 0.0);
     for (i, (f, s)) in messages.iter().zip(sizes).enumerate() {
@@ -97,11 +63,11 @@ pub fn fill_unread(
             size += s;
         }
     }
-    let rate = rate.unwrap_or(if size > 0.0 {
+    let rate = if size > 0.0 {
         tokens as f64 / size
     } else {
         0.0
-    });
+    };
     for (i, (f, s)) in messages.iter_mut().zip(sizes).enumerate().take(start) {
         if !read(i) {
             f.tokens = (s * rate).round() as u64;

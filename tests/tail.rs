@@ -148,7 +148,7 @@ fn unread_messages_are_counted_by_size_at_the_rate_of_those_read() {
     let mut messages = vec![read(0), read(7), read(0), read(30), read(10)];
     let sizes = [40.0, 1.0, 8.0, 100.0, 20.0];
     // Messages 3.. and the system message 1 were read: 47 tokens over 121 units of size.
-    fill_unread(&mut messages, &sizes, 3, &|i| i == 1, None);
+    fill_unread(&mut messages, &sizes, 3, &|i| i == 1);
     let tokens: Vec<u64> = messages.iter().map(|f| f.tokens).collect();
     assert_eq!(tokens, [16, 7, 3, 30, 10]);
 }
@@ -238,33 +238,4 @@ fn an_in_flight_run_that_starts_before_the_tail_asks_for_a_longer_tail() {
     // two user messages.
     let facts = synthetic("uauaaaaaaaaauu", &[(3, "x")], &[]);
     tail_undecided(&facts, 6, 200.0);
-}
-
-#[test]
-fn the_sample_picks_messages_by_their_size() {
-    // 256 picks over 1,024 units: one every 4, the 512-unit message half of them.
-    let sizes = [256.0, 0.0, 512.0, 128.0, 128.0, 999.0];
-    let picks = tail::sample(&sizes, 5);
-    let count = |i| picks.iter().filter(|&&p| p == i).count();
-    assert_eq!(picks.len(), tail::SAMPLE);
-    assert_eq!(
-        [count(0), count(1), count(2), count(3), count(4), count(5)],
-        [64, 0, 128, 32, 32, 0]
-    );
-    // The mean tokens per unit of size of the picks: 64 × 0.5, 128 × 0.25, 64 × 1 over 256.
-    let tokens = |i| [128, 0, 128, 128, 128, 0][i];
-    let rate = tail::sampled_rate(&picks, &sizes, &tokens).unwrap();
-    assert!((rate - 0.5).abs() < 1e-9, "{rate}");
-    let mut messages = vec![MessageFacts::default(); 3];
-    fill_unread(
-        &mut messages,
-        &[10.0, 20.0, 30.0],
-        2,
-        &|_| false,
-        Some(rate),
-    );
-    assert_eq!(
-        messages.iter().map(|f| f.tokens).collect::<Vec<_>>(),
-        [5, 10, 0]
-    );
 }

@@ -57,7 +57,6 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
     let is_system = |i: usize| system.binary_search(&(i as u32)).is_ok();
     let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
     // The system messages not read yet are read with the first tail, and never again.
-    let rate = sampled_rate(request, inner.cache, &sizes, start);
     let unread_system: Vec<u32> = system
         .iter()
         .copied()
@@ -74,7 +73,7 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
             system.into_iter().chain(tail),
         )?;
         end = start;
-        tail::fill_unread(&mut facts.messages, &sizes, start, &is_system, rate);
+        tail::fill_unread(&mut facts.messages, &sizes, start, &is_system);
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
         let reports = reported::reports(request, &facts)?;
@@ -95,21 +94,6 @@ pub fn plan(inner: &Inner, request: &JsRequest) -> Result<Option<(RequestFacts, 
         };
         start = tail::next_start(start, count);
     }
-}
-
-/// The tokens per unit of size of a sample of the messages before `start` (`crate::tail`);
-/// `None` when reading it fails (the plan does not read those messages otherwise, so it does
-/// not fail on them either: the rate of the tail stands).
-fn sampled_rate(request: &JsRequest, use_cache: bool, sizes: &[f64], start: usize) -> Option<f64> {
-    let picks = tail::sample(sizes, start);
-    let mut indices: Vec<u32> = picks.iter().map(|&i| i as u32).collect();
-    indices.dedup();
-    let read = cache::messages_facts(request, &indices, use_cache).ok()?;
-    let tokens = |i: usize| {
-        let at = indices.binary_search(&(i as u32)).ok();
-        at.and_then(|k| read.get(k)).map_or(0, |f| f.tokens)
-    };
-    tail::sampled_rate(&picks, sizes, &tokens)
 }
 
 /// Reads the facts of messages `indices` into their places in `facts`.
