@@ -90,10 +90,10 @@ pub fn decides(
         return true;
     }
     // The trigger: the report plus what follows it, all read.
-    if !facts
+    if facts
         .calibration
         .anchor
-        .is_some_and(|anchor| anchor.messages >= start)
+        .is_none_or(|anchor| anchor.messages < start)
     {
         return false;
     }
