@@ -1,5 +1,6 @@
-// Registers the error class, the guarded host readers, the cold-path walker and sizer with the glue
-// once it is instantiated, and guards the glue classes against use after free() and re-entry.
+// Registers the error class, the guarded host readers, the cold-path walker and the sizer with
+// the glue once it is instantiated, and guards the glue classes against use after free() and
+// re-entry.
 import { CompactionError } from "./error.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
 import { sizes } from "./size.js";
