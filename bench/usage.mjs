@@ -110,6 +110,11 @@ if (pi) {
   const plan = cold.plan({ messages: long, inputTokenBudget: 0 });
   const median = (values) => quantile(values, 0.5);
   console.log(`\ncold plan of an anchored 10k history (CPU ms, median of 15, alternating): ours ${median(ours).toFixed(1)}, pi prepareCompaction ${median(theirs).toFixed(1)}, ratio ${(median(ours) / median(theirs)).toFixed(2)}× (anchored: ${estimate({ messages: long }).anchor ? "yes" : "no"}, estimateBefore ${plan.estimateBefore})`);
+  // The plan reads only the tail (README, "What an anchored plan reads"); planBytes reads every
+  // message of the same history: the same rules, with the exact ratio.
+  const whole = cold.planBytes(JSON.stringify(long), { inputTokenBudget: 0 });
+  const tailSum = (p) => p.messageTokens.slice(-100).reduce((a, b) => a + b, 0);
+  console.log(`the same plan reading every message (planBytes): estimateBefore ${whole.estimateBefore}, firstKeptIndex ${whole.firstKeptIndex} (tail: ${plan.firstKeptIndex}), estimateAfterWithoutSummary ${whole.estimateAfterWithoutSummary} (tail: ${plan.estimateAfterWithoutSummary}), calibration ratio of the tail plan over the exact one (last 100 messages) ${(tailSum(plan) / tailSum(whole)).toFixed(4)}`);
 } else {
   console.log("\n(the peer is not installed: `(cd bench && npm ci)` for the cold-plan comparison)");
 }

@@ -1,7 +1,9 @@
-// Registers the error class, the guarded host readers and the cold-path walker with the glue
-// once it is instantiated, and guards the glue classes against use after free() and re-entry.
+// Registers the error class, the guarded host readers, the cold-path walker and the sizer with
+// the glue once it is instantiated, and guards the glue classes against use after free() and
+// re-entry.
 import { CompactionError } from "./error.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
+import { sizes } from "./size.js";
 import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
@@ -9,6 +11,7 @@ export function register(glue) {
   glue.__registerErrorClass(CompactionError);
   glue.__registerHost(list, record, bytes, settle);
   glue.__registerWalker(walk);
+  glue.__registerSizer(sizes);
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     guardFreed(glue[name], name);
   }

@@ -8,6 +8,7 @@ use crate::plan::{self, Plan};
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
 use crate::summary::FileTracking;
+use crate::tail;
 
 /// `keepRecentTokens` when none is configured.
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
@@ -102,6 +103,26 @@ impl<S: Summarizer> Compactor<S> {
         options: PlanOptions,
     ) -> Result<Option<Plan>> {
         plan::plan(facts, options, self.keep_recent_tokens, self.trigger_ratio)
+    }
+
+    /// [`Compactor::plan_with_facts`] over `facts` (calibrated) of which only messages
+    /// `start..` and the system messages before were read, the others placeholders (see
+    /// [`crate::tail`]): `None` when that tail does not decide the plan of the whole history
+    /// (nor its error, which a longer tail may not have).
+    pub fn plan_from_tail(
+        &self,
+        facts: &RequestFacts,
+        start: usize,
+        options: PlanOptions,
+    ) -> Result<Option<Option<Plan>>> {
+        let planned = self.plan_with_facts(facts, options);
+        if start == 0 {
+            return planned.map(Some);
+        }
+        let (keep, ratio) = (self.keep_recent_tokens, self.trigger_ratio);
+        Ok(planned
+            .ok()
+            .filter(|planned| tail::decides(facts, start, planned.as_ref(), options, keep, ratio)))
     }
 
     /// [`Compactor::plan`] over a [`Ledger`] the caller appends to: O(kept messages) per call.

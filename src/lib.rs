@@ -70,6 +70,7 @@ mod retry;
 mod steps;
 mod summarizer;
 mod summary;
+pub mod tail;
 pub mod token;
 #[cfg(target_arch = "wasm32")]
 mod wasm;

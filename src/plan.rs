@@ -153,14 +153,8 @@ pub(crate) fn plan_history(
     let estimate_before =
         (fixed.system_prompt + fixed.summary + fixed.tools + history.message_tokens)
             .saturating_add_signed(fixed.calibration.adjustment);
-    if !options.require_reduction {
-        let Some(budget) = options.input_token_budget else {
-            return Ok(None);
-        };
-        // Strictly above: an estimate equal to the budget does not plan.
-        if estimate_before as f64 <= budget as f64 * trigger_ratio {
-            return Ok(None);
-        }
+    if !over_trigger(estimate_before, options, trigger_ratio) {
+        return Ok(None);
     }
     let Some(cut) = choose_cut(history, keep_recent_tokens) else {
         if options.require_reduction {
@@ -193,6 +187,16 @@ pub(crate) fn plan_history(
             + kept_tokens,
         message_tokens: history.facts.iter().map(|f| f.tokens).collect(),
     }))
+}
+
+/// Whether a request estimated at `estimate` is to be compacted: a reduction is required, or
+/// the estimate is strictly above the budget times the trigger ratio (equal does not plan).
+pub(crate) fn over_trigger(estimate: u64, options: PlanOptions, trigger_ratio: f64) -> bool {
+    match options.input_token_budget {
+        _ if options.require_reduction => true,
+        None => false,
+        Some(budget) => estimate as f64 > budget as f64 * trigger_ratio,
+    }
 }
 
 /// The largest valid cut at or before the keep boundary and the in-flight tail, if it removes

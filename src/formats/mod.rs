@@ -107,6 +107,16 @@ impl Format {
         }
     }
 
+    /// The values of the top-level `role` of this format's system messages (which are never
+    /// cut): none where the system prompt is no message.
+    pub fn system_roles(self) -> &'static [&'static str] {
+        match self {
+            Format::Canonical | Format::Anthropic => &[],
+            Format::OpenAIChat | Format::OpenAIResponses => &["system", "developer"],
+            Format::AiSdk | Format::AiSdkUi => &["system"],
+        }
+    }
+
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
         self.read_json(&value.to_string(), path)

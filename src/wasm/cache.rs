@@ -26,62 +26,84 @@ thread_local! {
 
 /// The facts of `request`, reusing cached message facts when `use_cache`.
 pub(crate) fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
-    let estimator = &request.estimator;
     let mut facts = request.fixed_facts()?;
-    let map = use_cache.then(|| map_for(estimator, request.format));
-    let count = request.messages.length();
+    let all: Vec<u32> = (0..request.messages.length()).collect();
+    facts.messages = messages_facts(request, &all, use_cache)?;
+    Ok(facts)
+}
+
+/// The facts of messages `indices` of `request`, in their order, reusing cached ones when
+/// `use_cache`.
+pub(crate) fn messages_facts(
+    request: &JsRequest,
+    indices: &[u32],
+    use_cache: bool,
+) -> Result<Vec<MessageFacts>> {
+    let map = use_cache.then(|| map_for(&request.estimator, request.format));
     // The facts go straight into their place: a long history's are held once, not copied.
     // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.
-    facts.messages.reserve(count as usize);
-    let mut missed = Vec::new();
-    for i in 0..count {
+    let mut facts = Vec::with_capacity(indices.len());
+    let mut missed = Missed::default();
+    for (slot, &i) in indices.iter().enumerate() {
         let hit = map
             .as_ref()
             .and_then(|map| cached(&request.messages.get(i), map));
         if hit.is_none() {
-            missed.push(i);
+            missed.indices.push(i);
+            missed.slots.push(slot);
         }
         // A message not read yet holds an empty place until `read_missed` fills it.
-        facts.messages.push(hit.unwrap_or_default());
+        facts.push(hit.unwrap_or_default());
     }
-    read_missed(request, &missed, &mut facts.messages, map.as_ref())?;
+    read_missed(request, &missed, &mut facts, map.as_ref())?;
     Ok(facts)
 }
 
-/// Reads (and caches) the facts of messages `missed` into their places in `messages`: together
-/// (`walk::facts`) when there are enough of them, then one by one those the walker left out.
+/// The messages not in the cache: their indices, and their places among the facts read.
+#[derive(Default)]
+struct Missed {
+    indices: Vec<u32>,
+    slots: Vec<usize>,
+}
+
+/// Reads (and caches) the facts of the `missed` messages into their places in `messages`:
+/// together (`walk::facts`) when there are enough of them, then one by one those the walker
+/// left out.
 fn read_missed(
     request: &JsRequest,
-    missed: &[u32],
+    missed: &Missed,
     messages: &mut [MessageFacts],
     map: Option<&WeakMap>,
 ) -> Result<()> {
-    let mut walked = vec![false; missed.len()];
-    if missed.len() >= walk::BULK {
+    let indices = &missed.indices;
+    let mut walked = vec![false; indices.len()];
+    if indices.len() >= walk::BULK {
         let estimator = &request.estimator;
         walk::facts(
             &request.messages,
-            missed,
+            indices,
             0,
             request.format,
             estimator,
             &mut |k, read| {
-                let Some(&i) = missed.get(k) else { return };
+                let (Some(&i), Some(&slot)) = (indices.get(k), missed.slots.get(k)) else {
+                    return;
+                };
                 if map.is_some() {
                     store(&request.messages.get(i), map, &read);
                 }
-                if let (Some(slot), Some(done)) = (messages.get_mut(i as usize), walked.get_mut(k))
-                {
-                    *slot = read;
+                if let (Some(place), Some(done)) = (messages.get_mut(slot), walked.get_mut(k)) {
+                    *place = read;
                     *done = true;
                 }
             },
         )?;
     }
-    for (&i, _) in missed.iter().zip(&walked).filter(|(_, done)| !**done) {
+    let left = indices.iter().zip(&missed.slots).zip(&walked);
+    for ((&i, &slot), _) in left.filter(|(_, done)| !**done) {
         let read = message_facts(request, i, map)?;
-        if let Some(slot) = messages.get_mut(i as usize) {
-            *slot = read;
+        if let Some(place) = messages.get_mut(slot) {
+            *place = read;
         }
     }
     Ok(())

@@ -44,7 +44,7 @@ impl JsCompactor {
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
-        let (facts, plan) = self.inner.plan(&request).map_err(|e| to_js(&e))?;
+        let (facts, plan) = self.inner.preview(&request).map_err(|e| to_js(&e))?;
         let cleared = self.inner.clearing_instead(&request, &facts);
         if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
             return clearing::plan_to_js(&request, &facts, &cleared).map_err(|e| to_js(&e));

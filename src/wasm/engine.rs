@@ -41,7 +41,8 @@ pub(super) struct Job {
     pub(super) kept: Array,
 }
 
-fn options(request: &JsRequest) -> PlanOptions {
+/// What of `request` steers planning.
+pub(super) fn options(request: &JsRequest) -> PlanOptions {
     PlanOptions {
         input_token_budget: request.input_token_budget,
         require_reduction: request.require_reduction,
@@ -69,6 +70,16 @@ impl Engine {
         let facts = self.facts(request)?;
         let plan = self.core.plan_with_facts(&facts, options(request))?;
         Ok((facts, plan))
+    }
+
+    /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
+    /// from its tail (`super::tail`), unless clearing may replace the plan (it reads every
+    /// message).
+    pub(super) fn preview(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
+        match super::tail::plan(self, request)? {
+            Some((facts, plan)) if self.clearing.is_none() || plan.is_none() => Ok((facts, plan)),
+            _ => self.plan(request),
+        }
     }
 
     /// With clearing on and the estimate over the trigger: the clearing of old tool results,

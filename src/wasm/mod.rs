@@ -19,6 +19,7 @@ mod js;
 mod manager;
 mod reported;
 mod stringify;
+mod tail;
 mod timer;
 mod walk;
 

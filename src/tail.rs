@@ -1,0 +1,137 @@
+//! Planning an anchored long history from its tail.
+//!
+//! With a report to anchor to (`crate::anchor`), the trigger needs only the report and the
+//! messages after it, and the cut only the messages from the end back to `keepRecentTokens`
+//! (with the tool-call pairs and the turn start around it). So a long history can be planned
+//! from the exact facts of a tail `start..` of its messages, and of its system messages (never
+//! cut, they count in every estimate after a cut). The messages before the tail are not read:
+//! their facts are placeholders whose tokens are their size times the tokens per unit of size
+//! of the messages read, which is enough for what the whole prefix is still needed for (the
+//! check that a report is not stale, and the calibration ratio). [`decides`] says whether a
+//! plan made over such facts is the plan of the whole history; when it is not, the caller
+//! reads a longer tail.
+
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::message::Role;
+use crate::plan::{self, Plan};
+use crate::request::PlanOptions;
+
+/// Histories from this many messages are planned from their tail when anchored; shorter ones
+/// cost less to read whole than the extra pass over their sizes.
+pub const FROM: usize = 2_000;
+
+/// The fewest messages a tail starts with.
+const FIRST_TAIL: usize = 256;
+
+/// Units of size (UTF-16 code units of a message's strings) a tail starts with per token it
+/// must keep: twice the keep at four units a token, a margin for the turn start and tool pairs.
+const SIZE_PER_KEPT_TOKEN: f64 = 8.0;
+
+/// Where the first tail starts: far enough back to hold `keep` tokens with a margin, by the
+/// messages' `sizes`.
+pub fn first_start(sizes: &[f64], keep: u64) -> usize {
+    let wanted = keep as f64 * SIZE_PER_KEPT_TOKEN;
+    let mut start = sizes.len();
+    let mut size = 0.0;
+    while start > 0 && (size < wanted || sizes.len() - start < FIRST_TAIL) {
+        start -= 1;
+        size += sizes.get(start).copied().unwrap_or(0.0);
+    }
+    start
+}
+
+/// Where the next, longer tail starts after one from `start` did not decide the plan: twice
+/// as long.
+pub fn next_start(start: usize, len: usize) -> usize {
+    start.saturating_sub((len - start.min(len)).max(FIRST_TAIL))
+}
+
+/// Sets the tokens of the messages before `start` that were not read (`read(i)` false): their
+/// `sizes` times the tokens per unit of size of the messages read. Their facts are otherwise
+/// the default ones, placeholders: no role of their own (never a system message, never a turn
+/// start, never an assistant) and no tool calls.
+pub fn fill_unread(
+    messages: &mut [MessageFacts],
+    sizes: &[f64],
+    start: usize,
+    read: &dyn Fn(usize) -> bool,
+) {
+    let (mut tokens, mut size) = (0u64, 0.0);
+    for (i, (f, s)) in messages.iter().zip(sizes).enumerate() {
+        if i >= start || read(i) {
+            tokens += f.tokens;
+            size += s;
+        }
+    }
+    let rate = if size > 0.0 {
+        tokens as f64 / size
+    } else {
+        0.0
+    };
+    for (i, (f, s)) in messages.iter_mut().zip(sizes).enumerate().take(start) {
+        if !read(i) {
+            f.tokens = (s * rate).round() as u64;
+        }
+    }
+}
+
+/// Whether `planned`, made over `facts` (calibrated) whose messages before `start` are
+/// placeholders except the system ones, is the plan of the whole history: anchored to a report
+/// the tail holds, and every decision taken on messages read exactly.
+pub fn decides(
+    facts: &RequestFacts,
+    start: usize,
+    planned: Option<&Plan>,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> bool {
+    if start == 0 {
+        return true;
+    }
+    // The trigger: the report plus what follows it, all read.
+    if facts
+        .calibration
+        .anchor
+        .is_none_or(|anchor| anchor.messages < start)
+    {
+        return false;
+    }
+    let Some(planned) = planned else {
+        // Under the trigger: nothing to do. Over it with no cut found: the cut may be earlier.
+        return !plan::over_trigger(facts.total(), options, trigger_ratio);
+    };
+    let tail = facts.messages.get(start..).unwrap_or(&[]);
+    let cut = planned.first_kept_index;
+    // The keep boundary, the cut and the turn it splits all among the messages read.
+    cut > start
+        && facts.message_tokens(start) >= keep_recent_tokens
+        && (!planned.split_turn || planned.messages_to_summarize.end >= start)
+        && in_flight_run_read(tail)
+        && no_earlier_call_answered_from(tail, cut - start)
+}
+
+/// Whether the run of assistant messages that ends at the last one starts inside `tail` (its
+/// first message is not part of it), so that the in-flight tail is found among its messages.
+fn in_flight_run_read(tail: &[MessageFacts]) -> bool {
+    let Some(last) = tail.iter().rposition(|f| f.role == Role::Assistant) else {
+        return false;
+    };
+    tail.get(..last)
+        .unwrap_or(&[])
+        .iter()
+        .any(|f| f.role != Role::Assistant)
+}
+
+/// Whether no message of `tail` from `cut` on answers a call that `tail` does not make before
+/// it (such a call may be among the messages not read, and then block cuts up to its result).
+fn no_earlier_call_answered_from(tail: &[MessageFacts], cut: usize) -> bool {
+    let mut calls = std::collections::HashSet::new();
+    for (j, f) in tail.iter().enumerate() {
+        if j >= cut && f.tool_result_ids.iter().any(|id| !calls.contains(id)) {
+            return false;
+        }
+        calls.extend(&f.tool_call_ids);
+    }
+    true
+}

@@ -1,0 +1,164 @@
+//! Planning an anchored long history of host objects from its tail (`crate::tail`): the
+//! latest messages first, to see whether anything was reported at all; then one cheap pass over
+//! the size of every message (the package's sizer, `pkg-template/size.js`, which reads no more
+//! than the walker would and catches what a message throws); then the exact facts of the system
+//! messages and of a tail, longer until it decides the plan.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Float64Array, Function};
+use wasm_bindgen::prelude::*;
+
+use super::convert::JsRequest;
+use super::engine::{Engine, options};
+use super::{cache, host, reported};
+use crate::anchor;
+use crate::error::{Error, Result};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::plan::Plan;
+use crate::tail;
+
+thread_local! {
+    static SIZER: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Registers the package's sizer; the entry files call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
+#[wasm_bindgen(js_name = __registerSizer)]
+pub fn register_sizer(sizer: Function) {
+    SIZER.with(|slot| *slot.borrow_mut() = Some(sizer));
+}
+
+/// How many of the latest messages are read to find what the provider reported, before any
+/// other message is looked at.
+const FIRST_LOOK: usize = 128;
+
+/// The facts and plan of `request` read from its tail; `None` when the history is short, when
+/// nothing usable was reported, or when no tail short of the whole history decides the plan
+/// (the caller then reads every message, as it does without usage).
+pub(crate) fn plan(
+    inner: &Engine,
+    request: &JsRequest,
+) -> Result<Option<(RequestFacts, Option<Plan>)>> {
+    let count = request.messages.length() as usize;
+    if count < tail::FROM {
+        return Ok(None);
+    }
+    let mut facts = request.fixed_facts()?;
+    let fixed = facts.clone();
+    facts.messages = vec![MessageFacts::default(); count];
+    let mut end = count - FIRST_LOOK;
+    read(
+        request,
+        inner.cache,
+        &mut facts,
+        (end..count).map(|i| i as u32),
+    )?;
+    if reported::reports(request, &facts)?.is_empty() {
+        return Ok(None);
+    }
+    let (sizes, system) = sizes(request)?;
+    let is_system = |i: usize| system.binary_search(&(i as u32)).is_ok();
+    let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
+    // The system messages not read yet are read with the first tail, and never again.
+    let unread_system: Vec<u32> = system
+        .iter()
+        .copied()
+        .filter(|&i| (i as usize) < end)
+        .collect();
+    let mut first = Some(unread_system);
+    loop {
+        let tail = (start..end).filter(|&i| !is_system(i)).map(|i| i as u32);
+        let system = first.take().unwrap_or_default();
+        read(
+            request,
+            inner.cache,
+            &mut facts,
+            system.into_iter().chain(tail),
+        )?;
+        end = start;
+        tail::fill_unread(&mut facts.messages, &sizes, start, &is_system);
+        // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
+        let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
+        let reports = reported::reports(request, &facts)?;
+        anchor::calibrate(&mut facts, &reports);
+        if facts.calibration.anchor.is_none() {
+            return Ok(None);
+        }
+        if let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))? {
+            return Ok(Some((facts, plan)));
+        }
+        for (f, tokens) in facts.messages.iter_mut().zip(raw) {
+            f.tokens = tokens;
+        }
+        let messages = std::mem::take(&mut facts.messages);
+        facts = RequestFacts {
+            messages,
+            ..fixed.clone()
+        };
+        start = tail::next_start(start, count);
+    }
+}
+
+/// Reads the facts of messages `indices` into their places in `facts`.
+fn read(
+    request: &JsRequest,
+    use_cache: bool,
+    facts: &mut RequestFacts,
+    indices: impl Iterator<Item = u32>,
+) -> Result<()> {
+    let indices: Vec<u32> = indices.collect();
+    let read = cache::messages_facts(request, &indices, use_cache)?;
+    for (i, f) in indices.into_iter().zip(read) {
+        if let Some(place) = facts.messages.get_mut(i as usize) {
+            *place = f;
+        }
+    }
+    Ok(())
+}
+
+/// The size of each message of `request`, and the indices of its system messages, in order.
+fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
+    let sizer = SIZER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
+        Error::invalid_config(
+            "the package's sizer is not registered: import context-compaction through one of its entries",
+        )
+    })?;
+    let format = request.format;
+    let sizes = Float64Array::new_with_length(request.messages.length());
+    let keys = match format.keys() {
+        Some(keys) => keys
+            .iter()
+            .map(|k| JsValue::from_str(k))
+            .collect::<Array>()
+            .into(),
+        None => JsValue::NULL,
+    };
+    let roles: Array = format
+        .system_roles()
+        .iter()
+        .map(|r| JsValue::from_str(r))
+        .collect();
+    let args: Array = [
+        request.messages.clone().into(),
+        sizes.clone().into(),
+        keys,
+        roles.into(),
+    ]
+    .iter()
+    .collect();
+    // The sizer catches what a message throws and returns it as a `Fault`; anything else it
+    // throws is caught at this call: nothing unwinds through a wasm frame.
+    let found = sizer
+        .apply(&JsValue::NULL, &args)
+        .map_err(|thrown| host::fault(&thrown))?;
+    if !Array::is_array(&found) {
+        return Err(host::fault_at(&found, "messages", 0));
+    }
+    let system = Array::from(&found)
+        .iter()
+        .filter_map(|i| i.as_f64())
+        .map(|i| i as u32)
+        .collect();
+    Ok((sizes.to_vec(), system))
+}

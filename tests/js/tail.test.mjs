@@ -1,0 +1,120 @@
+// Plan only the tail when anchored: a long history whose latest answers carry usage is planned
+// from the exact facts of its latest messages (and its system messages), the others counted by
+// their size. Compared with `planBytes`, which reads every message of the same history.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { CompactionError, Compactor, estimate } from "context-compaction";
+
+const { history, openAIChat } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const summarizer = { summarize: async () => "S" };
+
+const canonicalUsage = (input) => ({ input, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+/** `messages` (of `format`), each answer carrying the usage a provider would report for its
+ * request (1.22 × our estimate, the session's measured ratio), in the shape `usage` makes. */
+function anchored(messages, format = "canonical", usage = canonicalUsage) {
+  const tokens = estimate({ messages, format }).messages;
+  let sum = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = usage(Math.round(sum * 1.22));
+    sum += tokens[i];
+  });
+  return messages;
+}
+
+const compactor = (keepRecentTokens) => new Compactor({ keepRecentTokens, summarizer, cacheFacts: false });
+
+test("a malformed message before the tail is not read by the plan; apply names it", async () => {
+  const messages = anchored(history(3_000));
+  messages[5] = { role: "user", content: 42 };
+  const c = compactor(20_000);
+  const plan = c.plan({ messages, inputTokenBudget: 0 });
+  assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
+  // Read whole (the body, or the objects without usage), the same history is refused.
+  assert.throws(() => c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 }), /messages\[5\]\.content/);
+  const plain = messages.map(({ usage: _, ...m }) => m);
+  assert.throws(() => c.plan({ messages: plain, inputTokenBudget: 0 }), /messages\[5\]\.content/);
+  // Summarizing reads what it summarizes.
+  await assert.rejects(c.apply({ messages, inputTokenBudget: 0 }, plan), /messages\[5\]\.content/);
+});
+
+test("a getter that throws on an early message is caught by the size pass and named", () => {
+  const messages = anchored(history(3_000));
+  const early = messages[7];
+  Object.defineProperty(early, "content", {
+    enumerable: true,
+    get() {
+      throw new Error("draft revoked");
+    },
+  });
+  const c = compactor(20_000);
+  const error = (() => {
+    try {
+      c.plan({ messages, inputTokenBudget: 0 });
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.ok(error instanceof CompactionError, String(error));
+  assert.match(error.message, /messages\[7\]: reading it threw: draft revoked/);
+  assert.equal(error.cause?.message, "draft revoked");
+  // A key the format does not read is never touched.
+  const other = anchored(history(3_000));
+  Object.defineProperty(other[7], "timestamp", {
+    enumerable: true,
+    get() {
+      throw new Error("not read");
+    },
+  });
+  assert.ok(c.plan({ messages: other, inputTokenBudget: 0 }));
+});
+
+test("the tail plan takes the whole history's decisions at every budget", () => {
+  const messages = anchored(history(4_000));
+  const body = JSON.stringify(messages);
+  for (const keep of [2_000, 8_000, 20_000, 40_000]) {
+    const c = compactor(keep);
+    const whole = c.planBytes(body, { inputTokenBudget: 0 });
+    const tail = c.plan({ messages, inputTokenBudget: 0 });
+    // The estimate before is the report (the last answer's) plus what follows, calibrated:
+    // the same but for rounding.
+    assert.ok(Math.abs(tail.estimateBefore - whole.estimateBefore) <= 2, `${tail.estimateBefore} vs ${whole.estimateBefore}`);
+    // Away from the line itself (the budget equal to the estimate), where rounding decides.
+    for (const f of [0.5, 0.8, 0.95, 0.999, 1.001, 1.05, 1.2, 2]) {
+      const inputTokenBudget = Math.round(whole.estimateBefore * f);
+      const planned = c.plan({ messages, inputTokenBudget });
+      assert.equal(planned === null, c.planBytes(body, { inputTokenBudget }) === null, `keep ${keep}, budget ${inputTokenBudget}`);
+    }
+    // The cut: the same rules over the same tail, in tokens calibrated by a ratio whose whole
+    // prefix is estimated from its size (2.2% off here), so within a few messages.
+    assert.ok(Math.abs(tail.firstKeptIndex - whole.firstKeptIndex) <= 16, `keep ${keep}: ${tail.firstKeptIndex} vs ${whole.firstKeptIndex}`);
+    const kept = (p) => p.estimateAfterWithoutSummary;
+    assert.ok(Math.abs(kept(tail) / kept(whole) - 1) < 0.04, `keep ${keep}: ${kept(tail)} vs ${kept(whole)}`);
+    // Messages read exactly are estimated as the whole history's are, with the ratio.
+    const latest = (p) => p.messageTokens.slice(-200).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(latest(tail) / latest(whole) - 1) < 0.04, `keep ${keep}: ${latest(tail)} vs ${latest(whole)}`);
+  }
+});
+
+test("without usage a long history is read whole, exactly as before", () => {
+  const messages = history(3_000);
+  const c = compactor(20_000);
+  const shape = (p) => ({ ...p, messagesToSummarize: undefined, turnPrefixMessages: undefined, messageSpans: undefined, messageTokens: [...p.messageTokens] });
+  assert.deepEqual(shape(c.plan({ messages, inputTokenBudget: 0 })), shape(c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 })));
+});
+
+test("a system message before the tail stays, read exactly", () => {
+  const usage = (prompt_tokens) => ({ prompt_tokens, completion_tokens: 0 });
+  const chat = openAIChat(history(3_000));
+  const system = { role: "system", content: "You are a careful coding agent. ".repeat(200) };
+  const messages = anchored([system, ...chat], "openai-chat", usage);
+  const c = compactor(20_000);
+  const tail = c.plan({ messages, format: "openai-chat", inputTokenBudget: 0 });
+  const whole = c.planBytes(JSON.stringify(messages), { format: "openai-chat", inputTokenBudget: 0 });
+  assert.ok(!tail.messagesToSummarize.includes(system));
+  assert.equal(tail.messagesToSummarize[0], messages[1]);
+  // Its tokens are in the estimate after, as when every message is read.
+  assert.ok(Math.abs(tail.messageTokens[0] / whole.messageTokens[0] - 1) < 0.04);
+  assert.ok(tail.estimateAfterWithoutSummary > tail.messageTokens[0]);
+  assert.ok(Math.abs(tail.estimateAfterWithoutSummary / whole.estimateAfterWithoutSummary - 1) < 0.04);
+});
