@@ -41,12 +41,14 @@ fn request(messages: &[String], end: usize) -> (RequestFacts, Vec<Report>) {
 }
 
 /// `facts` with the messages before `start` unread: placeholders of the same tokens, so that
-/// calibration comes out the same and only what the tail decides is tested.
+/// calibration comes out the same (failed attempts, which calibration leaves out, stay failed)
+/// and only what the tail decides is tested.
 fn unread_before(facts: &RequestFacts, start: usize) -> RequestFacts {
     let mut tail = facts.clone();
     for f in &mut tail.messages[..start] {
         *f = MessageFacts {
             tokens: f.tokens,
+            failed: f.failed,
             ..MessageFacts::default()
         };
     }
