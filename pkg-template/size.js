@@ -2,7 +2,8 @@
 // message, the UTF-16 length of the strings the format's reader would read (keys and values),
 // without copying anything. Only the tail of the history is then read exactly; the size of the
 // messages before it stands in for their estimate, scaled by the tokens per character of the
-// tail. It also names the system messages (never cut, so always read exactly). Like the walker,
+// tail. It also names the messages always read exactly: system messages (never cut) and failed
+// attempts (which a calibrated estimate counts 0, so a size would be wrong). Like the walker,
 // it lets nothing a message does while it is read (a throwing getter, a revoked Proxy) escape.
 
 import { Fault } from "./host.js";
@@ -19,14 +20,14 @@ const inherited = (() => {
 
 /**
  * Writes the size of `messages[i]` for i below `sizes.length` into `sizes` (a Float64Array);
- * returns the indices of the messages whose top-level `role` is one of `systemRoles`, or a
- * `Fault` (host.js) naming the message that threw. `keys`: the top-level keys the format's
- * reader reads (all when null).
+ * returns the indices of the messages whose top-level `role` is one of `systemRoles` or whose
+ * `failKey` is one of `failValues` (no such key when null), or a `Fault` (host.js) naming the
+ * message that threw. `keys`: the top-level keys the format's reader reads (all when null).
  */
-export function sizes(messages, sizes, keys, systemRoles) {
+export function sizes(messages, sizes, keys, systemRoles, failKey, failValues) {
   let i = 0;
   try {
-    const system = [];
+    const exact = [];
     for (; i < sizes.length; i++) {
       const m = messages[i];
       if (typeof m !== "object" || m === null || Array.isArray(m)) {
@@ -34,9 +35,10 @@ export function sizes(messages, sizes, keys, systemRoles) {
         continue;
       }
       sizes[i] = keys === null ? size(m, 0) : top(m, keys);
-      if (systemRoles.length > 0 && systemRoles.includes(m.role)) system.push(i);
+      if (systemRoles.length > 0 && systemRoles.includes(m.role)) exact.push(i);
+      else if (failKey !== null && failValues.includes(m[failKey])) exact.push(i);
     }
-    return system;
+    return exact;
   } catch (cause) {
     return Fault.at(i, cause);
   }

@@ -160,11 +160,11 @@ fn tails_grow_from_the_keep_boundary_to_the_whole_history() {
     let sizes = vec![10.0; 1_000];
     // 1,000 tokens to keep: 8,000 units of size, 800 messages.
     assert_eq!(tail::first_start(&sizes, 1_000), 200);
-    // Never fewer than 256 messages.
-    assert_eq!(tail::first_start(&sizes, 0), 744);
-    assert_eq!(tail::next_start(700, 1_000), 400);
-    assert_eq!(tail::next_start(900, 1_000), 644);
-    assert_eq!(tail::next_start(600, 1_000), 200);
+    // Never fewer than 512 messages.
+    assert_eq!(tail::first_start(&sizes, 0), 488);
+    assert_eq!(tail::next_start(700, 1_000), 188);
+    assert_eq!(tail::next_start(900, 1_000), 388);
+    assert_eq!(tail::next_start(600, 1_000), 88);
     assert_eq!(tail::next_start(200, 1_000), 0);
 }
 

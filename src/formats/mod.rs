@@ -117,6 +117,16 @@ impl Format {
         }
     }
 
+    /// The top-level key and values that mark a failed attempt (an aborted or error answer,
+    /// which a calibrated estimate counts 0), where the format has one: a plan from the tail
+    /// reads such messages exactly wherever they are.
+    pub fn failed_mark(self) -> Option<(&'static str, &'static [&'static str])> {
+        match self {
+            Format::Canonical => Some(("stopReason", &["error", "aborted"])),
+            _ => None,
+        }
+    }
+
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
         self.read_json(&value.to_string(), path)

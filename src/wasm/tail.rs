@@ -2,7 +2,7 @@
 //! latest messages first, to see whether anything was reported at all; then one cheap pass over
 //! the size of every message (the package's sizer, `pkg-template/size.js`, which reads no more
 //! than the walker would and catches what a message throws); then the exact facts of the system
-//! messages and of a tail, longer until it decides the plan.
+//! messages and failed attempts, and of a tail, longer until it decides the plan.
 
 use std::cell::RefCell;
 
@@ -57,27 +57,28 @@ pub(crate) fn plan(
     if reported::reports(request, &facts)?.is_empty() {
         return Ok(None);
     }
-    let (sizes, system) = sizes(request)?;
-    let is_system = |i: usize| system.binary_search(&(i as u32)).is_ok();
+    // `exact`: the system messages and failed attempts, read exactly wherever they are.
+    let (sizes, exact) = sizes(request)?;
+    let is_exact = |i: usize| exact.binary_search(&(i as u32)).is_ok();
     let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
-    // The system messages not read yet are read with the first tail, and never again.
-    let unread_system: Vec<u32> = system
+    // Those not read yet are read with the first tail, and never again.
+    let unread_exact: Vec<u32> = exact
         .iter()
         .copied()
         .filter(|&i| (i as usize) < end)
         .collect();
-    let mut first = Some(unread_system);
+    let mut first = Some(unread_exact);
     loop {
-        let tail = (start..end).filter(|&i| !is_system(i)).map(|i| i as u32);
-        let system = first.take().unwrap_or_default();
+        let tail = (start..end).filter(|&i| !is_exact(i)).map(|i| i as u32);
+        let exact = first.take().unwrap_or_default();
         read(
             request,
             inner.cache,
             &mut facts,
-            system.into_iter().chain(tail),
+            exact.into_iter().chain(tail),
         )?;
         end = start;
-        tail::fill_unread(&mut facts.messages, &sizes, start, &is_system);
+        tail::fill_unread(&mut facts.messages, &sizes, start, &is_exact);
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
         let reports = reported::reports(request, &facts)?;
@@ -117,7 +118,8 @@ fn read(
     Ok(())
 }
 
-/// The size of each message of `request`, and the indices of its system messages, in order.
+/// The size of each message of `request`, and the indices of its system messages and failed
+/// attempts ([`crate::formats::Format::failed_mark`]), in order.
 fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
     let sizer = SIZER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
         Error::invalid_config(
@@ -134,16 +136,18 @@ fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
             .into(),
         None => JsValue::NULL,
     };
-    let roles: Array = format
-        .system_roles()
-        .iter()
-        .map(|r| JsValue::from_str(r))
-        .collect();
+    let strings = |all: &[&str]| -> Array { all.iter().map(|s| JsValue::from_str(s)).collect() };
+    let (fail_key, fail_values) = match format.failed_mark() {
+        Some((key, values)) => (JsValue::from_str(key), strings(values)),
+        None => (JsValue::NULL, Array::new()),
+    };
     let args: Array = [
         request.messages.clone().into(),
         sizes.clone().into(),
         keys,
-        roles.into(),
+        strings(format.system_roles()).into(),
+        fail_key,
+        fail_values.into(),
     ]
     .iter()
     .collect();
@@ -155,10 +159,10 @@ fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
     if !Array::is_array(&found) {
         return Err(host::fault_at(&found, "messages", 0));
     }
-    let system = Array::from(&found)
+    let exact = Array::from(&found)
         .iter()
         .filter_map(|i| i.as_f64())
         .map(|i| i as u32)
         .collect();
-    Ok((sizes.to_vec(), system))
+    Ok((sizes.to_vec(), exact))
 }
