@@ -149,10 +149,11 @@ fn unread_messages_are_counted_by_size_at_the_rate_of_those_read() {
     };
     let mut messages = vec![read(0), read(7), read(0), read(30), read(10)];
     let sizes = [40.0, 1.0, 8.0, 100.0, 20.0];
-    // Messages 3.. and the system message 1 were read: 47 tokens over 121 units of size.
+    // Messages 3.. and the system message 1 were read; the rate is the tail's alone: 40 tokens
+    // over 120 units of size.
     fill_unread(&mut messages, &sizes, 3, &|i| i == 1);
     let tokens: Vec<u64> = messages.iter().map(|f| f.tokens).collect();
-    assert_eq!(tokens, [16, 7, 3, 30, 10]);
+    assert_eq!(tokens, [13, 7, 3, 30, 10]);
 }
 
 #[test]
@@ -160,11 +161,11 @@ fn tails_grow_from_the_keep_boundary_to_the_whole_history() {
     let sizes = vec![10.0; 1_000];
     // 1,000 tokens to keep: 8,000 units of size, 800 messages.
     assert_eq!(tail::first_start(&sizes, 1_000), 200);
-    // Never fewer than 512 messages.
-    assert_eq!(tail::first_start(&sizes, 0), 488);
-    assert_eq!(tail::next_start(700, 1_000), 188);
-    assert_eq!(tail::next_start(900, 1_000), 388);
-    assert_eq!(tail::next_start(600, 1_000), 88);
+    // Never fewer than 256 messages.
+    assert_eq!(tail::first_start(&sizes, 0), 744);
+    assert_eq!(tail::next_start(700, 1_000), 400);
+    assert_eq!(tail::next_start(900, 1_000), 644);
+    assert_eq!(tail::next_start(600, 1_000), 200);
     assert_eq!(tail::next_start(200, 1_000), 0);
 }
 
