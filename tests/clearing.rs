@@ -3,7 +3,7 @@
 //! message of that format with its pairing untouched.
 
 use context_compaction::clearing::{self, CLEARED_PREFIX, ClearingPolicy};
-use context_compaction::formats::Format;
+use context_compaction::formats::{Edit, Format};
 use context_compaction::*;
 use serde_json::{Value, json};
 
@@ -121,16 +121,34 @@ fn policy(protect: u64) -> ClearingPolicy {
     }
 }
 
-fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
-    let facts = facts(format, messages);
-    clearing::plan(format, messages, &facts, policy, 0, &Heuristic::new()).unwrap()
+/// The results and calls of `messages`, as the format's reader reports them.
+fn found(format: Format, messages: &[Value], texts: bool) -> clearing::Found {
+    let (heuristic, tracking) = (Heuristic::new(), FileTracking::default());
+    let mut finder = clearing::Finder::new(&heuristic, &tracking, texts, true);
+    for (i, message) in messages.iter().enumerate() {
+        finder.read_json(format, i, &message.to_string()).unwrap();
+    }
+    finder.finish().unwrap()
 }
 
-/// The messages with the clearing's rewrites in place.
-fn applied(messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
+fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
+    let facts = facts(format, messages);
+    let found = found(format, messages, false);
+    clearing::plan(&found, &facts, policy, 0, &Heuristic::new()).unwrap()
+}
+
+/// The messages with the clearing's rewrites in place (each format's own edit of its JSON).
+fn applied(format: Format, messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
     let mut out = messages.to_vec();
-    for (i, value) in &clearing.messages {
-        out[*i] = value.clone();
+    for edit in clearing.edits() {
+        let text = messages[edit.index].to_string();
+        let edits = Edit {
+            results: &edit.results,
+            arguments: &edit.arguments,
+        };
+        if let Some(edited) = format.edit_json(&text, "m", &edits).unwrap() {
+            out[edit.index] = serde_json::from_str(&edited.text).unwrap();
+        }
     }
     out
 }
@@ -160,7 +178,7 @@ fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
             clearing.tokens_freed()
         );
 
-        let after = applied(&messages, &clearing);
+        let after = applied(format, &messages, &clearing);
         let (before_facts, after_facts) = (facts(format, &messages), facts(format, &after));
         assert_eq!(after_facts.total(), clearing.estimate_after, "{format:?}");
         for (old, new) in before_facts.messages.iter().zip(&after_facts.messages) {
@@ -169,8 +187,11 @@ fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
             assert_eq!(old.role, new.role, "{format:?}");
         }
         // Only the two result messages are new; the in-flight call and the rest are untouched.
-        let indices: Vec<usize> = clearing.messages.iter().map(|(i, _)| *i).collect();
-        assert_eq!(indices.len(), 2, "{format:?}");
+        let changed = (0..messages.len())
+            .filter(|&i| after[i] != messages[i])
+            .count();
+        assert_eq!(changed, 2, "{format:?}");
+        assert_eq!(clearing.edits().len(), 2, "{format:?}");
         // Cleared results are never cleared again.
         assert_eq!(plan(format, &after, &policy(0)), None, "{format:?}");
     }
@@ -181,8 +202,9 @@ fn each_format_keeps_its_own_result_shape() {
     let text_of = |format: Format| {
         let messages = conversation(format);
         let clearing = plan(format, &messages, &policy(0)).unwrap();
+        let index = clearing.results[0].index;
         (
-            clearing.messages[0].1.clone(),
+            applied(format, &messages, &clearing)[index].clone(),
             clearing.results[0].text.clone(),
         )
     };
@@ -262,8 +284,7 @@ fn the_kept_suffix_and_calls_in_flight_are_protected() {
         // What the summary plan would keep word for word is kept here too.
         let facts = facts(format, &messages);
         let keep_all = clearing::plan(
-            format,
-            &messages,
+            &found(format, &messages, false),
             &facts,
             &policy(0),
             1_000_000,
@@ -311,7 +332,7 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             clearing.tokens_freed() > without.tokens_freed() + 500,
             "{format:?}"
         );
-        let after = applied(&messages, &clearing);
+        let after = applied(format, &messages, &clearing);
         let hosts: Vec<HostMessage> = after.iter().map(|m| format.read(m, "m").unwrap()).collect();
         let call = hosts[1]
             .units
@@ -347,9 +368,14 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
         let facts = facts(format, &messages);
         let budget = 20_000;
         assert!(facts.total() > budget);
-        let trimmed = clearing::trim(format, &messages, &facts, budget, &Heuristic::new())
-            .unwrap()
-            .expect("trimmed");
+        let trimmed = clearing::trim(
+            &found(format, &messages, true),
+            &facts,
+            budget,
+            &Heuristic::new(),
+        )
+        .unwrap()
+        .expect("trimmed");
         assert!(trimmed.estimate_after <= budget, "{format:?}");
         assert_eq!(trimmed.results.len(), 1);
         let text = &trimmed.results[0].text;
@@ -361,7 +387,7 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
             text.contains("trimmed from the middle of this tool result"),
             "{format:?}"
         );
-        let after = applied(&messages, &trimmed);
+        let after = applied(format, &messages, &trimmed);
         assert_eq!(
             facts_total(format, &after),
             trimmed.estimate_after,
@@ -369,11 +395,23 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
         );
         // Under the budget already: nothing to trim; a budget below what the rest needs: none.
         assert_eq!(
-            clearing::trim(format, &messages, &facts, 1_000_000, &Heuristic::new()).unwrap(),
+            clearing::trim(
+                &found(format, &messages, true),
+                &facts,
+                1_000_000,
+                &Heuristic::new()
+            )
+            .unwrap(),
             None
         );
         assert_eq!(
-            clearing::trim(format, &messages, &facts, 2_000, &Heuristic::new()).unwrap(),
+            clearing::trim(
+                &found(format, &messages, true),
+                &facts,
+                2_000,
+                &Heuristic::new()
+            )
+            .unwrap(),
             None
         );
     }
@@ -419,15 +457,14 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         .map(|r| r.tool_call_id.as_str())
         .collect();
     assert_eq!(ids, ["c1", "c2"]);
-    assert_eq!(clearing.messages.len(), 1);
-    let (index, message) = &clearing.messages[0];
-    assert_eq!(*index, 1);
-    let parts = message["parts"].as_array().unwrap();
+    assert_eq!(clearing.edits().len(), 1);
+    assert_eq!(clearing.edits()[0].index, 1);
+    let after = applied(format, &messages, &clearing);
+    let parts = after[1]["parts"].as_array().unwrap();
     assert_eq!(parts[1]["output"], json!(clearing.results[0].text));
     assert_eq!(parts[1]["input"], json!({}));
     assert_eq!(parts[1]["state"], json!("output-available"));
     assert_eq!(parts[3]["output"], json!(clearing.results[1].text));
-    let after = applied(&messages, &clearing);
     let (before, after) = (facts(format, &messages), facts(format, &after));
     for (old, new) in before.messages.iter().zip(&after.messages) {
         assert_eq!(

@@ -32,12 +32,12 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 pub use crate::message::HostMessage;
 use crate::token::Estimator;
-pub use edit::Edit;
+pub use edit::{Edit, Edited};
 
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
-pub(crate) use sink::{Joined, Sink};
+pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
 pub use usage::{MessageUsage, read_usage};

@@ -2,16 +2,17 @@
 //! returns when clearing old tool results is enough, and applying one (no summarizer call).
 
 use js_sys::{Array, JSON};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest, object};
 use super::fields::{field, optional_bool, optional_string, optional_whole};
-use super::host;
-use crate::clearing::{self, ClearedResult, Clearing, ClearingPolicy};
+use super::{host, walk};
+use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
-use crate::facts::RequestFacts;
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::formats::{Edit, Format};
 use crate::summary::FileTracking;
+use crate::token::Estimator;
 
 /// The `kind` of a clear plan and of its record.
 pub const KIND: &str = "clear";
@@ -58,33 +59,109 @@ fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Cleari
     }))
 }
 
-/// The request's messages as JSON values (clearing rewrites copies of them).
-pub fn values(request: &JsRequest) -> Result<Vec<Value>> {
-    (0..request.messages.length())
-        .map(|i| convert::json(&request.messages.get(i), &format!("messages[{i}]")))
+/// The tool results and calls of `messages` (host messages of `format` whose facts are
+/// `facts`), read through the walker: only the messages that hold any. With `texts` (for a
+/// trim), only the newest message with a result is read, and its newest result keeps its text.
+pub fn find(
+    messages: &Array,
+    facts: &[MessageFacts],
+    format: Format,
+    estimator: &dyn Estimator,
+    policy: &ClearingPolicy,
+    texts: bool,
+) -> Result<Found> {
+    let indices = indices(facts, texts);
+    let mut finder = Finder::new(
+        estimator,
+        &policy.file_tracking,
+        texts,
+        policy.clear_arguments,
+    );
+    walk::find(messages, &indices, format, &mut finder)?;
+    finder.finish()
+}
+
+/// The messages clearing reads: those with tool calls or results; with `newest`, the newest
+/// one with a result alone.
+pub fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
+    let holds = |f: &MessageFacts| !f.tool_result_ids.is_empty() || !f.tool_call_ids.is_empty();
+    if newest {
+        let last = facts.iter().rposition(|f| !f.tool_result_ids.is_empty());
+        return last.map(|i| i as u32).into_iter().collect();
+    }
+    (0..facts.len())
+        .filter(|&i| facts.get(i).is_some_and(holds))
+        .map(|i| i as u32)
         .collect()
 }
 
-/// The request's messages with the rewritten ones in place: new objects for those, the
-/// caller's own for the rest.
-pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
-    let out = request.messages.slice(0, request.messages.length());
-    for (index, value) in &clearing.messages {
-        let parsed = JSON::parse(&value.to_string())
-            .map_err(|_| Error::invalid_request(format!("messages[{index}]: cannot rewrite")))?;
-        out.set(*index as u32, parsed);
+/// The messages `clearing` rewrites, as new objects made from their JSON text (the caller's
+/// stay as they are), each with its new tokens; messages in which nothing changes are left out.
+fn rewrite(
+    messages: &Array,
+    format: Format,
+    estimator: &dyn Estimator,
+    clearing: &Clearing,
+) -> Result<Vec<(usize, JsValue, u64)>> {
+    let mut out = Vec::new();
+    for edit in clearing.edits() {
+        let path = format!("messages[{}]", edit.index);
+        let text = convert::json_text(&messages.get(edit.index as u32), &path)?;
+        let edits = Edit {
+            results: &edit.results,
+            arguments: &edit.arguments,
+        };
+        let Some(edited) = format.edit_json(&text, &path, &edits)? else {
+            continue;
+        };
+        let tokens = format.facts_json(&edited.text, &path, estimator)?.tokens;
+        // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
+        let object = JSON::parse(&edited.text)
+            .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
+        out.push((edit.index, object, tokens));
     }
     Ok(out)
 }
 
-/// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
-/// estimateBefore, estimateAfter, tokensFreed, messages }`, and the fields of a summary plan
-/// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
-pub fn plan_to_js(
-    request: &JsRequest,
-    facts: &RequestFacts,
+/// `messages` with the rewritten ones in place: new objects for those, the caller's own for
+/// the rest.
+fn with(messages: &Array, rewritten: &[(usize, JsValue, u64)]) -> Array {
+    let out = messages.slice(0, messages.length());
+    for (index, object, _) in rewritten {
+        out.set(*index as u32, object.clone());
+    }
+    out
+}
+
+/// The request's messages with `clearing` applied: new objects for the rewritten ones, the
+/// caller's own for the rest.
+pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
+    rewritten(
+        &request.messages,
+        request.format,
+        &request.estimator,
+        clearing,
+    )
+}
+
+/// `messages` (of `format`) with `clearing` applied, as [`messages`].
+pub fn rewritten(
+    messages: &Array,
+    format: Format,
+    estimator: &dyn Estimator,
     clearing: &Clearing,
-) -> Result<JsValue> {
+) -> Result<Array> {
+    Ok(with(
+        messages,
+        &rewrite(messages, format, estimator, clearing)?,
+    ))
+}
+
+/// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
+/// estimateBefore, estimateAfter, tokensFreed }`, with `messages` (the messages with the
+/// cleared ones rewritten) unless the plan is of a body, and the fields of a summary plan
+/// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
+pub fn plan_to_js(facts: &RequestFacts, clearing: &Clearing, messages: Option<Array>) -> JsValue {
     let results: Array = clearing
         .results
         .iter()
@@ -108,11 +185,9 @@ pub fn plan_to_js(
         .iter()
         .map(|&i| JsValue::from_f64(i as f64))
         .collect();
-    Ok(object(&[
+    let mut fields = vec![
         ("kind", KIND.into()),
         ("firstKeptIndex", number(0)),
-        ("messagesToSummarize", Array::new().into()),
-        ("turnPrefixMessages", Array::new().into()),
         ("turnPrefixStart", number(0)),
         ("splitTurn", false.into()),
         (
@@ -125,8 +200,13 @@ pub fn plan_to_js(
         ("estimateBefore", number(clearing.estimate_before)),
         ("estimateAfter", number(clearing.estimate_after)),
         ("tokensFreed", number(clearing.tokens_freed())),
-        ("messages", messages(request, clearing)?.into()),
-    ]))
+    ];
+    if let Some(messages) = messages {
+        fields.push(("messagesToSummarize", Array::new().into()));
+        fields.push(("turnPrefixMessages", Array::new().into()));
+        fields.push(("messages", messages.into()));
+    }
+    object(&fields)
 }
 
 /// What a clear plan object says, or `None` when `value` is not one.
@@ -172,32 +252,42 @@ pub fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usiz
 
 /// Applies a clear plan: `{ summary, messages, record }` with the summary unchanged and a
 /// record `{ kind: "clear", summary, firstKeptIndex: 0, estimateBefore, estimateAfter,
-/// tokensFreed, clearedResults }`.
+/// tokensFreed, clearedResults }`. The plan is trusted; what no longer matches a message is
+/// skipped, and the estimate after is of the rewritten messages.
 pub fn apply(
     request: &JsRequest,
     facts: &RequestFacts,
     results: Vec<ClearedResult>,
-    arguments: &[usize],
+    argument_messages: Vec<usize>,
 ) -> Result<JsValue> {
-    let values = values(request)?;
-    let cleared = clearing::replay(
-        request.format,
-        &values,
-        facts,
+    let planned = Clearing {
         results,
-        arguments,
+        argument_messages,
+        estimate_before: 0,
+        estimate_after: 0,
+    };
+    let rewritten = rewrite(
+        &request.messages,
+        request.format,
         &request.estimator,
+        &planned,
     )?;
-    outcome(request, &cleared)
+    let tokens: Vec<(usize, u64)> = rewritten.iter().map(|(i, _, t)| (*i, *t)).collect();
+    let cleared = Clearing::of_rewrite(facts, planned.results, planned.argument_messages, &tokens);
+    Ok(outcome(
+        request,
+        &cleared,
+        with(&request.messages, &rewritten),
+    ))
 }
 
-/// `{ summary, messages, record }` for a clearing already planned.
-pub fn outcome(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
-    Ok(object(&[
+/// `{ summary, messages, record }` for a clearing whose messages are `messages`.
+pub fn outcome(request: &JsRequest, clearing: &Clearing, messages: Array) -> JsValue {
+    object(&[
         ("summary", request.summary.as_str().into()),
-        ("messages", messages(request, clearing)?.into()),
+        ("messages", messages.into()),
         ("record", record(&request.summary, clearing)),
-    ]))
+    ])
 }
 
 /// The record of a clearing.

@@ -7,18 +7,19 @@ use std::rc::Rc;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::convert;
 use super::engine::Inner;
 use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
 use super::walk;
+use super::{clearing, convert};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::parse;
+use crate::request::PlanOptions;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -141,6 +142,33 @@ impl JsHistory {
     }
 }
 
+impl JsHistory {
+    /// With the compactor's clearing on and the estimate over the trigger, the clear plan
+    /// object when clearing alone is enough (as `compactor.plan` gives it).
+    fn clear_plan(&self, fixed: &RequestFacts, options: PlanOptions) -> Result<Option<JsValue>> {
+        if self.compactor.clearing.is_none() {
+            return Ok(None);
+        }
+        let facts = RequestFacts {
+            messages: self.ledger.facts().to_vec(),
+            ..fixed.clone()
+        };
+        let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
+        let Some(cleared) = self
+            .compactor
+            .clearing_of(messages, format, estimator, &facts, options)?
+        else {
+            return Ok(None);
+        };
+        let rewritten = clearing::rewritten(messages, format, estimator, &cleared)?;
+        Ok(Some(clearing::plan_to_js(
+            &facts,
+            &cleared,
+            Some(rewritten),
+        )))
+    }
+}
+
 #[wasm_bindgen(js_class = Conversation)]
 impl JsHistory {
     /// Appends a message or an array of messages (in the conversation's format); returns the
@@ -164,18 +192,23 @@ impl JsHistory {
     }
 
     /// The plan for this history with `{ systemPrompt, summary, tools, inputTokenBudget,
-    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages.
+    /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages
+    /// (with the compactor's clearing on, a clear plan when clearing alone is enough).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
             let plan_options = convert::plan_options(&options, "options")?;
-            self.compactor
-                .core
-                .plan_with_ledger(&fixed, &self.ledger, plan_options)
+            if let Some(cleared) = self.clear_plan(&fixed, plan_options)? {
+                return Ok(Err(cleared));
+            }
+            let core = &self.compactor.core;
+            core.plan_with_ledger(&fixed, &self.ledger, plan_options)
+                .map(Ok)
         })();
         match plan.map_err(|e| to_js(&e))? {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+            Err(cleared) => Ok(cleared),
+            Ok(None) => Ok(JsValue::NULL),
+            Ok(Some(plan)) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
                 .map_err(|e| to_js(&e)),
         }
     }

@@ -372,10 +372,6 @@ fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
 /// The plan object of `planBytes`: indices, estimates and where each message is in the body
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
 pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u8]) -> JsValue {
-    let offsets: Vec<u32> = spans
-        .iter()
-        .flat_map(|s| [s.start as u32, s.end as u32])
-        .collect();
     // The kept message's `id`, read from its span of the body.
     let text = spans
         .get(plan.first_kept_index)
@@ -400,11 +396,17 @@ pub fn bytes_plan_to_js(plan: &Plan, spans: &[std::ops::Range<usize>], body: &[u
             number(plan.estimate_after_without_summary),
         ),
         ("messageTokens", float64s(&plan.message_tokens)),
-        (
-            "messageSpans",
-            js_sys::Uint32Array::from(offsets.as_slice()).into(),
-        ),
+        ("messageSpans", spans_to_js(spans)),
     ])
+}
+
+/// Where each message is in a body: start and end offsets, in a `Uint32Array`.
+pub fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
+    let offsets: Vec<u32> = spans
+        .iter()
+        .flat_map(|s| [s.start as u32, s.end as u32])
+        .collect();
+    js_sys::Uint32Array::from(offsets.as_slice()).into()
 }
 
 /// `{ summary, messages, record }`.
