@@ -2,6 +2,8 @@
 //! chosen, what protects a result, and that every format's rewritten message stays a valid
 //! message of that format with its pairing untouched.
 
+mod common;
+
 use context_compaction::clearing::{self, CLEARED_PREFIX, ClearingPolicy};
 use context_compaction::formats::{Edit, Format};
 use context_compaction::*;
@@ -140,7 +142,7 @@ fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<c
 /// The messages with the clearing's rewrites in place (each format's own edit of its JSON).
 fn applied(format: Format, messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
     let mut out = messages.to_vec();
-    for edit in clearing.edits() {
+    for edit in clearing.edits(messages.len()) {
         let text = messages[edit.index].to_string();
         let edits = Edit {
             results: &edit.results,
@@ -191,7 +193,7 @@ fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
             .filter(|&i| after[i] != messages[i])
             .count();
         assert_eq!(changed, 2, "{format:?}");
-        assert_eq!(clearing.edits().len(), 2, "{format:?}");
+        assert_eq!(clearing.edits(messages.len()).len(), 2, "{format:?}");
         // Cleared results are never cleared again.
         assert_eq!(plan(format, &after, &policy(0)), None, "{format:?}");
     }
@@ -457,8 +459,8 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         .map(|r| r.tool_call_id.as_str())
         .collect();
     assert_eq!(ids, ["c1", "c2"]);
-    assert_eq!(clearing.edits().len(), 1);
-    assert_eq!(clearing.edits()[0].index, 1);
+    assert_eq!(clearing.edits(messages.len()).len(), 1);
+    assert_eq!(clearing.edits(messages.len())[0].index, 1);
     let after = applied(format, &messages, &clearing);
     let parts = after[1]["parts"].as_array().unwrap();
     assert_eq!(parts[1]["output"], json!(clearing.results[0].text));
@@ -473,4 +475,79 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         );
     }
     assert_eq!(after.total(), clearing.estimate_after);
+}
+
+/// The Rust `Compactor` clears canonical messages as every format's reader path does: the
+/// same results, the same estimate, the same rewritten messages (on the real session).
+#[test]
+fn canonical_messages_clear_as_the_readers_do_on_the_real_session() {
+    let texts: Vec<String> = include_str!("fixtures/large-session.jsonl")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["type"] == "message")
+        .map(|entry| entry["message"].to_string())
+        .collect();
+    let format = Format::Canonical;
+    let hosts: Vec<HostMessage> = texts
+        .iter()
+        .map(|t| format.read_json(t, "m").unwrap())
+        .collect();
+    let messages: Vec<Message> = hosts.iter().flat_map(|h| h.units.clone()).collect();
+    assert_eq!(messages.len(), texts.len());
+    let compactor = Compactor::new(CompactorConfig::new(common::Fixed::new("S"))).unwrap();
+    let policy = ClearingPolicy {
+        clear_arguments: true,
+        ..ClearingPolicy::default()
+    };
+    let facts = RequestFacts::of(&Request::new(&messages)).unwrap();
+    let options = PlanOptions {
+        input_token_budget: Some(facts.total() * 9 / 10),
+        require_reduction: false,
+    };
+    let request = Request {
+        input_token_budget: options.input_token_budget,
+        ..Request::new(&messages)
+    };
+    let typed = compactor
+        .plan_clearing(&request, &policy)
+        .unwrap()
+        .expect("a clearing");
+    assert!(typed.results.len() > 10);
+
+    let (heuristic, tracking) = (Heuristic::new(), policy.file_tracking.clone());
+    let mut finder = clearing::Finder::new(&heuristic, &tracking, false, true);
+    for (i, text) in texts.iter().enumerate() {
+        finder.read_json(format, i, text).unwrap();
+    }
+    let found = finder.finish().unwrap();
+    let read = compactor
+        .clearing_instead(&found, &facts, options, &policy, &heuristic)
+        .unwrap();
+    assert_eq!(read.as_ref(), Some(&typed));
+
+    // The rewritten messages agree, and their estimate is the one planned.
+    let cleared = clearing::clear_messages(&messages, &typed);
+    let values: Vec<Value> = texts
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    let edited = applied(format, &values, &typed);
+    let reread: Vec<Message> = edited
+        .iter()
+        .flat_map(|v| format.read(v, "m").unwrap().units)
+        .collect();
+    assert_eq!(reread, cleared);
+    let after = RequestFacts::of(&Request::new(&cleared)).unwrap();
+    assert_eq!(after.total(), typed.estimate_after);
+    // A required reduction, or an estimate under the trigger, always summarizes.
+    let required = Request {
+        require_reduction: true,
+        ..request
+    };
+    assert_eq!(compactor.plan_clearing(&required, &policy).unwrap(), None);
+    let roomy = Request {
+        input_token_budget: Some(facts.total()),
+        ..request
+    };
+    assert_eq!(compactor.plan_clearing(&roomy, &policy).unwrap(), None);
 }

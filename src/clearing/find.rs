@@ -278,15 +278,13 @@ impl<'a> Sink<'a> for Finder<'_> {
     }
 
     fn text(&mut self, text: Text<'a>) {
-        if !std::mem::replace(&mut self.content, true) && starts_cleared(&text) {
-            if let Some(result) = self
-                .found
-                .results
-                .last_mut()
-                .filter(|_| self.open.is_some())
-            {
-                result.cleared = true;
-            }
+        let first = !std::mem::replace(&mut self.content, true);
+        if first
+            && self.open.is_some()
+            && starts_cleared(&text)
+            && let Some(result) = self.found.results.last_mut()
+        {
+            result.cleared = true;
         }
         if let Some(counter) = &mut self.open {
             counter.sink().text(text);

@@ -91,19 +91,24 @@ impl Clearing {
 }
 
 impl Clearing {
-    /// The messages it rewrites, in index order, with what changes in each.
-    pub fn edits(&self) -> Vec<MessageEdit<'_>> {
-        let mut indices: Vec<usize> = self.results.iter().map(|r| r.index).collect();
-        indices.extend(&self.argument_messages);
-        indices.sort_unstable();
-        indices.dedup();
+    /// The messages it rewrites, in index order, with what changes in each; indices from
+    /// `len` on (past the `len` messages) are left out.
+    pub fn edits(&self, len: usize) -> Vec<MessageEdit<'_>> {
+        // Marks rather than a sort: each sort instantiated costs the module kilobytes.
+        let mut marked = vec![false; len];
+        let indices = self.results.iter().map(|r| r.index);
+        for i in indices.chain(self.argument_messages.iter().copied()) {
+            if let Some(mark) = marked.get_mut(i) {
+                *mark = true;
+            }
+        }
         let ids: Vec<&str> = self
             .results
             .iter()
             .map(|r| r.tool_call_id.as_str())
             .collect();
-        indices
-            .into_iter()
+        (0..len)
+            .filter(|&i| marked.get(i) == Some(&true))
             .map(|index| MessageEdit {
                 index,
                 results: self
@@ -158,16 +163,16 @@ pub struct MessageEdit<'c> {
     pub arguments: Vec<&'c str>,
 }
 
-/// The clearing of `results` and `arguments` (the calls whose arguments are cleared), with
-/// the estimate after worked out from what each frees: a result's tokens less those of a
-/// result holding only its new text.
+/// The clearing of `results` and of the arguments in `argument_messages` (which free
+/// `arguments_freed`), with the estimate after worked out from what each frees: a result's
+/// tokens less those of a result holding only its new text.
 fn estimated(
     facts: &RequestFacts,
     results: Vec<ClearedResult>,
-    arguments: &[&FoundCall],
+    (argument_messages, arguments_freed): (Vec<usize>, u64),
     estimator: &dyn Estimator,
 ) -> Result<Clearing> {
-    let mut freed: u64 = arguments.iter().filter_map(|c| c.arguments_freed).sum();
+    let mut freed = arguments_freed;
     for result in &results {
         let after = estimator.framing_tokens()
             + estimator
@@ -175,8 +180,6 @@ fn estimated(
                 .map_err(|e| estimator_failed("clearing placeholder", e))?;
         freed += result.tokens.saturating_sub(after);
     }
-    let mut argument_messages: Vec<usize> = arguments.iter().map(|c| c.index).collect();
-    argument_messages.dedup();
     let estimate_before = facts.total();
     Ok(Clearing {
         results,
@@ -235,16 +238,24 @@ pub fn plan(
         return Ok(None);
     }
     chosen.reverse();
-    let mut arguments: Vec<&FoundCall> = Vec::new();
+    let mut arguments = (Vec::new(), 0);
     if policy.clear_arguments {
-        arguments = chosen
+        // The messages of the cleared calls, in order (marks rather than a sort).
+        let mut marked = vec![false; facts.messages.len()];
+        for call in chosen
             .iter()
-            .filter_map(|r| calls.get(r.tool_call_id.as_str()).copied())
-            .filter(|c| c.arguments_freed.is_some())
+            .filter_map(|r| calls.get(r.tool_call_id.as_str()))
+        {
+            if let (Some(freed), Some(mark)) = (call.arguments_freed, marked.get_mut(call.index)) {
+                *mark = true;
+                arguments.1 += freed;
+            }
+        }
+        arguments.0 = (0..marked.len())
+            .filter(|&i| marked.get(i) == Some(&true))
             .collect();
-        arguments.sort_by_key(|c| c.index);
     }
-    estimated(facts, chosen, &arguments, estimator).map(Some)
+    estimated(facts, chosen, arguments, estimator).map(Some)
 }
 
 /// Plans trimming the middle of the newest tool result (`found` kept its text: see
@@ -282,7 +293,7 @@ pub fn trim(
         tokens: newest.tokens,
         text: trimmed,
     };
-    let clearing = estimated(facts, vec![result], &[], estimator)?;
+    let clearing = estimated(facts, vec![result], (Vec::new(), 0), estimator)?;
     Ok((clearing.estimate_after <= budget).then_some(clearing))
 }
 
@@ -290,7 +301,7 @@ pub fn trim(
 /// the cleared calls `{}`; every other message is a copy of the caller's.
 pub fn clear_messages(messages: &[Message], clearing: &Clearing) -> Vec<Message> {
     let mut out = messages.to_vec();
-    for edit in clearing.edits() {
+    for edit in clearing.edits(messages.len()) {
         match out.get_mut(edit.index) {
             Some(Message::ToolResult(result)) => {
                 let new = edit

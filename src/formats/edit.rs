@@ -53,23 +53,30 @@ impl Format {
         if editor.splices.is_empty() {
             return Ok(None);
         }
-        // Spots come in the reader's order, which is not always the text's.
-        editor.splices.sort_by_key(|(range, _)| range.start);
+        let (results, arguments) = (std::mem::take(&mut editor.results), editor.arguments);
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
-        for (range, value) in &editor.splices {
+        // Spots come in the reader's order, which is not always the text's: the first one in
+        // the text each time (a few per message; a sort would cost the module kilobytes).
+        while let Some(first) = (0..editor.splices.len()).min_by_key(|&k| {
+            editor
+                .splices
+                .get(k)
+                .map_or(usize::MAX, |(range, _)| range.start)
+        }) {
+            let (range, value) = editor.splices.swap_remove(first);
             let Some(before) = text.get(copied..range.start) else {
                 continue;
             };
             out.push_str(before);
-            out.push_str(value);
+            out.push_str(&value);
             copied = range.end;
         }
         out.push_str(text.get(copied..).unwrap_or(""));
         Ok(Some(Edited {
             text: out,
-            results: editor.results,
-            arguments: editor.arguments,
+            results,
+            arguments,
         }))
     }
 }

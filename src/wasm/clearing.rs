@@ -95,16 +95,29 @@ pub fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
         .collect()
 }
 
+/// A message a clearing rewrote.
+struct Rewritten {
+    index: usize,
+    /// The new object.
+    object: JsValue,
+    /// Its estimated tokens.
+    tokens: u64,
+    /// The ids of the results rewritten in it.
+    results: Vec<String>,
+    /// Whether the arguments of a call in it were cleared.
+    arguments: bool,
+}
+
 /// The messages `clearing` rewrites, as new objects made from their JSON text (the caller's
-/// stay as they are), each with its new tokens; messages in which nothing changes are left out.
+/// stay as they are); messages in which nothing changes are left out.
 fn rewrite(
     messages: &Array,
     format: Format,
     estimator: &dyn Estimator,
     clearing: &Clearing,
-) -> Result<Vec<(usize, JsValue, u64)>> {
+) -> Result<Vec<Rewritten>> {
     let mut out = Vec::new();
-    for edit in clearing.edits() {
+    for edit in clearing.edits(messages.length() as usize) {
         let path = format!("messages[{}]", edit.index);
         let text = convert::json_text(&messages.get(edit.index as u32), &path)?;
         let edits = Edit {
@@ -114,21 +127,26 @@ fn rewrite(
         let Some(edited) = format.edit_json(&text, &path, &edits)? else {
             continue;
         };
-        let tokens = format.facts_json(&edited.text, &path, estimator)?.tokens;
         // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
         let object = JSON::parse(&edited.text)
             .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
-        out.push((edit.index, object, tokens));
+        out.push(Rewritten {
+            index: edit.index,
+            object,
+            tokens: format.facts_json(&edited.text, &path, estimator)?.tokens,
+            results: edited.results,
+            arguments: edited.arguments,
+        });
     }
     Ok(out)
 }
 
 /// `messages` with the rewritten ones in place: new objects for those, the caller's own for
 /// the rest.
-fn with(messages: &Array, rewritten: &[(usize, JsValue, u64)]) -> Array {
+fn with(messages: &Array, rewritten: &[Rewritten]) -> Array {
     let out = messages.slice(0, messages.length());
-    for (index, object, _) in rewritten {
-        out.set(*index as u32, object.clone());
+    for message in rewritten {
+        out.set(message.index as u32, message.object.clone());
     }
     out
 }
@@ -188,6 +206,8 @@ pub fn plan_to_js(facts: &RequestFacts, clearing: &Clearing, messages: Option<Ar
     let mut fields = vec![
         ("kind", KIND.into()),
         ("firstKeptIndex", number(0)),
+        ("firstKeptPart", number(0)),
+        ("firstKeptId", JsValue::NULL),
         ("turnPrefixStart", number(0)),
         ("splitTurn", false.into()),
         (
@@ -272,8 +292,18 @@ pub fn apply(
         &request.estimator,
         &planned,
     )?;
-    let tokens: Vec<(usize, u64)> = rewritten.iter().map(|(i, _, t)| (*i, *t)).collect();
-    let cleared = Clearing::of_rewrite(facts, planned.results, planned.argument_messages, &tokens);
+    // What the plan names that is no longer in the messages is left out of the record.
+    let done = |index: usize, done: &dyn Fn(&Rewritten) -> bool| {
+        rewritten.iter().any(|m| m.index == index && done(m))
+    };
+    let results = planned
+        .results
+        .into_iter()
+        .filter(|r| done(r.index, &|m| m.results.contains(&r.tool_call_id)));
+    let arguments = planned.argument_messages.into_iter();
+    let arguments = arguments.filter(|&i| done(i, &|m| m.arguments));
+    let tokens: Vec<(usize, u64)> = rewritten.iter().map(|m| (m.index, m.tokens)).collect();
+    let cleared = Clearing::of_rewrite(facts, results.collect(), arguments.collect(), &tokens);
     Ok(outcome(
         request,
         &cleared,

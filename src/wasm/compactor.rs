@@ -68,8 +68,8 @@ impl JsCompactor {
             Ok(match self.inner.plan_body(&bytes, &request)? {
                 (spans, facts, Planned::Clear(cleared)) => {
                     let plan = clearing::plan_to_js(&facts, &cleared, None);
-                    let spans = convert::spans_to_js(&spans);
                     // The package's own object: setting a field runs no caller code.
+                    let spans = convert::spans_to_js(&spans);
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
