@@ -9,7 +9,7 @@ use context_compaction_scan::Val;
 use serde_json::Value;
 
 use super::text::CLEARED_PREFIX;
-use crate::error::{Error, Result};
+use crate::error::{BoxError, Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units};
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage};
@@ -144,19 +144,20 @@ impl Counter {
         }
     }
 
-    /// The unit's tokens and, with `text`, its text.
-    fn finish(self, estimator: &dyn Estimator, text: bool) -> Result<(u64, Option<String>)> {
+    /// The unit's tokens and, with `text` (and units), its text.
+    fn finish(
+        self,
+        estimator: &dyn Estimator,
+        text: bool,
+    ) -> Result<(u64, Option<String>), BoxError> {
         let units = match self {
-            Counter::Tally(tally) if !text => return Ok((tally.finish().tokens, None)),
-            Counter::Tally(_) => return Ok((0, None)),
+            Counter::Tally(tally) => return Ok((tally.finish().tokens, None)),
             Counter::Units(units) => units.finish().units,
         };
         let Some(unit) = units.first() else {
             return Ok((0, None));
         };
-        let tokens = MessageFacts::of(unit, estimator)
-            .map_err(|e| estimator_failed("tool result", e))?
-            .tokens;
+        let tokens = MessageFacts::of(unit, estimator)?.tokens;
         let text = match unit {
             Message::ToolResult(result) if text => Some(result_text(result)),
             _ => None,
@@ -218,6 +219,8 @@ impl<'e> Finder<'e> {
             return;
         };
         let counted = counter.finish(self.estimator, self.texts);
+        let counted =
+            counted.map_err(|e| estimator_failed(&format!("messages[{}]", self.index), e));
         if let (Some((tokens, text)), Some(result)) =
             (self.fail(counted), self.found.results.last_mut())
         {
@@ -242,7 +245,9 @@ impl<'e> Finder<'e> {
         let sink = counter.sink();
         sink.unit(Unit::Assistant(None));
         sink.call(Cow::Borrowed(""), Text::Made(Cow::Borrowed("")), arguments);
-        Ok(counter.finish(self.estimator, false)?.0)
+        let counted = counter.finish(self.estimator, false);
+        let path = || format!("messages[{}]", self.index);
+        Ok(counted.map_err(|e| estimator_failed(&path(), e))?.0)
     }
 }
 
@@ -379,15 +384,16 @@ pub(super) fn cleared_already(content: &[ContentBlock]) -> bool {
 
 /// The text of a result's content (images are dropped by a trim).
 pub(super) fn result_text(result: &ToolResultMessage) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.as_str()),
-            ContentBlock::Image | ContentBlock::Opaque(_) => None,
-        })
-        .collect();
-    texts.join("\n")
+    let mut out = String::new();
+    for block in &result.content {
+        if let ContentBlock::Text(text) = block {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+    }
+    out
 }
 
 /// The path in a file read's arguments.

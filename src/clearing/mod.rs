@@ -204,8 +204,12 @@ pub fn plan(
 ) -> Result<Option<Clearing>> {
     let protected_from =
         keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
-    // The latest call with each id.
-    let calls: HashMap<&str, &FoundCall> = found.calls.iter().map(|c| (c.id.as_str(), c)).collect();
+    // The latest call with each id (`&str` to a place: the map type `plan` has already).
+    let mut places: HashMap<&str, usize> = HashMap::with_capacity(found.calls.len());
+    for (k, call) in found.calls.iter().enumerate() {
+        places.insert(&call.id, k);
+    }
+    let call_of = |id: &str| places.get(id).and_then(|&k| found.calls.get(k));
     let mut newer_output = 0u64;
     let mut chosen = Vec::new();
     for f in found.results.iter().rev() {
@@ -214,7 +218,7 @@ pub fn plan(
         if protected || f.index >= protected_from || f.cleared || !f.editable {
             continue;
         }
-        let call = calls.get(f.id.as_str());
+        let call = call_of(&f.id);
         let name = f.name.as_deref().or(call.map(|c| c.name.as_str()));
         if name.is_some_and(|n| policy.never_clear.iter().any(|never| never == n)) {
             continue;
@@ -242,10 +246,7 @@ pub fn plan(
     if policy.clear_arguments {
         // The messages of the cleared calls, in order (marks rather than a sort).
         let mut marked = vec![false; facts.messages.len()];
-        for call in chosen
-            .iter()
-            .filter_map(|r| calls.get(r.tool_call_id.as_str()))
-        {
+        for call in chosen.iter().filter_map(|r| call_of(&r.tool_call_id)) {
             if let (Some(freed), Some(mark)) = (call.arguments_freed, marked.get_mut(call.index)) {
                 *mark = true;
                 arguments.1 += freed;

@@ -229,7 +229,8 @@ pub fn plan_to_js(facts: &RequestFacts, clearing: &Clearing, messages: Option<Ar
     object(&fields)
 }
 
-/// What a clear plan object says, or `None` when `value` is not one.
+/// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
+/// `argumentMessages`), or `None` when `value` is not one.
 pub fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
     if !value.is_object()
         || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(KIND)
@@ -251,8 +252,9 @@ pub fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usiz
         results.push(ClearedResult {
             index: optional_whole(&item, "index", &path)?.unwrap_or(0) as usize,
             tool_call_id: text("toolCallId")?,
-            tool_name: optional_string(&field(&item, "toolName", &path)?, &path)?,
-            tokens: optional_whole(&item, "tokens", &path)?.unwrap_or(0),
+            // Applying needs neither: the estimate after is of the rewritten messages.
+            tool_name: None,
+            tokens: 0,
             text: text("text")?,
         });
     }
