@@ -3,7 +3,7 @@
 // summarizer; the cleared messages are new objects, every other one the caller's own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor } from "context-compaction";
+import { CompactionError, Compactor } from "context-compaction";
 import { call, result, say, user } from "./helpers.mjs";
 
 const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
@@ -228,4 +228,27 @@ test("plan, planBytes and a conversation handle give the same clear plan on the 
     assert.deepEqual(calls, []);
     c.free();
   }
+});
+
+test("host exceptions while clearing reads or rewrites a message become CompactionErrors naming it", async () => {
+  const boom = new Error("trap");
+  const isTrap = (place) => (e) => e instanceof CompactionError && e.code === "invalid_request" && place.test(e.message) && e.cause === boom;
+  const c = compactor({ protectRecentTokens: 0 }, []);
+  // Facts cached from a plan under the trigger; then the result's getter throws when clearing
+  // reads it (the facts come from the cache, so only clearing's own read reaches it).
+  const list = messages();
+  assert.equal(c.plan({ messages: list, inputTokenBudget: 1e6 }), null);
+  const text = list[2].content;
+  Object.defineProperty(list[2], "content", { get() { throw boom; }, enumerable: true });
+  assert.throws(() => c.plan({ messages: list, inputTokenBudget: 2000 }), isTrap(/messages\[2\]/));
+  // A clear plan applied to messages whose rewritten one throws when it is read.
+  const clean = messages();
+  const plan = c.plan({ messages: clean, inputTokenBudget: 2000 });
+  const hostile = messages();
+  Object.defineProperty(hostile[4], "toJSON", { value() { throw boom; } });
+  await assert.rejects(c.apply({ messages: hostile, inputTokenBudget: 2000 }, plan), isTrap(/messages\[4\]/));
+  // Nothing is poisoned: the same compactor clears the clean messages.
+  const out = await c.apply({ messages: clean, inputTokenBudget: 2000 }, plan);
+  assert.equal(out.record.kind, "clear");
+  assert.ok(text.length > 0);
 });
