@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::Val;
+use context_compaction_scan::{Kind, Val};
 use serde_json::Value;
 
 use super::text::CLEARED_PREFIX;
@@ -369,8 +369,10 @@ impl<'a> Sink<'a> for Finder<'_> {
 /// Whether a result's first content is a clearing's placeholder.
 fn starts_cleared(text: &Text) -> bool {
     match text {
+        // The prefix has nothing JSON escapes, so the raw text starts with it when the value
+        // does: a long result is not unescaped to look at its start.
         Text::Str(value) | Text::Value(Some(value)) => {
-            value.str().is_some_and(|t| t.starts_with(CLEARED_PREFIX))
+            value.kind() == Kind::String && value.raw().starts_with(CLEARED_PREFIX)
         }
         Text::Made(text) => text.starts_with(CLEARED_PREFIX),
         _ => false,

@@ -163,30 +163,28 @@ pub struct MessageEdit<'c> {
     pub arguments: Vec<&'c str>,
 }
 
-/// The clearing of `results` and of the arguments in `argument_messages` (which free
-/// `arguments_freed`), with the estimate after worked out from what each frees: a result's
-/// tokens less those of a result holding only its new text.
-fn estimated(
+/// The clearing of `results` and of the arguments in `argument_messages`, which free `freed`
+/// tokens (each result its tokens less those of a result holding only its new text).
+fn freeing(
     facts: &RequestFacts,
     results: Vec<ClearedResult>,
-    (argument_messages, arguments_freed): (Vec<usize>, u64),
-    estimator: &dyn Estimator,
-) -> Result<Clearing> {
-    let mut freed = arguments_freed;
-    for result in &results {
-        let after = estimator.framing_tokens()
-            + estimator
-                .count_tokens(&result.text)
-                .map_err(|e| estimator_failed("clearing placeholder", e))?;
-        freed += result.tokens.saturating_sub(after);
-    }
+    argument_messages: Vec<usize>,
+    freed: u64,
+) -> Clearing {
     let estimate_before = facts.total();
-    Ok(Clearing {
+    Clearing {
         results,
         argument_messages,
         estimate_before,
         estimate_after: estimate_before.saturating_sub(facts.calibration.scale(freed)),
-    })
+    }
+}
+
+/// The tokens of a result holding only `text`.
+fn result_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64> {
+    let tokens = estimator.count_tokens(text);
+    let tokens = tokens.map_err(|e| estimator_failed("clearing placeholder", e))?;
+    Ok(estimator.framing_tokens() + tokens)
 }
 
 /// Plans clearing old tool results of a conversation whose facts are `facts` and whose
@@ -210,7 +208,7 @@ pub fn plan(
         places.insert(&call.id, k);
     }
     let call_of = |id: &str| places.get(id).and_then(|&k| found.calls.get(k));
-    let mut newer_output = 0u64;
+    let (mut newer_output, mut freed) = (0u64, 0u64);
     let mut chosen = Vec::new();
     for f in found.results.iter().rev() {
         let protected = newer_output < policy.protect_recent_tokens;
@@ -224,12 +222,11 @@ pub fn plan(
             continue;
         }
         let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
-        let placeholder_tokens = estimator
-            .count_tokens(&text)
-            .map_err(|e| estimator_failed("clearing placeholder", e))?;
-        if placeholder_tokens >= f.tokens {
+        let after = result_tokens(&text, estimator)?;
+        if after - estimator.framing_tokens() >= f.tokens {
             continue;
         }
+        freed += f.tokens.saturating_sub(after);
         chosen.push(ClearedResult {
             index: f.index,
             tool_call_id: f.id.clone(),
@@ -242,21 +239,23 @@ pub fn plan(
         return Ok(None);
     }
     chosen.reverse();
-    let mut arguments = (Vec::new(), 0);
+    let mut argument_messages = Vec::new();
     if policy.clear_arguments {
         // The messages of the cleared calls, in order (marks rather than a sort).
         let mut marked = vec![false; facts.messages.len()];
         for call in chosen.iter().filter_map(|r| call_of(&r.tool_call_id)) {
-            if let (Some(freed), Some(mark)) = (call.arguments_freed, marked.get_mut(call.index)) {
+            if let (Some(arguments), Some(mark)) =
+                (call.arguments_freed, marked.get_mut(call.index))
+            {
                 *mark = true;
-                arguments.1 += freed;
+                freed += arguments;
             }
         }
-        arguments.0 = (0..marked.len())
+        argument_messages = (0..marked.len())
             .filter(|&i| marked.get(i) == Some(&true))
             .collect();
     }
-    estimated(facts, chosen, arguments, estimator).map(Some)
+    Ok(Some(freeing(facts, chosen, argument_messages, freed)))
 }
 
 /// Plans trimming the middle of the newest tool result (`found` kept its text: see
@@ -294,7 +293,10 @@ pub fn trim(
         tokens: newest.tokens,
         text: trimmed,
     };
-    let clearing = estimated(facts, vec![result], (Vec::new(), 0), estimator)?;
+    let freed = result
+        .tokens
+        .saturating_sub(result_tokens(&result.text, estimator)?);
+    let clearing = freeing(facts, vec![result], Vec::new(), freed);
     Ok((clearing.estimate_after <= budget).then_some(clearing))
 }
 

@@ -109,11 +109,12 @@ struct Rewritten {
 }
 
 /// The messages `clearing` rewrites, as new objects made from their JSON text (the caller's
-/// stay as they are); messages in which nothing changes are left out.
+/// stay as they are), with their tokens when `estimator` is given; messages in which nothing
+/// changes are left out.
 fn rewrite(
     messages: &Array,
     format: Format,
-    estimator: &dyn Estimator,
+    estimator: Option<&dyn Estimator>,
     clearing: &Clearing,
 ) -> Result<Vec<Rewritten>> {
     let mut out = Vec::new();
@@ -133,7 +134,10 @@ fn rewrite(
         out.push(Rewritten {
             index: edit.index,
             object,
-            tokens: format.facts_json(&edited.text, &path, estimator)?.tokens,
+            tokens: match estimator {
+                Some(estimator) => format.facts_json(&edited.text, &path, estimator)?.tokens,
+                None => 0,
+            },
             results: edited.results,
             arguments: edited.arguments,
         });
@@ -154,25 +158,12 @@ fn with(messages: &Array, rewritten: &[Rewritten]) -> Array {
 /// The request's messages with `clearing` applied: new objects for the rewritten ones, the
 /// caller's own for the rest.
 pub fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
-    rewritten(
-        &request.messages,
-        request.format,
-        &request.estimator,
-        clearing,
-    )
+    rewritten(&request.messages, request.format, clearing)
 }
 
 /// `messages` (of `format`) with `clearing` applied, as [`messages`].
-pub fn rewritten(
-    messages: &Array,
-    format: Format,
-    estimator: &dyn Estimator,
-    clearing: &Clearing,
-) -> Result<Array> {
-    Ok(with(
-        messages,
-        &rewrite(messages, format, estimator, clearing)?,
-    ))
+pub fn rewritten(messages: &Array, format: Format, clearing: &Clearing) -> Result<Array> {
+    Ok(with(messages, &rewrite(messages, format, None, clearing)?))
 }
 
 /// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
@@ -288,12 +279,8 @@ pub fn apply(
         estimate_before: 0,
         estimate_after: 0,
     };
-    let rewritten = rewrite(
-        &request.messages,
-        request.format,
-        &request.estimator,
-        &planned,
-    )?;
+    let estimator = Some(&request.estimator as &dyn Estimator);
+    let rewritten = rewrite(&request.messages, request.format, estimator, &planned)?;
     // What the plan names that is no longer in the messages is left out of the record.
     let done = |index: usize, done: &dyn Fn(&Rewritten) -> bool| {
         rewritten.iter().any(|m| m.index == index && done(m))

@@ -160,7 +160,7 @@ impl JsHistory {
         else {
             return Ok(None);
         };
-        let rewritten = clearing::rewritten(messages, format, estimator, &cleared)?;
+        let rewritten = clearing::rewritten(messages, format, &cleared)?;
         Ok(Some(clearing::plan_to_js(
             &facts,
             &cleared,
