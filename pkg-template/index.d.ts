@@ -365,7 +365,10 @@ export interface Plan<M extends AnyMessage = Message> {
   argumentMessages?: number[];
   estimateAfter?: number;
   tokensFreed?: number;
-  /** The messages after clearing: new objects for the rewritten ones, your own for the rest. */
+  /**
+   * The messages after clearing: new objects for the rewritten ones, your own for the rest
+   * (not in a `planBytes` clear plan: apply it with the messages as objects).
+   */
   messages?: M[];
 }
 
@@ -399,6 +402,12 @@ export interface BytesPlan {
   messageTokens: Float64Array;
   /** Byte offsets of each message's JSON in the body: start and end, two per message. */
   messageSpans: Uint32Array;
+  /** As `Plan.kind` (a clear plan: `apply` it with the messages as objects). */
+  kind?: "clear";
+  clearedResults?: ClearedResult[];
+  argumentMessages?: number[];
+  estimateAfter?: number;
+  tokensFreed?: number;
 }
 
 export interface Usage {

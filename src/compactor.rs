@@ -1,6 +1,7 @@
 //! The [`Compactor`]: configuration, and the plan / apply / compact entry points.
 
 use crate::apply::{self, Applied, ApplyInput, Compaction};
+use crate::clearing::{self, Clearing, ClearingPolicy, Found};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::ledger::Ledger;
@@ -9,6 +10,7 @@ use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
 use crate::summary::FileTracking;
 use crate::tail;
+use crate::token::Estimator;
 
 /// `keepRecentTokens` when none is configured.
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
@@ -123,6 +125,49 @@ impl<S: Summarizer> Compactor<S> {
         Ok(planned
             .ok()
             .filter(|planned| tail::decides(facts, start, planned.as_ref(), options, keep, ratio)))
+    }
+
+    /// Light-touch compaction first: when the estimate is over the trigger, the clearing of
+    /// old tool results (`policy`) that alone brings it to the trigger, so that no summary is
+    /// needed; `None` otherwise (then [`Compactor::plan`] says what to summarize). A required
+    /// reduction always summarizes. [`clearing::clear_messages`] performs it.
+    pub fn plan_clearing(
+        &self,
+        request: &Request,
+        policy: &ClearingPolicy,
+    ) -> Result<Option<Clearing>> {
+        let facts = RequestFacts::of(request)?;
+        if !self.wants_clearing(&facts, request.options()) {
+            return Ok(None);
+        }
+        let found = Found::of_messages(request.messages, &policy.file_tracking, request.estimator)?;
+        self.clearing_instead(&found, &facts, request.options(), policy, request.estimator)
+    }
+
+    /// Whether a request with `facts` is over the trigger, where clearing is worth trying
+    /// (never with a required reduction).
+    pub fn wants_clearing(&self, facts: &RequestFacts, options: PlanOptions) -> bool {
+        let Some(budget) = options.input_token_budget else {
+            return false;
+        };
+        !options.require_reduction && facts.total() as f64 > budget as f64 * self.trigger_ratio
+    }
+
+    /// [`Compactor::plan_clearing`] for a conversation of any format whose results and calls
+    /// are `found` ([`clearing::Finder`]) and whose facts are `facts`.
+    pub fn clearing_instead(
+        &self,
+        found: &Found,
+        facts: &RequestFacts,
+        options: PlanOptions,
+        policy: &ClearingPolicy,
+        estimator: &dyn Estimator,
+    ) -> Result<Option<Clearing>> {
+        let Some(budget) = options.input_token_budget else {
+            return Ok(None);
+        };
+        let planned = clearing::plan(found, facts, policy, self.keep_recent_tokens, estimator)?;
+        Ok(planned.filter(|c| clearing::is_enough(c, budget, self.trigger_ratio)))
     }
 
     /// [`Compactor::plan`] over a [`Ledger`] the caller appends to: O(kept messages) per call.

@@ -2,8 +2,10 @@
 //! chosen, what protects a result, and that every format's rewritten message stays a valid
 //! message of that format with its pairing untouched.
 
+mod common;
+
 use context_compaction::clearing::{self, CLEARED_PREFIX, ClearingPolicy};
-use context_compaction::formats::Format;
+use context_compaction::formats::{Edit, Format};
 use context_compaction::*;
 use serde_json::{Value, json};
 
@@ -121,16 +123,34 @@ fn policy(protect: u64) -> ClearingPolicy {
     }
 }
 
-fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
-    let facts = facts(format, messages);
-    clearing::plan(format, messages, &facts, policy, 0, &Heuristic::new()).unwrap()
+/// The results and calls of `messages`, as the format's reader reports them.
+fn found(format: Format, messages: &[Value], texts: bool) -> clearing::Found {
+    let (heuristic, tracking) = (Heuristic::new(), FileTracking::default());
+    let mut finder = clearing::Finder::new(&heuristic, &tracking, texts, true);
+    for (i, message) in messages.iter().enumerate() {
+        finder.read_json(format, i, &message.to_string()).unwrap();
+    }
+    finder.finish().unwrap()
 }
 
-/// The messages with the clearing's rewrites in place.
-fn applied(messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
+fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
+    let facts = facts(format, messages);
+    let found = found(format, messages, false);
+    clearing::plan(&found, &facts, policy, 0, &Heuristic::new()).unwrap()
+}
+
+/// The messages with the clearing's rewrites in place (each format's own edit of its JSON).
+fn applied(format: Format, messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
     let mut out = messages.to_vec();
-    for (i, value) in &clearing.messages {
-        out[*i] = value.clone();
+    for edit in clearing.edits(messages.len()) {
+        let text = messages[edit.index].to_string();
+        let edits = Edit {
+            results: &edit.results,
+            arguments: &edit.arguments,
+        };
+        if let Some(edited) = format.edit_json(&text, "m", &edits).unwrap() {
+            out[edit.index] = serde_json::from_str(&edited.text).unwrap();
+        }
     }
     out
 }
@@ -160,7 +180,7 @@ fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
             clearing.tokens_freed()
         );
 
-        let after = applied(&messages, &clearing);
+        let after = applied(format, &messages, &clearing);
         let (before_facts, after_facts) = (facts(format, &messages), facts(format, &after));
         assert_eq!(after_facts.total(), clearing.estimate_after, "{format:?}");
         for (old, new) in before_facts.messages.iter().zip(&after_facts.messages) {
@@ -169,8 +189,11 @@ fn clears_old_results_in_every_format_keeping_them_valid_and_paired() {
             assert_eq!(old.role, new.role, "{format:?}");
         }
         // Only the two result messages are new; the in-flight call and the rest are untouched.
-        let indices: Vec<usize> = clearing.messages.iter().map(|(i, _)| *i).collect();
-        assert_eq!(indices.len(), 2, "{format:?}");
+        let changed = (0..messages.len())
+            .filter(|&i| after[i] != messages[i])
+            .count();
+        assert_eq!(changed, 2, "{format:?}");
+        assert_eq!(clearing.edits(messages.len()).len(), 2, "{format:?}");
         // Cleared results are never cleared again.
         assert_eq!(plan(format, &after, &policy(0)), None, "{format:?}");
     }
@@ -181,8 +204,9 @@ fn each_format_keeps_its_own_result_shape() {
     let text_of = |format: Format| {
         let messages = conversation(format);
         let clearing = plan(format, &messages, &policy(0)).unwrap();
+        let index = clearing.results[0].index;
         (
-            clearing.messages[0].1.clone(),
+            applied(format, &messages, &clearing)[index].clone(),
             clearing.results[0].text.clone(),
         )
     };
@@ -262,8 +286,7 @@ fn the_kept_suffix_and_calls_in_flight_are_protected() {
         // What the summary plan would keep word for word is kept here too.
         let facts = facts(format, &messages);
         let keep_all = clearing::plan(
-            format,
-            &messages,
+            &found(format, &messages, false),
             &facts,
             &policy(0),
             1_000_000,
@@ -311,7 +334,7 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             clearing.tokens_freed() > without.tokens_freed() + 500,
             "{format:?}"
         );
-        let after = applied(&messages, &clearing);
+        let after = applied(format, &messages, &clearing);
         let hosts: Vec<HostMessage> = after.iter().map(|m| format.read(m, "m").unwrap()).collect();
         let call = hosts[1]
             .units
@@ -347,9 +370,14 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
         let facts = facts(format, &messages);
         let budget = 20_000;
         assert!(facts.total() > budget);
-        let trimmed = clearing::trim(format, &messages, &facts, budget, &Heuristic::new())
-            .unwrap()
-            .expect("trimmed");
+        let trimmed = clearing::trim(
+            &found(format, &messages, true),
+            &facts,
+            budget,
+            &Heuristic::new(),
+        )
+        .unwrap()
+        .expect("trimmed");
         assert!(trimmed.estimate_after <= budget, "{format:?}");
         assert_eq!(trimmed.results.len(), 1);
         let text = &trimmed.results[0].text;
@@ -361,7 +389,7 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
             text.contains("trimmed from the middle of this tool result"),
             "{format:?}"
         );
-        let after = applied(&messages, &trimmed);
+        let after = applied(format, &messages, &trimmed);
         assert_eq!(
             facts_total(format, &after),
             trimmed.estimate_after,
@@ -369,11 +397,23 @@ fn an_oversized_newest_result_is_trimmed_in_the_middle() {
         );
         // Under the budget already: nothing to trim; a budget below what the rest needs: none.
         assert_eq!(
-            clearing::trim(format, &messages, &facts, 1_000_000, &Heuristic::new()).unwrap(),
+            clearing::trim(
+                &found(format, &messages, true),
+                &facts,
+                1_000_000,
+                &Heuristic::new()
+            )
+            .unwrap(),
             None
         );
         assert_eq!(
-            clearing::trim(format, &messages, &facts, 2_000, &Heuristic::new()).unwrap(),
+            clearing::trim(
+                &found(format, &messages, true),
+                &facts,
+                2_000,
+                &Heuristic::new()
+            )
+            .unwrap(),
             None
         );
     }
@@ -419,15 +459,14 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         .map(|r| r.tool_call_id.as_str())
         .collect();
     assert_eq!(ids, ["c1", "c2"]);
-    assert_eq!(clearing.messages.len(), 1);
-    let (index, message) = &clearing.messages[0];
-    assert_eq!(*index, 1);
-    let parts = message["parts"].as_array().unwrap();
+    assert_eq!(clearing.edits(messages.len()).len(), 1);
+    assert_eq!(clearing.edits(messages.len())[0].index, 1);
+    let after = applied(format, &messages, &clearing);
+    let parts = after[1]["parts"].as_array().unwrap();
     assert_eq!(parts[1]["output"], json!(clearing.results[0].text));
     assert_eq!(parts[1]["input"], json!({}));
     assert_eq!(parts[1]["state"], json!("output-available"));
     assert_eq!(parts[3]["output"], json!(clearing.results[1].text));
-    let after = applied(&messages, &clearing);
     let (before, after) = (facts(format, &messages), facts(format, &after));
     for (old, new) in before.messages.iter().zip(&after.messages) {
         assert_eq!(
@@ -436,4 +475,79 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         );
     }
     assert_eq!(after.total(), clearing.estimate_after);
+}
+
+/// The Rust `Compactor` clears canonical messages as every format's reader path does: the
+/// same results, the same estimate, the same rewritten messages (on the real session).
+#[test]
+fn canonical_messages_clear_as_the_readers_do_on_the_real_session() {
+    let texts: Vec<String> = include_str!("fixtures/large-session.jsonl")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["type"] == "message")
+        .map(|entry| entry["message"].to_string())
+        .collect();
+    let format = Format::Canonical;
+    let hosts: Vec<HostMessage> = texts
+        .iter()
+        .map(|t| format.read_json(t, "m").unwrap())
+        .collect();
+    let messages: Vec<Message> = hosts.iter().flat_map(|h| h.units.clone()).collect();
+    assert_eq!(messages.len(), texts.len());
+    let compactor = Compactor::new(CompactorConfig::new(common::Fixed::new("S"))).unwrap();
+    let policy = ClearingPolicy {
+        clear_arguments: true,
+        ..ClearingPolicy::default()
+    };
+    let facts = RequestFacts::of(&Request::new(&messages)).unwrap();
+    let options = PlanOptions {
+        input_token_budget: Some(facts.total() * 9 / 10),
+        require_reduction: false,
+    };
+    let request = Request {
+        input_token_budget: options.input_token_budget,
+        ..Request::new(&messages)
+    };
+    let typed = compactor
+        .plan_clearing(&request, &policy)
+        .unwrap()
+        .expect("a clearing");
+    assert!(typed.results.len() > 10);
+
+    let (heuristic, tracking) = (Heuristic::new(), policy.file_tracking.clone());
+    let mut finder = clearing::Finder::new(&heuristic, &tracking, false, true);
+    for (i, text) in texts.iter().enumerate() {
+        finder.read_json(format, i, text).unwrap();
+    }
+    let found = finder.finish().unwrap();
+    let read = compactor
+        .clearing_instead(&found, &facts, options, &policy, &heuristic)
+        .unwrap();
+    assert_eq!(read.as_ref(), Some(&typed));
+
+    // The rewritten messages agree, and their estimate is the one planned.
+    let cleared = clearing::clear_messages(&messages, &typed);
+    let values: Vec<Value> = texts
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    let edited = applied(format, &values, &typed);
+    let reread: Vec<Message> = edited
+        .iter()
+        .flat_map(|v| format.read(v, "m").unwrap().units)
+        .collect();
+    assert_eq!(reread, cleared);
+    let after = RequestFacts::of(&Request::new(&cleared)).unwrap();
+    assert_eq!(after.total(), typed.estimate_after);
+    // A required reduction, or an estimate under the trigger, always summarizes.
+    let required = Request {
+        require_reduction: true,
+        ..request
+    };
+    assert_eq!(compactor.plan_clearing(&required, &policy).unwrap(), None);
+    let roomy = Request {
+        input_token_budget: Some(facts.total()),
+        ..request
+    };
+    assert_eq!(compactor.plan_clearing(&roomy, &policy).unwrap(), None);
 }

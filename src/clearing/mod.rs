@@ -2,25 +2,27 @@
 //! without a model call.
 //!
 //! Like [`crate::Compactor::plan`], planning is pure and cheap enough for a preview: it says
-//! which results it would clear, what stands in their place and how many tokens that frees,
-//! and carries the rewritten messages (new values; every other message stays the caller's).
-//! The rewrite itself is each format's own (`Format::edit`), so a cleared result stays a valid
-//! message of its format and keeps its call id.
+//! which results it would clear, what stands in their place and how many tokens that frees.
+//! It reads the messages once, through the format readers ([`Finder`] is their sink), and
+//! works out the estimate after without rewriting anything. The rewrite comes after, of the
+//! cleared messages alone, and is each format's own ([`crate::formats::Format::edit_json`]), so
+//! a cleared result stays a valid message of its format and keeps its call id.
 
+mod find;
 mod text;
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
-use crate::formats::{Edit, Format, HostMessage};
-use crate::message::{ContentBlock, Message, ToolResultMessage};
+use crate::error::Result;
+use crate::facts::{RequestFacts, estimator_failed};
+use crate::message::{AssistantBlock, ContentBlock, Message};
 use crate::plan::{in_flight_start, keep_boundary};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
+pub use find::{Finder, Found, FoundCall, FoundResult};
 pub use text::{CLEARED_PREFIX, placeholder, trim_middle};
 
 /// `protectRecentTokens` when none is configured: the newest tool output that stays as it is.
@@ -69,14 +71,12 @@ pub struct ClearedResult {
 }
 
 /// A planned clearing or trimming: what changes and what it frees.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clearing {
     /// The results replaced, oldest first.
     pub results: Vec<ClearedResult>,
     /// The indices of the messages whose calls' arguments are cleared.
     pub argument_messages: Vec<usize>,
-    /// The rewritten messages, by index, in order; all others stay as they are.
-    pub messages: Vec<(usize, Value)>,
     /// The request's estimate before.
     pub estimate_before: u64,
     /// The estimate with the rewritten messages, by the same estimator.
@@ -90,195 +90,146 @@ impl Clearing {
     }
 }
 
-/// A tool result and where it is.
-struct Found<'m> {
-    index: usize,
-    result: &'m ToolResultMessage,
-    tokens: u64,
-}
-
-/// The conversation as clearing reads it: host messages, their units and the calls by id.
-struct Read<'v> {
-    format: Format,
-    values: &'v [Value],
-    hosts: Vec<HostMessage>,
-    estimator: &'v dyn Estimator,
-}
-
-impl<'v> Read<'v> {
-    fn new(format: Format, values: &'v [Value], estimator: &'v dyn Estimator) -> Result<Self> {
-        let hosts = values
-            .iter()
-            .enumerate()
-            .map(|(i, value)| format.read(value, &format!("messages[{i}]")))
-            .collect::<Result<_>>()?;
-        Ok(Read {
-            format,
-            values,
-            hosts,
-            estimator,
-        })
-    }
-
-    /// Every tool result, oldest first, with its estimated tokens.
-    fn results(&self) -> Result<Vec<Found<'_>>> {
-        let mut found = Vec::new();
-        for (index, host) in self.hosts.iter().enumerate() {
-            for unit in &host.units {
-                if let Message::ToolResult(result) = unit {
-                    let tokens = MessageFacts::of(unit, self.estimator)
-                        .map_err(|e| estimator_failed(&format!("messages[{index}]"), e))?
-                        .tokens;
-                    found.push(Found {
-                        index,
-                        result,
-                        tokens,
-                    });
-                }
+impl Clearing {
+    /// The messages it rewrites, in index order, with what changes in each; indices from
+    /// `len` on (past the `len` messages) are left out.
+    pub fn edits(&self, len: usize) -> Vec<MessageEdit<'_>> {
+        // Marks rather than a sort: each sort instantiated costs the module kilobytes.
+        let mut marked = vec![false; len];
+        let indices = self.results.iter().map(|r| r.index);
+        for i in indices.chain(self.argument_messages.iter().copied()) {
+            if let Some(mark) = marked.get_mut(i) {
+                *mark = true;
             }
         }
-        Ok(found)
-    }
-
-    /// The latest call with each id: its message index, name and arguments.
-    fn calls(&self) -> HashMap<&str, (usize, &str, &Value)> {
-        let mut calls = HashMap::new();
-        for (index, host) in self.hosts.iter().enumerate() {
-            for call in host.units.iter().flat_map(Message::calls) {
-                calls.insert(
-                    call.id.as_str(),
-                    (index, call.name.as_str(), &call.arguments),
-                );
-            }
-        }
-        calls
-    }
-
-    /// The calls (message index, call id) of `results` whose messages are in `messages` (any
-    /// message when `None`).
-    fn argument_calls(
-        &self,
-        results: &[ClearedResult],
-        messages: Option<&[usize]>,
-    ) -> Vec<(usize, String)> {
-        let calls = self.calls();
-        results
+        let ids: Vec<&str> = self
+            .results
             .iter()
-            .filter_map(|r| {
-                let (index, ..) = calls.get(r.tool_call_id.as_str())?;
-                messages
-                    .is_none_or(|m| m.contains(index))
-                    .then(|| (*index, r.tool_call_id.clone()))
+            .map(|r| r.tool_call_id.as_str())
+            .collect();
+        (0..len)
+            .filter(|&i| marked.get(i) == Some(&true))
+            .map(|index| MessageEdit {
+                index,
+                results: self
+                    .results
+                    .iter()
+                    .filter(|r| r.index == index)
+                    .map(|r| (r.tool_call_id.as_str(), r.text.as_str()))
+                    .collect(),
+                arguments: match self.argument_messages.contains(&index) {
+                    true => ids.clone(),
+                    false => Vec::new(),
+                },
             })
             .collect()
     }
 
-    /// Rewrites the messages `results` and `arguments` (message index, call id) name and
-    /// estimates the change. (Plain vectors rather than maps: each map type adds to the wasm.)
-    fn rewrite(
-        &self,
+    /// The clearing of `results` and the arguments in `argument_messages`, its estimate after
+    /// from the tokens of the rewritten messages (`rewritten`: index and new tokens, the only
+    /// messages that changed). Results and argument messages not rewritten are dropped.
+    pub fn of_rewrite(
         facts: &RequestFacts,
         results: Vec<ClearedResult>,
-        arguments: Vec<(usize, String)>,
-    ) -> Result<Clearing> {
-        let mut indices: Vec<usize> = results
+        argument_messages: Vec<usize>,
+        rewritten: &[(usize, u64)],
+    ) -> Clearing {
+        let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _)| r == i);
+        let freed: u64 = rewritten
             .iter()
-            .map(|r| r.index)
-            .chain(arguments.iter().map(|(i, _)| *i))
-            .collect();
-        indices.sort_unstable();
-        indices.dedup();
-        let (mut messages, mut freed) = (Vec::new(), 0u64);
-        for index in indices {
-            let (Some(value), Some(old)) = (self.values.get(index), facts.messages.get(index))
-            else {
-                continue;
-            };
-            let edit = Edit {
-                result: &|id| {
-                    let result = results
-                        .iter()
-                        .find(|r| r.index == index && r.tool_call_id == id);
-                    result.map(|r| r.text.clone())
-                },
-                arguments: &|id| arguments.iter().any(|(i, call)| *i == index && call == id),
-            };
-            let Some(new) = self.format.edit(value, &edit) else {
-                continue;
-            };
-            let path = format!("messages[{index}]");
-            let tokens = self
-                .format
-                .facts_json(&new.to_string(), &path, self.estimator)?
-                .tokens;
-            freed += old.tokens.saturating_sub(tokens);
-            messages.push((index, new));
-        }
-        // `messages` is in index order.
-        let rewritten = |i: &usize| messages.binary_search_by_key(i, |(m, _)| *m).is_ok();
-        let mut argument_messages: Vec<usize> = arguments
-            .iter()
-            .map(|(i, _)| *i)
-            .filter(rewritten)
-            .collect();
-        argument_messages.dedup();
+            .filter_map(|(i, tokens)| Some(facts.messages.get(*i)?.tokens.saturating_sub(*tokens)))
+            .sum();
         let estimate_before = facts.total();
-        Ok(Clearing {
+        Clearing {
             results: results
                 .into_iter()
-                .filter(|r| rewritten(&r.index))
+                .filter(|r| is_rewritten(&r.index))
                 .collect(),
-            argument_messages,
-            messages,
+            argument_messages: argument_messages.into_iter().filter(is_rewritten).collect(),
             estimate_before,
             estimate_after: estimate_before.saturating_sub(facts.calibration.scale(freed)),
-        })
+        }
     }
 }
 
-/// Plans clearing old tool results of `messages` (host messages of `format`, whose facts are
-/// `facts`): every result older than both the kept suffix (`keep_recent_tokens`, as the summary
-/// plan keeps it) and the in-flight calls, outside the newest `protect_recent_tokens` of tool
-/// output, of a tool not in `never_clear`, not cleared already, and larger than its
-/// placeholder. `None` when there is none.
+/// What a clearing changes in one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageEdit<'c> {
+    /// The message's index.
+    pub index: usize,
+    /// The results it rewrites: call id and new text.
+    pub results: Vec<(&'c str, &'c str)>,
+    /// The ids of the calls whose arguments it clears.
+    pub arguments: Vec<&'c str>,
+}
+
+/// The clearing of `results` and of the arguments in `argument_messages`, which free `freed`
+/// tokens (each result its tokens less those of a result holding only its new text).
+fn freeing(
+    facts: &RequestFacts,
+    results: Vec<ClearedResult>,
+    argument_messages: Vec<usize>,
+    freed: u64,
+) -> Clearing {
+    let estimate_before = facts.total();
+    Clearing {
+        results,
+        argument_messages,
+        estimate_before,
+        estimate_after: estimate_before.saturating_sub(facts.calibration.scale(freed)),
+    }
+}
+
+/// The tokens of a result holding only `text`.
+fn result_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64> {
+    let tokens = estimator.count_tokens(text);
+    let tokens = tokens.map_err(|e| estimator_failed("clearing placeholder", e))?;
+    Ok(estimator.framing_tokens() + tokens)
+}
+
+/// Plans clearing old tool results of a conversation whose facts are `facts` and whose
+/// results and calls are `found`: every result older than both the kept suffix
+/// (`keep_recent_tokens`, as the summary plan keeps it) and the in-flight calls, outside the
+/// newest `protect_recent_tokens` of tool output, of a tool not in `never_clear`, not cleared
+/// already, that its format can hold as text, and larger than its placeholder. `None` when
+/// there is none.
 pub fn plan(
-    format: Format,
-    messages: &[Value],
+    found: &Found,
     facts: &RequestFacts,
     policy: &ClearingPolicy,
     keep_recent_tokens: u64,
     estimator: &dyn Estimator,
 ) -> Result<Option<Clearing>> {
-    check_length(messages, facts)?;
-    let read = Read::new(format, messages, estimator)?;
     let protected_from =
         keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
-    let calls = read.calls();
-    let found = read.results()?;
-    let mut newer_output = 0u64;
+    // The latest call with each id (`&str` to a place: the map type `plan` has already).
+    let mut places: HashMap<&str, usize> = HashMap::with_capacity(found.calls.len());
+    for (k, call) in found.calls.iter().enumerate() {
+        places.insert(&call.id, k);
+    }
+    let call_of = |id: &str| places.get(id).and_then(|&k| found.calls.get(k));
+    let (mut newer_output, mut freed) = (0u64, 0u64);
     let mut chosen = Vec::new();
-    for f in found.iter().rev() {
+    for f in found.results.iter().rev() {
         let protected = newer_output < policy.protect_recent_tokens;
         newer_output += f.tokens;
-        if protected || f.index >= protected_from || cleared_already(f.result) {
+        if protected || f.index >= protected_from || f.cleared || !f.editable {
             continue;
         }
-        let call = calls.get(f.result.tool_call_id.as_str());
-        let name = f.result.tool_name.as_deref().or(call.map(|c| c.1));
+        let call = call_of(&f.id);
+        let name = f.name.as_deref().or(call.map(|c| c.name.as_str()));
         if name.is_some_and(|n| policy.never_clear.iter().any(|never| never == n)) {
             continue;
         }
-        let path = call.and_then(|(_, name, arguments)| read_path(policy, name, arguments));
-        let text = placeholder(name, f.tokens, path);
-        let placeholder_tokens = estimator
-            .count_tokens(&text)
-            .map_err(|e| estimator_failed("clearing placeholder", e))?;
-        if placeholder_tokens >= f.tokens {
+        let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
+        let after = result_tokens(&text, estimator)?;
+        if after - estimator.framing_tokens() >= f.tokens {
             continue;
         }
+        freed += f.tokens.saturating_sub(after);
         chosen.push(ClearedResult {
             index: f.index,
-            tool_call_id: f.result.tool_call_id.clone(),
+            tool_call_id: f.id.clone(),
             tool_name: name.map(str::to_owned),
             tokens: f.tokens,
             text,
@@ -288,33 +239,37 @@ pub fn plan(
         return Ok(None);
     }
     chosen.reverse();
-    let arguments = if policy.clear_arguments {
-        read.argument_calls(&chosen, None)
-    } else {
-        Vec::new()
-    };
-    let clearing = read.rewrite(facts, chosen, arguments)?;
-    Ok((!clearing.messages.is_empty()).then_some(clearing))
+    let mut argument_messages = Vec::new();
+    if policy.clear_arguments {
+        // The messages of the cleared calls, in order (marks rather than a sort).
+        let mut marked = vec![false; facts.messages.len()];
+        for call in chosen.iter().filter_map(|r| call_of(&r.tool_call_id)) {
+            if let (Some(arguments), Some(mark)) =
+                (call.arguments_freed, marked.get_mut(call.index))
+            {
+                *mark = true;
+                freed += arguments;
+            }
+        }
+        argument_messages = (0..marked.len())
+            .filter(|&i| marked.get(i) == Some(&true))
+            .collect();
+    }
+    Ok(Some(freeing(facts, chosen, argument_messages, freed)))
 }
 
-/// Plans trimming the middle of the newest tool result so that the request's estimate comes
-/// down to `budget`: `None` when it is not above it, there is no tool result, or trimming that
-/// one result to [`MIN_TRIMMED_TOKENS`] would not be enough.
+/// Plans trimming the middle of the newest tool result (`found` kept its text: see
+/// [`Finder::new`]) so that the request's estimate comes down to `budget`: `None` when it is
+/// not above it, there is no tool result, or trimming that one result to
+/// [`MIN_TRIMMED_TOKENS`] would not be enough.
 pub fn trim(
-    format: Format,
-    messages: &[Value],
+    found: &Found,
     facts: &RequestFacts,
     budget: u64,
     estimator: &dyn Estimator,
 ) -> Result<Option<Clearing>> {
-    check_length(messages, facts)?;
     let excess = facts.total().saturating_sub(budget);
-    if excess == 0 {
-        return Ok(None);
-    }
-    let read = Read::new(format, messages, estimator)?;
-    let found = read.results()?;
-    let Some(newest) = found.last() else {
+    let Some(newest) = found.results.last().filter(|r| r.editable && excess > 0) else {
         return Ok(None);
     };
     // The excess in the estimator's own units (the facts are calibrated).
@@ -325,78 +280,57 @@ pub fn trim(
     if target < MIN_TRIMMED_TOKENS {
         return Ok(None);
     }
-    let text = result_text(newest.result);
+    let text = newest.text.as_deref().unwrap_or("");
     let chars = text.chars().count();
     let keep = (chars as f64 * target as f64 / newest.tokens.max(1) as f64) as usize;
-    let Some(trimmed) = trim_middle(&text, keep, newest.tokens - target) else {
+    let Some(trimmed) = trim_middle(text, keep, newest.tokens - target) else {
         return Ok(None);
     };
     let result = ClearedResult {
         index: newest.index,
-        tool_call_id: newest.result.tool_call_id.clone(),
-        tool_name: newest.result.tool_name.clone(),
+        tool_call_id: newest.id.clone(),
+        tool_name: newest.name.clone(),
         tokens: newest.tokens,
         text: trimmed,
     };
-    let clearing = read.rewrite(facts, vec![result], Vec::new())?;
-    Ok((clearing.estimate_after <= budget && !clearing.messages.is_empty()).then_some(clearing))
+    let freed = result
+        .tokens
+        .saturating_sub(result_tokens(&result.text, estimator)?);
+    let clearing = freeing(facts, vec![result], Vec::new(), freed);
+    Ok((clearing.estimate_after <= budget).then_some(clearing))
 }
 
-fn check_length(messages: &[Value], facts: &RequestFacts) -> Result<()> {
-    if messages.len() != facts.messages.len() {
-        return Err(Error::invalid_request(format!(
-            "clearing: {} messages but facts for {}",
-            messages.len(),
-            facts.messages.len()
-        )));
+/// Canonical `messages` with `clearing` applied: the cleared results hold their new text and
+/// the cleared calls `{}`; every other message is a copy of the caller's.
+pub fn clear_messages(messages: &[Message], clearing: &Clearing) -> Vec<Message> {
+    let mut out = messages.to_vec();
+    for edit in clearing.edits(messages.len()) {
+        match out.get_mut(edit.index) {
+            Some(Message::ToolResult(result)) => {
+                let new = edit
+                    .results
+                    .iter()
+                    .find(|(id, _)| *id == result.tool_call_id);
+                if let Some((_, text)) = new {
+                    result.content = vec![ContentBlock::Text((*text).to_owned())];
+                }
+            }
+            Some(Message::Assistant(assistant)) => {
+                for block in &mut assistant.content {
+                    match block {
+                        AssistantBlock::ToolCall(call)
+                            if edit.arguments.contains(&call.id.as_str()) =>
+                        {
+                            call.arguments = Value::Object(serde_json::Map::new());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
     }
-    Ok(())
-}
-
-fn cleared_already(result: &ToolResultMessage) -> bool {
-    matches!(result.content.first(), Some(ContentBlock::Text(t)) if t.starts_with(CLEARED_PREFIX))
-}
-
-/// The text of a result's content (images are dropped by a trim).
-fn result_text(result: &ToolResultMessage) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.as_str()),
-            ContentBlock::Image | ContentBlock::Opaque(_) => None,
-        })
-        .collect();
-    texts.join("\n")
-}
-
-/// The path of a file-reading call, for its placeholder.
-fn read_path<'a>(policy: &ClearingPolicy, name: &str, arguments: &'a Value) -> Option<&'a str> {
-    let tracking = &policy.file_tracking;
-    if !tracking.read_tools.iter().any(|tool| tool == name) {
-        return None;
-    }
-    tracking
-        .path_keys
-        .iter()
-        .find_map(|key| arguments.get(key).and_then(Value::as_str))
-}
-
-/// Rebuilds a planned clearing (or trimming) from what its plan says: the results with their
-/// new texts, and the messages whose calls lose their arguments. The plan is trusted; results
-/// no longer in the messages are skipped.
-pub fn replay(
-    format: Format,
-    messages: &[Value],
-    facts: &RequestFacts,
-    results: Vec<ClearedResult>,
-    argument_messages: &[usize],
-    estimator: &dyn Estimator,
-) -> Result<Clearing> {
-    check_length(messages, facts)?;
-    let read = Read::new(format, messages, estimator)?;
-    let arguments = read.argument_calls(&results, Some(argument_messages));
-    read.rewrite(facts, results, arguments)
+    out
 }
 
 /// Whether a clearing alone brings the estimate to the trigger (`budget × trigger_ratio`) or

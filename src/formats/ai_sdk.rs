@@ -13,11 +13,8 @@ use context_compaction_scan::Kind;
 
 use super::ai_sdk_ui::DENIED;
 use super::object::Obj;
-use super::sink::{Args, Sink, Text, Unit};
+use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
-
-use super::edit::{Edit, each_block, replace_if, string};
 
 /// The top-level keys `read` looks at.
 pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
@@ -46,6 +43,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 match part.kind()?.as_ref() {
                     "tool-result" => {
                         tool_result(&part, sink)?;
+                        sink.spot(output_spot(&part));
                         results += 1;
                         for later in waiting.drain(..) {
                             sink.opaque(Text::Json(Some(later)));
@@ -84,6 +82,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 // `input` since AI SDK 5, `args` before.
                 let arguments = part.get("input").or(part.get("args"));
                 sink.call(id, Text::Str(name), Args::Value(arguments));
+                let old = part.value.get("input").is_none() && part.value.get("args").is_some();
+                let key = if old { "args" } else { "input" };
+                sink.spot(Spot::new(part, key, Shape::Arguments));
             }
             "tool-result" | "tool-approval-request" => {}
             "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
@@ -102,6 +103,18 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where clearing rewrites a tool message's result: its `output` as a text output (an
+/// `error-text` one for errors), a pre-v5 part's `result` as a string. (Provider-executed
+/// results inside assistant messages keep their shapes.)
+fn output_spot<'a>(part: &Obj<'a, '_>) -> Spot<'a> {
+    let Some(output) = part.value.get("output") else {
+        return Spot::new(part, "result", Shape::Text);
+    };
+    let kind = output.get("type").and_then(|t| t.str());
+    let error = kind.is_some_and(|k| k == "error-text" || k == "error-json");
+    Spot::new(part, "output", Shape::Output { error })
 }
 
 /// A tool result: `output` since AI SDK 5, `result` and `isError` before.
@@ -154,43 +167,4 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         _ => sink.text(Text::Json(Some(output.value))),
     }
     Ok(())
-}
-
-/// Rewrites the `tool-result` parts of a `tool` message (`output` becomes a `text` output, an
-/// `error-text` one for errors; a pre-v5 part's `result` a string) or the input of an
-/// assistant's `tool-call` parts (`{}`); see [`super::Format::edit`]. Provider-executed
-/// results inside assistant messages are left alone.
-pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
-    match string(message, "role") {
-        Some("tool") => each_block(message, "content", &mut |part| {
-            if string(part, "type") != Some("tool-result") {
-                return false;
-            }
-            let Some(text) = string(part, "toolCallId").and_then(edit.result) else {
-                return false;
-            };
-            let Some(output) = part.get("output") else {
-                part.insert("result".into(), Value::String(text));
-                return true;
-            };
-            let kind = match output.get("type").and_then(Value::as_str) {
-                Some("error-text" | "error-json") => "error-text",
-                _ => "text",
-            };
-            part.insert("output".into(), json!({ "type": kind, "value": text }));
-            true
-        }),
-        Some("assistant") => each_block(message, "content", &mut |part| {
-            if string(part, "type") != Some("tool-call") {
-                return false;
-            }
-            let key = if part.contains_key("args") && !part.contains_key("input") {
-                "args"
-            } else {
-                "input"
-            };
-            replace_if(part, "toolCallId", edit.arguments, key, json!({}))
-        }),
-        _ => false,
-    }
 }

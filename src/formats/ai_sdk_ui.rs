@@ -20,11 +20,8 @@ use context_compaction_scan::Kind;
 
 use super::Format;
 use super::object::Obj;
-use super::sink::{Args, Sink, Text, Unit};
+use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
-
-use super::edit::{Edit, each_block, string};
 
 /// The top-level keys `read` looks at (`content` only to name a ModelMessage in errors).
 pub(super) const KEYS: &[&str] = &["role", "parts", "content"];
@@ -195,6 +192,7 @@ fn call<'a>(part: &Obj<'a, '_>, name: Text<'a>, sink: &mut dyn Sink<'a>) -> Resu
         input = input.or(part.get("rawInput"));
     }
     sink.call(id, name, Args::Value(input));
+    sink.spot(Spot::new(part, "input", Shape::Arguments));
     Ok(())
 }
 
@@ -242,6 +240,11 @@ fn result<'a>(
         name,
         is_error,
     });
+    match state.as_ref() {
+        "output-available" => sink.spot(Spot::new(part, "output", Shape::Text)),
+        "output-error" => sink.spot(Spot::new(part, "errorText", Shape::Text)),
+        _ => {}
+    }
     sink.text(text);
     Ok(())
 }
@@ -252,33 +255,4 @@ fn output(value: Option<context_compaction_scan::Val>) -> Text {
         Some(text) if text.kind() == Kind::String => Text::Str(text),
         other => Text::Json(other),
     }
-}
-
-/// Rewrites the tool parts of an assistant `UIMessage` (calls and results share a part): an
-/// answered part's `output` becomes the new text (its `errorText` for an `output-error`), and a
-/// cleared call's `input` `{}`; see [`super::Format::edit`]. Denied calls are left alone.
-pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
-    if string(message, "role") != Some("assistant") {
-        return false;
-    }
-    each_block(message, "parts", &mut |part| {
-        let Some(id) = string(part, "toolCallId").map(str::to_owned) else {
-            return false;
-        };
-        let key = match string(part, "state") {
-            Some("output-available") => Some("output"),
-            Some("output-error") => Some("errorText"),
-            _ => None,
-        };
-        let mut changed = false;
-        if let (Some(key), Some(text)) = (key, (edit.result)(&id)) {
-            part.insert(key.to_owned(), Value::String(text));
-            changed = true;
-        }
-        if (edit.arguments)(&id) {
-            part.insert("input".to_owned(), json!({}));
-            changed = true;
-        }
-        changed
-    })
 }

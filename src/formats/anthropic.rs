@@ -7,11 +7,8 @@ use std::borrow::Cow;
 use context_compaction_scan::Kind;
 
 use super::object::Obj;
-use super::sink::{Args, Sink, Text, Unit};
+use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
-
-use super::edit::{Edit, each_block, replace_if, string};
 
 const ATTACHMENTS: [&str; 3] = ["image", "document", "search_result"];
 
@@ -56,6 +53,7 @@ fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                     name: None,
                     is_error,
                 });
+                sink.spot(Spot::new(&block, "content", Shape::Text));
                 block.content("content", &["text"], &ATTACHMENTS, sink)?;
             }
             other => {
@@ -87,6 +85,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 let id = block.required_str("id")?;
                 let name = block.required("name")?;
                 sink.call(id, Text::Str(name), Args::Value(block.get("input")));
+                sink.spot(Spot::new(block, "input", Shape::Arguments));
             }
             kind if kind.ends_with("_tool_result") => {}
             other => {
@@ -122,27 +121,4 @@ fn server_result<'a>(block: &Obj<'a, '_>, tool: &str, sink: &mut dyn Sink<'a>) -
     sink.unit(Unit::ToolResult { id, name, is_error });
     sink.text(Text::Value(content));
     Ok(())
-}
-
-/// Rewrites the content of a user message's `tool_result` blocks (a string; `is_error` and
-/// `tool_use_id` stay) or the `input` of an assistant's `tool_use` blocks (`{}`); see
-/// [`super::Format::edit`]. Server tool results keep their fixed shapes.
-pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
-    match string(message, "role") {
-        Some("user") => each_block(message, "content", &mut |block| {
-            if string(block, "type") != Some("tool_result") {
-                return false;
-            }
-            let Some(text) = string(block, "tool_use_id").and_then(edit.result) else {
-                return false;
-            };
-            block.insert("content".into(), Value::String(text));
-            true
-        }),
-        Some("assistant") => each_block(message, "content", &mut |block| {
-            string(block, "type") == Some("tool_use")
-                && replace_if(block, "id", edit.arguments, "input", json!({}))
-        }),
-        _ => false,
-    }
 }

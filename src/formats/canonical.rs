@@ -4,11 +4,9 @@
 use context_compaction_scan::{Kind, Val};
 
 use super::object::Obj;
-use super::sink::{Args, Sink, Text, Unit};
+use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
 
-use super::edit::{Edit, each_block, replace_if, string};
 use crate::message::StopReason;
 
 /// The top-level keys `read` looks at.
@@ -34,6 +32,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             let id = r.required_str("toolCallId")?;
             let name = r.str("toolName")?;
             sink.unit(Unit::ToolResult { id, name, is_error });
+            sink.spot(Spot::new(r, "content", Shape::Blocks));
             content(r, r.get("content"), "content", sink)
         }
         other => Err(r.error(
@@ -90,6 +89,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                     let name = block.required("name")?;
                     let arguments = block.value.get("arguments").filter(|v| !v.is_null());
                     sink.call(id, Text::Str(name), Args::Value(arguments));
+                    sink.spot(Spot::new(block, "arguments", Shape::Arguments));
                 }
                 other => return Err(block.unknown(other, "\"text\", \"thinking\" or \"toolCall\"")),
             }
@@ -134,23 +134,4 @@ fn blocks<'a>(
         }
     }
     Ok(())
-}
-
-/// Rewrites a `toolResult`'s content (one text block) or an assistant's `toolCall` arguments;
-/// see [`super::Format::edit`].
-pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
-    match string(message, "role") {
-        Some("toolResult") => {
-            let Some(text) = string(message, "toolCallId").and_then(edit.result) else {
-                return false;
-            };
-            message.insert("content".into(), json!([{ "type": "text", "text": text }]));
-            true
-        }
-        Some("assistant") => each_block(message, "content", &mut |block| {
-            string(block, "type") == Some("toolCall")
-                && replace_if(block, "id", edit.arguments, "arguments", json!({}))
-        }),
-        _ => false,
-    }
 }

@@ -1,52 +1,187 @@
 //! Rewriting tool results and tool-call arguments inside one host message, for clearing and
-//! trimming (`crate::clearing`). Each format's reader module knows its own shapes and does the
-//! rewrite next to its reader (`edit` in `canonical.rs`, `openai_chat.rs`, …; `Format::edit`
-//! dispatches); this module holds the request and the helpers they share. The rewritten
-//! message is a new value that stays a valid message of its format: ids, roles, types and
-//! every other field are kept, so pairing is untouched.
+//! trimming (`crate::clearing`). The format's reader says where each result's content and each
+//! call's arguments are (a [`Spot`]); the message's JSON text is copied with those values
+//! replaced, every other byte kept. The new message thus stays a valid message of its format:
+//! ids, roles, types and every other field are as they were, so pairing is untouched.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::ops::Range;
+
+use context_compaction_scan::{Kind, Val, escape_into};
+
+use super::Format;
+use super::object::Path;
+use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
+use crate::error::Result;
 
 /// What to change in a message.
 pub struct Edit<'e> {
-    /// The new text of the result of the call with this id, or `None` to keep it.
-    pub result: &'e dyn Fn(&str) -> Option<String>,
-    /// Whether the arguments of the call with this id are cleared (to an empty object).
-    pub arguments: &'e dyn Fn(&str) -> bool,
+    /// The new text of the result of each call id named.
+    pub results: &'e [(&'e str, &'e str)],
+    /// The ids of the calls whose arguments are cleared (to an empty object).
+    pub arguments: &'e [&'e str],
 }
 
-/// The string at `key` of `object`.
-pub(super) fn string<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
-    object.get(key).and_then(Value::as_str)
+/// A message rewritten by [`Format::edit_json`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edited {
+    /// Its new JSON text.
+    pub text: String,
+    /// The ids of the results rewritten, in the message's order.
+    pub results: Vec<String>,
+    /// Whether the arguments of a call were cleared.
+    pub arguments: bool,
 }
 
-/// Calls `f` on every object in the array at `key` of `object`; whether any call changed one.
-pub(super) fn each_block(
-    object: &mut Map<String, Value>,
-    key: &str,
-    f: &mut dyn FnMut(&mut Map<String, Value>) -> bool,
-) -> bool {
-    let Some(Value::Array(items)) = object.get_mut(key) else {
-        return false;
-    };
-    let mut changed = false;
-    for item in items.iter_mut().filter_map(Value::as_object_mut) {
-        changed |= f(item);
+impl Format {
+    /// One host message's JSON `text` with `edit` applied; `None` when nothing in it changes.
+    /// Only results a format can hold as text are rewritten: provider-side results with a
+    /// fixed shape (Anthropic `*_tool_result` blocks, Responses computer-call screenshots, AI
+    /// SDK provider-executed results) are left as they are. `path` names it in errors.
+    pub fn edit_json(self, text: &str, path: &str, edit: &Edit) -> Result<Option<Edited>> {
+        let mut nodes = Vec::new();
+        let message = super::scan(text, path, &mut nodes)?;
+        let mut editor = Editor {
+            edit,
+            text,
+            last: None,
+            splices: Vec::new(),
+            results: Vec::new(),
+            arguments: false,
+        };
+        self.read_into(message, Path::root(path), &mut editor)?;
+        if editor.splices.is_empty() {
+            return Ok(None);
+        }
+        let (results, arguments) = (std::mem::take(&mut editor.results), editor.arguments);
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        // Spots come in the reader's order, which is not always the text's: the first one in
+        // the text each time (a few per message; a sort would cost the module kilobytes).
+        while let Some(first) = (0..editor.splices.len()).min_by_key(|&k| {
+            editor
+                .splices
+                .get(k)
+                .map_or(usize::MAX, |(range, _)| range.start)
+        }) {
+            let (range, value) = editor.splices.swap_remove(first);
+            let Some(before) = text.get(copied..range.start) else {
+                continue;
+            };
+            out.push_str(before);
+            out.push_str(&value);
+            copied = range.end;
+        }
+        out.push_str(text.get(copied..).unwrap_or(""));
+        Ok(Some(Edited {
+            text: out,
+            results,
+            arguments,
+        }))
     }
-    changed
 }
 
-/// Replaces `key` with `value` when the block's id (at `id_key`) is one `clears` names.
-pub(super) fn replace_if(
-    block: &mut Map<String, Value>,
-    id_key: &str,
-    clears: &dyn Fn(&str) -> bool,
-    key: &str,
-    value: Value,
-) -> bool {
-    let named = string(block, id_key).is_some_and(clears);
-    if named {
-        block.insert(key.to_owned(), value);
+/// What the spots that follow belong to: a result or a call, by id.
+enum Last {
+    Result(String),
+    Call(String),
+}
+
+/// The sink that turns the spots `edit` names into splices of the message's text.
+struct Editor<'e, 't> {
+    edit: &'e Edit<'e>,
+    text: &'t str,
+    last: Option<Last>,
+    splices: Vec<(Range<usize>, String)>,
+    results: Vec<String>,
+    arguments: bool,
+}
+
+impl Editor<'_, '_> {
+    /// The splice that puts `value` at `spot`: over the value there, or added as the
+    /// object's first key when it is missing.
+    fn splice(&self, spot: &Spot, value: String) -> Option<(Range<usize>, String)> {
+        let offset = |v: Val| (v.raw().as_ptr() as usize).checked_sub(self.text.as_ptr() as usize);
+        match spot.owner.get(spot.key) {
+            Some(old) => {
+                let start = offset(old)?;
+                let end = start + old.raw().len();
+                // A string's raw text is what is between its quotes.
+                let range = match old.kind() {
+                    Kind::String => start.checked_sub(1)?..end + 1,
+                    _ => start..end,
+                };
+                Some((range, value))
+            }
+            None => {
+                let at = offset(spot.owner)? + 1;
+                let comma = if spot.owner.children().next().is_some() {
+                    ","
+                } else {
+                    ""
+                };
+                Some((at..at, format!("\"{}\":{value}{comma}", spot.key)))
+            }
+        }
     }
-    named
+}
+
+/// `text` as JSON in `shape`.
+fn written(shape: Shape, text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    escape_into(text, &mut quoted);
+    quoted.push('"');
+    match shape {
+        Shape::Blocks => format!("[{{\"type\":\"text\",\"text\":{quoted}}}]"),
+        Shape::Output { error } => {
+            let kind = if error { "error-text" } else { "text" };
+            format!("{{\"type\":\"{kind}\",\"value\":{quoted}}}")
+        }
+        Shape::Text | Shape::Arguments => quoted,
+    }
+}
+
+impl<'a> Sink<'a> for Editor<'_, '_> {
+    fn unit(&mut self, unit: Unit<'a>) {
+        self.last = match unit {
+            Unit::ToolResult { id, .. } => Some(Last::Result(id.into_owned())),
+            _ => None,
+        };
+    }
+    fn text(&mut self, _: Text<'a>) {}
+    fn image(&mut self) {}
+    fn thinking(&mut self, _: Text<'a>) {}
+    fn opaque(&mut self, _: Text<'a>) {}
+    fn call(&mut self, id: Cow<'a, str>, _: Text<'a>, _: Args<'a>) {
+        self.last = Some(Last::Call(id.into_owned()));
+    }
+    fn system(&mut self, _: String) {}
+
+    fn spot(&mut self, spot: Spot<'a>) {
+        let splice = match (&self.last, spot.shape) {
+            (Some(Last::Call(id)), Shape::Arguments) => {
+                let named = self.edit.arguments.contains(&id.as_str());
+                // Arguments given as JSON text stay text; missing ones stay missing.
+                let old = spot.owner.get(spot.key).filter(|_| named);
+                let value = match old.map(|v| v.kind()) {
+                    None => None,
+                    Some(Kind::String) => Some("\"{}\""),
+                    Some(_) => Some("{}"),
+                };
+                self.arguments |= value.is_some();
+                value.and_then(|value| self.splice(&spot, value.to_owned()))
+            }
+            (Some(Last::Result(id)), shape) if shape != Shape::Arguments => {
+                let new = self.edit.results.iter().find(|(named, _)| named == id);
+                let splice = new.and_then(|(_, text)| self.splice(&spot, written(shape, text)));
+                if splice.is_some() {
+                    self.results.push(id.clone());
+                }
+                splice
+            }
+            _ => None,
+        };
+        self.splices.extend(splice);
+    }
 }

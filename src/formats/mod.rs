@@ -32,13 +32,13 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 pub use crate::message::HostMessage;
 use crate::token::Estimator;
-pub use edit::Edit;
+pub use edit::{Edit, Edited};
 
 pub use json::json_text;
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
-pub(crate) use sink::{Joined, Sink};
+pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
 pub use usage::{MessageUsage, read_usage};
@@ -256,24 +256,6 @@ impl Format {
             ""
         };
         Err(r.error("content", &format!("missing{hint}")))
-    }
-
-    /// `message` with `edit` applied, as a new value; `None` when nothing in it changes (or it
-    /// is not an object). Only results a format can hold as text are rewritten: provider-side
-    /// results with a fixed shape (Anthropic `*_tool_result` blocks, Responses computer-call
-    /// screenshots, AI SDK provider-executed results) are left as they are.
-    pub fn edit(self, message: &Value, edit: &Edit) -> Option<Value> {
-        let mut copy = message.clone();
-        let object = copy.as_object_mut()?;
-        let changed = match self {
-            Format::Canonical => canonical::edit(object, edit),
-            Format::OpenAIChat => openai_chat::edit(object, edit),
-            Format::OpenAIResponses => openai_responses::edit(object, edit),
-            Format::Anthropic => anthropic::edit(object, edit),
-            Format::AiSdk => ai_sdk::edit(object, edit),
-            Format::AiSdkUi => ai_sdk_ui::edit(object, edit),
-        };
-        changed.then_some(copy)
     }
 
     /// The message a summary projects to, in this format; `None` for an empty summary.

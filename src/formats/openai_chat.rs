@@ -8,11 +8,8 @@ use std::borrow::Cow;
 use context_compaction_scan::{Kind, Val};
 
 use super::object::Obj;
-use super::sink::{Args, Joined, Sink, Text, Unit};
+use super::sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
-
-use super::edit::{Edit, each_block, string};
 
 const ATTACHMENTS: [&str; 3] = ["image_url", "input_audio", "file"];
 
@@ -53,6 +50,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 name: None,
                 is_error: false,
             });
+            sink.spot(Spot::new(r, "content", Shape::Text));
             r.content("content", &["text"], &[], sink)?;
         }
         "function" => {
@@ -63,6 +61,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 name: Some(name),
                 is_error: false,
             });
+            sink.spot(Spot::new(r, "content", Shape::Text));
             r.content("content", &["text"], &[], sink)?;
         }
         other => {
@@ -97,6 +96,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         let name = function.required("name")?;
         let arguments = function.str("arguments")?.unwrap_or_default();
         sink.call(id, Text::Str(name), Args::JsonText(arguments));
+        sink.spot(Spot::new(&function, "arguments", Shape::Arguments));
     }
     if let Some(value) = r.get("function_call") {
         let function = r.child(value, "function_call")?;
@@ -118,35 +118,6 @@ fn participant<'a>(r: &Obj<'a, '_>) -> Option<Val<'a>> {
 fn legacy_id(name: &str) -> Cow<'static, str> {
     Cow::Owned(format!("function_call:{name}"))
 }
-
-/// Rewrites a `tool` (or legacy `function`) message's content, a string, or the arguments of
-/// an assistant's `tool_calls` (`"{}"`); see [`super::Format::edit`].
-pub(super) fn edit(message: &mut Map<String, Value>, edit: &Edit) -> bool {
-    let id = match string(message, "role") {
-        Some("tool") => string(message, "tool_call_id").map(str::to_owned),
-        Some("function") => string(message, "name").map(|name| legacy_id(name).into_owned()),
-        Some("assistant") => {
-            return each_block(message, "tool_calls", &mut |call| {
-                let named = string(call, "id").is_some_and(edit.arguments);
-                let function = call.get_mut("function").and_then(Value::as_object_mut);
-                match function {
-                    Some(function) if named => {
-                        function.insert("arguments".into(), json!("{}"));
-                        true
-                    }
-                    _ => false,
-                }
-            });
-        }
-        _ => None,
-    };
-    let Some(text) = id.as_deref().and_then(edit.result) else {
-        return false;
-    };
-    message.insert("content".into(), Value::String(text));
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::Format;

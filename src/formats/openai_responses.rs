@@ -8,11 +8,8 @@ use std::borrow::Cow;
 use context_compaction_scan::Kind;
 
 use super::object::Obj;
-use super::sink::{Args, Joined, Sink, Text, Unit};
+use super::sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
-use serde_json::{Map, Value, json};
-
-use super::edit::{Edit, replace_if, string};
 
 const TEXTS: [&str; 3] = ["input_text", "output_text", "refusal"];
 const ATTACHMENTS: [&str; 3] = ["input_image", "input_file", "input_audio"];
@@ -30,7 +27,9 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         "function_call" => {
             let name = r.required("name")?;
             let arguments = r.str("arguments")?.unwrap_or_default();
-            call(r, Text::Str(name), Args::JsonText(arguments), sink)
+            call(r, Text::Str(name), Args::JsonText(arguments), sink)?;
+            sink.spot(Spot::new(r, "arguments", Shape::Arguments));
+            Ok(())
         }
         "reasoning" => reasoning(r, sink),
         kind if kind.ends_with("_output") && has_call_id => output(r, kind, sink),
@@ -106,6 +105,10 @@ fn output<'a>(r: &Obj<'a, '_>, kind: &str, sink: &mut dyn Sink<'a>) -> Result<()
         name,
         is_error: false,
     });
+    // Other outputs have shapes of their own (a computer call's screenshot).
+    if matches!(kind, "function_call_output" | "custom_tool_call_output") {
+        sink.spot(Spot::new(r, "output", Shape::Text));
+    }
     match r.get("output") {
         Some(text) if text.kind() == Kind::String => sink.text(Text::Str(text)),
         Some(items) if items.kind() == Kind::Array => {
@@ -136,23 +139,4 @@ fn reasoning<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         sink.opaque(Text::Str(encrypted));
     }
     Ok(())
-}
-
-/// Rewrites a `function_call_output` or `custom_tool_call_output` item's `output` (a string),
-/// or a `function_call`'s `arguments` (`"{}"`); see [`super::Format::edit`]. Other outputs have
-/// shapes of their own (a computer call's screenshot) and are left alone.
-pub(super) fn edit(item: &mut Map<String, Value>, edit: &Edit) -> bool {
-    match string(item, "type") {
-        Some("function_call_output" | "custom_tool_call_output") => {
-            let Some(text) = string(item, "call_id").and_then(edit.result) else {
-                return false;
-            };
-            item.insert("output".into(), Value::String(text));
-            true
-        }
-        Some("function_call") => {
-            replace_if(item, "call_id", edit.arguments, "arguments", json!("{}"))
-        }
-        _ => false,
-    }
 }

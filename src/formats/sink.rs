@@ -72,6 +72,52 @@ pub(crate) trait Sink<'a> {
     /// A later step starts at part `part` (an AI SDK UIMessage's step boundary): a cut may
     /// fall here. Units that follow belong to the step.
     fn step(&mut self, _part: usize) {}
+    /// Where clearing may rewrite the tool result that started last (after its `unit`) or the
+    /// arguments of the call reported last (after its `call`, [`Shape::Arguments`]). Only
+    /// results a format can hold as text have one; ignored unless a sink needs it.
+    fn spot(&mut self, _spot: Spot<'a>) {}
+}
+
+/// The place of a value clearing may rewrite: the value at `key` of the object `owner`
+/// (added when missing), and what is written there.
+pub(crate) struct Spot<'a> {
+    /// The object that holds it.
+    pub(crate) owner: Val<'a>,
+    /// Its key.
+    pub(crate) key: &'static str,
+    /// What replaces it.
+    pub(crate) shape: Shape,
+}
+
+impl<'a> Spot<'a> {
+    /// The value at `key` of `owner`.
+    pub(crate) fn new(
+        owner: &super::object::Obj<'a, '_>,
+        key: &'static str,
+        shape: Shape,
+    ) -> Spot<'a> {
+        Spot {
+            owner: owner.value,
+            key,
+            shape,
+        }
+    }
+}
+
+/// What clearing writes in place of a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The new text as a JSON string.
+    Text,
+    /// The new text as one text block: `[{"type":"text","text":…}]`.
+    Blocks,
+    /// An AI SDK tool output: `{"type":"text","value":…}` (`"error-text"` when `error`).
+    Output {
+        /// Whether the output was an error.
+        error: bool,
+    },
+    /// Empty arguments: `"{}"` where they were JSON text, `{}` otherwise.
+    Arguments,
 }
 
 /// Collects texts joined by line breaks (a system message given as parts), ignoring the rest.

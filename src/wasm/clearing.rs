@@ -2,17 +2,17 @@
 //! returns when clearing old tool results is enough, and applying one (no summarizer call).
 
 use js_sys::{Array, JSON};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{JsRequest, object};
 use super::fields::{field, optional_bool, optional_string, optional_whole};
-use super::host;
-use super::stringify;
-use crate::clearing::{self, ClearedResult, Clearing, ClearingPolicy};
+use super::{host, stringify, walk};
+use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
-use crate::facts::RequestFacts;
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::formats::{Edit, Format};
 use crate::summary::FileTracking;
+use crate::token::Estimator;
 
 /// The `kind` of a clear plan and of its record.
 pub(crate) const KIND: &str = "clear";
@@ -59,33 +59,122 @@ fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Cleari
     }))
 }
 
-/// The request's messages as JSON values (clearing rewrites copies of them).
-pub(crate) fn values(request: &JsRequest) -> Result<Vec<Value>> {
-    (0..request.messages.length())
-        .map(|i| stringify::json(&request.messages.get(i), &format!("messages[{i}]")))
+/// The tool results and calls of `messages` (host messages of `format` whose facts are
+/// `facts`), read through the walker: only the messages that hold any. With `texts` (for a
+/// trim), only the newest message with a result is read, and its newest result keeps its text.
+pub(crate) fn find(
+    messages: &Array,
+    facts: &[MessageFacts],
+    format: Format,
+    estimator: &dyn Estimator,
+    policy: &ClearingPolicy,
+    texts: bool,
+) -> Result<Found> {
+    let indices = indices(facts, texts);
+    let mut finder = Finder::new(
+        estimator,
+        &policy.file_tracking,
+        texts,
+        policy.clear_arguments,
+    );
+    walk::find(messages, &indices, format, &mut finder)?;
+    finder.finish()
+}
+
+/// The messages clearing reads: those with tool calls or results; with `newest`, the newest
+/// one with a result alone.
+pub(crate) fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
+    let holds = |f: &MessageFacts| !f.tool_result_ids.is_empty() || !f.tool_call_ids.is_empty();
+    if newest {
+        let last = facts.iter().rposition(|f| !f.tool_result_ids.is_empty());
+        return last.map(|i| i as u32).into_iter().collect();
+    }
+    (0..facts.len())
+        .filter(|&i| facts.get(i).is_some_and(holds))
+        .map(|i| i as u32)
         .collect()
 }
 
-/// The request's messages with the rewritten ones in place: new objects for those, the
-/// caller's own for the rest.
-pub(crate) fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
-    let out = request.messages.slice(0, request.messages.length());
-    for (index, value) in &clearing.messages {
-        let parsed = JSON::parse(&value.to_string())
-            .map_err(|_| Error::invalid_request(format!("messages[{index}]: cannot rewrite")))?;
-        out.set(*index as u32, parsed);
+/// A message a clearing rewrote.
+struct Rewritten {
+    index: usize,
+    /// The new object.
+    object: JsValue,
+    /// Its estimated tokens.
+    tokens: u64,
+    /// The ids of the results rewritten in it.
+    results: Vec<String>,
+    /// Whether the arguments of a call in it were cleared.
+    arguments: bool,
+}
+
+/// The messages `clearing` rewrites, as new objects made from their JSON text (the caller's
+/// stay as they are), with their tokens when `estimator` is given; messages in which nothing
+/// changes are left out.
+fn rewrite(
+    messages: &Array,
+    format: Format,
+    estimator: Option<&dyn Estimator>,
+    clearing: &Clearing,
+) -> Result<Vec<Rewritten>> {
+    let mut out = Vec::new();
+    for edit in clearing.edits(messages.length() as usize) {
+        let path = format!("messages[{}]", edit.index);
+        let text = stringify::json_text(&messages.get(edit.index as u32), &path)?;
+        let edits = Edit {
+            results: &edit.results,
+            arguments: &edit.arguments,
+        };
+        let Some(edited) = format.edit_json(&text, &path, &edits)? else {
+            continue;
+        };
+        // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
+        let object = JSON::parse(&edited.text)
+            .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
+        out.push(Rewritten {
+            index: edit.index,
+            object,
+            tokens: match estimator {
+                Some(estimator) => format.facts_json(&edited.text, &path, estimator)?.tokens,
+                None => 0,
+            },
+            results: edited.results,
+            arguments: edited.arguments,
+        });
     }
     Ok(out)
 }
 
+/// `messages` with the rewritten ones in place: new objects for those, the caller's own for
+/// the rest.
+fn with(messages: &Array, rewritten: &[Rewritten]) -> Array {
+    let out = messages.slice(0, messages.length());
+    for message in rewritten {
+        out.set(message.index as u32, message.object.clone());
+    }
+    out
+}
+
+/// The request's messages with `clearing` applied: new objects for the rewritten ones, the
+/// caller's own for the rest.
+pub(crate) fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array> {
+    rewritten(&request.messages, request.format, clearing)
+}
+
+/// `messages` (of `format`) with `clearing` applied, as [`messages`].
+pub(crate) fn rewritten(messages: &Array, format: Format, clearing: &Clearing) -> Result<Array> {
+    Ok(with(messages, &rewrite(messages, format, None, clearing)?))
+}
+
 /// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
-/// estimateBefore, estimateAfter, tokensFreed, messages }`, and the fields of a summary plan
+/// estimateBefore, estimateAfter, tokensFreed }`, with `messages` (the messages with the
+/// cleared ones rewritten) unless the plan is of a body, and the fields of a summary plan
 /// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
 pub(crate) fn plan_to_js(
-    request: &JsRequest,
     facts: &RequestFacts,
     clearing: &Clearing,
-) -> Result<JsValue> {
+    messages: Option<Array>,
+) -> JsValue {
     let results: Array = clearing
         .results
         .iter()
@@ -109,11 +198,11 @@ pub(crate) fn plan_to_js(
         .iter()
         .map(|&i| JsValue::from_f64(i as f64))
         .collect();
-    Ok(object(&[
+    let mut fields = vec![
         ("kind", KIND.into()),
         ("firstKeptIndex", number(0)),
-        ("messagesToSummarize", Array::new().into()),
-        ("turnPrefixMessages", Array::new().into()),
+        ("firstKeptPart", number(0)),
+        ("firstKeptId", JsValue::NULL),
         ("turnPrefixStart", number(0)),
         ("splitTurn", false.into()),
         (
@@ -126,11 +215,17 @@ pub(crate) fn plan_to_js(
         ("estimateBefore", number(clearing.estimate_before)),
         ("estimateAfter", number(clearing.estimate_after)),
         ("tokensFreed", number(clearing.tokens_freed())),
-        ("messages", messages(request, clearing)?.into()),
-    ]))
+    ];
+    if let Some(messages) = messages {
+        fields.push(("messagesToSummarize", Array::new().into()));
+        fields.push(("turnPrefixMessages", Array::new().into()));
+        fields.push(("messages", messages.into()));
+    }
+    object(&fields)
 }
 
-/// What a clear plan object says, or `None` when `value` is not one.
+/// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
+/// `argumentMessages`), or `None` when `value` is not one.
 pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
     if !value.is_object()
         || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(KIND)
@@ -152,8 +247,9 @@ pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, V
         results.push(ClearedResult {
             index: optional_whole(&item, "index", &path)?.unwrap_or(0) as usize,
             tool_call_id: text("toolCallId")?,
-            tool_name: optional_string(&field(&item, "toolName", &path)?, &path)?,
-            tokens: optional_whole(&item, "tokens", &path)?.unwrap_or(0),
+            // Applying needs neither: the estimate after is of the rewritten messages.
+            tool_name: None,
+            tokens: 0,
             text: text("text")?,
         });
     }
@@ -173,32 +269,48 @@ pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, V
 
 /// Applies a clear plan: `{ summary, messages, record }` with the summary unchanged and a
 /// record `{ kind: "clear", summary, firstKeptIndex: 0, estimateBefore, estimateAfter,
-/// tokensFreed, clearedResults }`.
+/// tokensFreed, clearedResults }`. The plan is trusted; what no longer matches a message is
+/// skipped, and the estimate after is of the rewritten messages.
 pub(crate) fn apply(
     request: &JsRequest,
     facts: &RequestFacts,
     results: Vec<ClearedResult>,
-    arguments: &[usize],
+    argument_messages: Vec<usize>,
 ) -> Result<JsValue> {
-    let values = values(request)?;
-    let cleared = clearing::replay(
-        request.format,
-        &values,
-        facts,
+    let planned = Clearing {
         results,
-        arguments,
-        &request.estimator,
-    )?;
-    outcome(request, &cleared)
+        argument_messages,
+        estimate_before: 0,
+        estimate_after: 0,
+    };
+    let estimator = Some(&request.estimator as &dyn Estimator);
+    let rewritten = rewrite(&request.messages, request.format, estimator, &planned)?;
+    // What the plan names that is no longer in the messages is left out of the record.
+    let done = |index: usize, done: &dyn Fn(&Rewritten) -> bool| {
+        rewritten.iter().any(|m| m.index == index && done(m))
+    };
+    let results = planned
+        .results
+        .into_iter()
+        .filter(|r| done(r.index, &|m| m.results.contains(&r.tool_call_id)));
+    let arguments = planned.argument_messages.into_iter();
+    let arguments = arguments.filter(|&i| done(i, &|m| m.arguments));
+    let tokens: Vec<(usize, u64)> = rewritten.iter().map(|m| (m.index, m.tokens)).collect();
+    let cleared = Clearing::of_rewrite(facts, results.collect(), arguments.collect(), &tokens);
+    Ok(outcome(
+        request,
+        &cleared,
+        with(&request.messages, &rewritten),
+    ))
 }
 
-/// `{ summary, messages, record }` for a clearing already planned.
-pub(crate) fn outcome(request: &JsRequest, clearing: &Clearing) -> Result<JsValue> {
-    Ok(object(&[
+/// `{ summary, messages, record }` for a clearing whose messages are `messages`.
+pub(crate) fn outcome(request: &JsRequest, clearing: &Clearing, messages: Array) -> JsValue {
+    object(&[
         ("summary", request.summary.as_str().into()),
-        ("messages", messages(request, clearing)?.into()),
+        ("messages", messages.into()),
         ("record", record(&request.summary, clearing)),
-    ]))
+    ])
 }
 
 /// The record of a clearing.

@@ -9,7 +9,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::engine::{Engine, Job};
+use super::engine::{Engine, Job, Planned};
 use super::{clearing, config, convert, error::to_js};
 use crate::error::Result;
 
@@ -47,7 +47,8 @@ impl JsCompactor {
         let (facts, plan) = self.inner.preview(&request).map_err(|e| to_js(&e))?;
         let cleared = self.inner.clearing_instead(&request, &facts);
         if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
-            return clearing::plan_to_js(&request, &facts, &cleared).map_err(|e| to_js(&e));
+            let messages = clearing::messages(&request, &cleared).map_err(|e| to_js(&e))?;
+            return Ok(clearing::plan_to_js(&facts, &cleared, Some(messages)));
         }
         match plan {
             None => Ok(JsValue::NULL),
@@ -58,13 +59,24 @@ impl JsCompactor {
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
     /// or of JSON lines (`Uint8Array`, `ArrayBuffer` or string), read inside wasm. The plan has
-    /// `messageSpans` instead of message arrays; `null` when there is nothing to do.
+    /// `messageSpans` instead of message arrays (a clear plan names its results by message
+    /// index; `apply` it with the messages as objects); `null` when there is nothing to do.
     #[wasm_bindgen(js_name = planBytes)]
     pub fn plan_bytes(&self, body: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
         let planned = convert::body(&body).and_then(|bytes| {
             let request = convert::request_without_messages(&request)?;
-            let (spans, plan) = self.inner.plan_body(&bytes, &request)?;
-            Ok(plan.map(|plan| convert::bytes_plan_to_js(&plan, &spans, &bytes)))
+            Ok(match self.inner.plan_body(&bytes, &request)? {
+                (spans, facts, Planned::Clear(cleared)) => {
+                    let plan = clearing::plan_to_js(&facts, &cleared, None);
+                    // The package's own object: setting a field runs no caller code.
+                    let spans = convert::spans_to_js(&spans);
+                    let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
+                    Some(plan)
+                }
+                (spans, _, Planned::Summarize(plan)) => {
+                    plan.map(|plan| convert::bytes_plan_to_js(&plan, &spans, &bytes))
+                }
+            })
         });
         Ok(planned.map_err(|e| to_js(&e))?.unwrap_or(JsValue::NULL))
     }
@@ -79,7 +91,7 @@ impl JsCompactor {
                 let applied = convert::request(&request).and_then(|request| {
                     convert::signal(&options)?;
                     let facts = self.inner.facts(&request)?;
-                    clearing::apply(&request, &facts, results, &arguments)
+                    clearing::apply(&request, &facts, results, arguments)
                 });
                 return match applied {
                     Ok(outcome) => Promise::resolve(&outcome),
@@ -101,7 +113,8 @@ impl JsCompactor {
             let signal = convert::signal(&options)?;
             let (facts, plan) = self.inner.plan(&request)?;
             if let Some(cleared) = self.inner.clearing_instead(&request, &facts)? {
-                return Ok(Err(clearing::outcome(&request, &cleared)?));
+                let messages = clearing::messages(&request, &cleared)?;
+                return Ok(Err(clearing::outcome(&request, &cleared, messages)));
             }
             self.inner
                 .job_with_facts(request, facts, plan, signal)

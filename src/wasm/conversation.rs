@@ -9,7 +9,6 @@ use std::rc::Rc;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::convert;
 use super::engine::Engine;
 use super::error::to_js;
 use super::estimator::AnyEstimator;
@@ -18,6 +17,7 @@ use super::host;
 use super::reported::LATEST;
 use super::stringify;
 use super::walk;
+use super::{clearing, convert};
 use crate::anchor::Report;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
@@ -25,6 +25,7 @@ use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::message::Role;
 use crate::parse;
+use crate::request::PlanOptions;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -224,6 +225,33 @@ impl JsConversation {
     }
 }
 
+impl JsConversation {
+    /// With the compactor's clearing on and the estimate over the trigger, the clear plan
+    /// object when clearing alone is enough (as `compactor.plan` gives it).
+    fn clear_plan(&self, fixed: &RequestFacts, options: PlanOptions) -> Result<Option<JsValue>> {
+        if self.engine.clearing.is_none() {
+            return Ok(None);
+        }
+        let facts = RequestFacts {
+            messages: self.ledger.facts().to_vec(),
+            ..fixed.clone()
+        };
+        let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
+        let Some(cleared) = self
+            .engine
+            .clearing_of(messages, format, estimator, &facts, options)?
+        else {
+            return Ok(None);
+        };
+        let rewritten = clearing::rewritten(messages, format, &cleared)?;
+        Ok(Some(clearing::plan_to_js(
+            &facts,
+            &cleared,
+            Some(rewritten),
+        )))
+    }
+}
+
 #[wasm_bindgen(js_class = Conversation)]
 impl JsConversation {
     /// Appends a message or an array of messages (in the conversation's format); returns the
@@ -246,20 +274,25 @@ impl JsConversation {
 
     /// The plan for this history with `{ systemPrompt, summary, tools, inputTokenBudget,
     /// requireReduction }`, or `null`: the same plan `compactor.plan` gives for these messages
-    /// (calibrated to the usage they carry, as it is).
+    /// (calibrated to the usage they carry, as it is; with the compactor's clearing on, a
+    /// clear plan when clearing alone is enough).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
         let plan = (|| {
             let fixed = self.fixed(&options)?.clone();
             let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
             let fixed = self.ledger.calibrate(&fixed, &reports);
             let plan_options = convert::plan_options(&options, "options")?;
-            self.engine
-                .core
-                .plan_with_ledger(&fixed, &self.ledger, plan_options)
+            if let Some(cleared) = self.clear_plan(&fixed, plan_options)? {
+                return Ok(Err(cleared));
+            }
+            let core = &self.engine.core;
+            core.plan_with_ledger(&fixed, &self.ledger, plan_options)
+                .map(Ok)
         })();
         match plan.map_err(|e| to_js(&e))? {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+            Err(cleared) => Ok(cleared),
+            Ok(None) => Ok(JsValue::NULL),
+            Ok(Some(plan)) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
                 .map_err(|e| to_js(&e)),
         }
     }

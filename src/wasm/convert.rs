@@ -348,10 +348,6 @@ pub(crate) fn bytes_plan_to_js(
     spans: &[std::ops::Range<usize>],
     body: &[u8],
 ) -> JsValue {
-    let offsets: Vec<u32> = spans
-        .iter()
-        .flat_map(|s| [s.start as u32, s.end as u32])
-        .collect();
     // The kept message's `id`, read from its span of the body.
     let text = spans
         .get(plan.first_kept_index)
@@ -376,11 +372,17 @@ pub(crate) fn bytes_plan_to_js(
             number(plan.estimate_after_without_summary),
         ),
         ("messageTokens", float64s(&plan.message_tokens)),
-        (
-            "messageSpans",
-            js_sys::Uint32Array::from(offsets.as_slice()).into(),
-        ),
+        ("messageSpans", spans_to_js(spans)),
     ])
+}
+
+/// Where each message is in a body: start and end offsets, in a `Uint32Array`.
+pub(crate) fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
+    let offsets: Vec<u32> = spans
+        .iter()
+        .flat_map(|s| [s.start as u32, s.end as u32])
+        .collect();
+    js_sys::Uint32Array::from(offsets.as_slice()).into()
 }
 
 /// `{ summary, messages, record }`.

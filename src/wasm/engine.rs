@@ -13,7 +13,7 @@ use super::js::AbortSignal;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
-use crate::clearing::{self, Clearing, ClearingPolicy};
+use crate::clearing::{Clearing, ClearingPolicy, Finder};
 use crate::compactor::Compactor;
 use crate::error::Result;
 use crate::facts::RequestFacts;
@@ -21,12 +21,21 @@ use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
+use crate::token::Estimator;
 
 /// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
 pub(super) struct Engine {
     pub(super) core: Compactor<JsSummarizer>,
     pub(super) cache: bool,
     pub(super) clearing: Option<ClearingPolicy>,
+}
+
+/// What a plan says to do.
+pub(super) enum Planned {
+    /// Clear old tool results (no summary).
+    Clear(Clearing),
+    /// Summarize (`None`: nothing to do).
+    Summarize(Option<Plan>),
 }
 
 /// Everything one apply needs, read synchronously before the first await.
@@ -90,39 +99,90 @@ impl Engine {
         request: &JsRequest,
         facts: &RequestFacts,
     ) -> Result<Option<Clearing>> {
-        let (Some(policy), Some(budget)) = (&self.clearing, request.input_token_budget) else {
-            return Ok(None);
-        };
-        let trigger = budget as f64 * self.core.trigger_ratio();
-        if request.require_reduction || facts.total() as f64 <= trigger {
-            return Ok(None);
-        }
-        let values = super::clearing::values(request)?;
-        let keep = self.core.keep_recent_tokens();
-        let planned = clearing::plan(
+        self.clearing_of(
+            &request.messages,
             request.format,
-            &values,
-            facts,
-            policy,
-            keep,
             &request.estimator,
-        )?;
-        Ok(planned.filter(|c| clearing::is_enough(c, budget, self.core.trigger_ratio())))
+            facts,
+            options(request),
+        )
     }
 
-    /// Plans the messages of `body`; returns where each message is in it, and the plan.
+    /// [`Engine::clearing_instead`] for host `messages` of `format` whose facts are `facts`.
+    pub(super) fn clearing_of(
+        &self,
+        messages: &Array,
+        format: Format,
+        estimator: &dyn Estimator,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Clearing>> {
+        let Some(policy) = &self.clearing else {
+            return Ok(None);
+        };
+        if !self.core.wants_clearing(facts, options) {
+            return Ok(None);
+        }
+        let found =
+            super::clearing::find(messages, &facts.messages, format, estimator, policy, false)?;
+        self.core
+            .clearing_instead(&found, facts, options, policy, estimator)
+    }
+
+    /// Plans the messages of `body`; returns where each message is in it, and the plan: with
+    /// clearing on, a clearing when it alone is enough (as [`Engine::clearing_instead`]).
     pub(super) fn plan_body(
         &self,
         body: &[u8],
         request: &JsRequest,
-    ) -> Result<(Vec<Range<usize>>, Option<Plan>)> {
+    ) -> Result<(Vec<Range<usize>>, RequestFacts, Planned)> {
         let read = crate::body::facts(body, request.format, &request.estimator)?;
         let mut facts = request.fixed_facts()?;
         facts.messages = read.messages;
         let reports = reported::body_reports(request, &facts, body, &read.spans)?;
         anchor::calibrate(&mut facts, &reports);
+        if let Some(cleared) = self.body_clearing(body, &read.spans, request, &facts)? {
+            return Ok((read.spans, facts, Planned::Clear(cleared)));
+        }
         let plan = self.core.plan_with_facts(&facts, options(request))?;
-        Ok((read.spans, plan))
+        Ok((read.spans, facts, Planned::Summarize(plan)))
+    }
+
+    /// [`Engine::clearing_instead`] for the messages of `body` (at `spans`).
+    fn body_clearing(
+        &self,
+        body: &[u8],
+        spans: &[Range<usize>],
+        request: &JsRequest,
+        facts: &RequestFacts,
+    ) -> Result<Option<Clearing>> {
+        let Some(policy) = &self.clearing else {
+            return Ok(None);
+        };
+        if !self.core.wants_clearing(facts, options(request)) {
+            return Ok(None);
+        }
+        let estimator = &request.estimator;
+        let mut finder = Finder::new(
+            estimator,
+            &policy.file_tracking,
+            false,
+            policy.clear_arguments,
+        );
+        for i in super::clearing::indices(&facts.messages, false) {
+            let i = i as usize;
+            let text = spans
+                .get(i)
+                .and_then(|span| body.get(span.clone()))
+                .and_then(|bytes| std::str::from_utf8(bytes).ok())
+                .ok_or_else(|| {
+                    crate::error::Error::invalid_request(format!("messages[{i}]: not UTF-8"))
+                })?;
+            finder.read_json(request.format, i, text)?;
+        }
+        let found = finder.finish()?;
+        self.core
+            .clearing_instead(&found, facts, options(request), policy, estimator)
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.

@@ -371,8 +371,8 @@ impl JsStateCompactor {
         request.input_token_budget = Some(budget);
         let facts = self.facts(state).ok()?;
         let cleared = self.engine.clearing_instead(&request, &facts).ok()??;
-        let plan = clearing::plan_to_js(&request, &facts, &cleared).ok()?;
         let messages = clearing::messages(&request, &cleared).ok()?;
+        let plan = clearing::plan_to_js(&facts, &cleared, Some(messages.clone()));
         let record = clearing::record(&request.summary, &cleared);
         let reason = Reason::Threshold.as_str();
         self.emit_value(&object(&[
@@ -510,16 +510,21 @@ impl StateCompactor for JsStateCompactor {
         budget: u64,
     ) -> Result<Option<(JsValue, Record)>> {
         // Part of the clearing step: off with it, a compaction never rewrites a message.
-        if self.engine.clearing.is_none() {
+        let Some(policy) = &self.engine.clearing else {
             return Ok(None);
-        }
+        };
         let copy = Self::copy(state)?;
         let request = self.request_of(&copy)?;
-        let values = clearing::values(&request)?;
-        let estimator = &request.estimator;
-        let Some(trimmed) =
-            crate::clearing::trim(request.format, &values, facts, budget, estimator)?
-        else {
+        let (messages, estimator) = (&request.messages, &request.estimator);
+        let found = clearing::find(
+            messages,
+            &facts.messages,
+            request.format,
+            estimator,
+            policy,
+            true,
+        )?;
+        let Some(trimmed) = crate::clearing::trim(&found, facts, budget, estimator)? else {
             return Ok(None);
         };
         let messages = clearing::messages(&request, &trimmed)?;

@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use super::convert;
 use super::host;
 use super::stringify;
+use crate::clearing::Finder;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::formats::{Format, MessageUsage, Path, Records, Units};
@@ -130,6 +131,29 @@ pub(crate) fn records(
     })?;
     let found = last_part == 0 || records.reached_cut();
     Ok(found.then(|| records.finish()))
+}
+
+/// Reads messages `indices` into `finder` (what clearing may replace), in order.
+pub(crate) fn find(
+    messages: &Array,
+    indices: &[u32],
+    format: Format,
+    finder: &mut Finder,
+) -> Result<()> {
+    each(
+        messages,
+        indices,
+        0,
+        format,
+        &mut |i, message| match message {
+            Some(message) => finder.read(format, i, message),
+            None => {
+                let path = format!("messages[{i}]");
+                let text = stringify::json_text(&messages.get(i as u32), &path)?;
+                finder.read_json(format, i, &text)
+            }
+        },
+    )
 }
 
 /// The usage (see [`Format::usage_json`]) on each of messages `indices`, in their order: the

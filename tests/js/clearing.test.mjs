@@ -3,7 +3,7 @@
 // summarizer; the cleared messages are new objects, every other one the caller's own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Compactor } from "context-compaction";
+import { CompactionError, Compactor } from "context-compaction";
 import { call, result, say, user } from "./helpers.mjs";
 
 const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
@@ -173,4 +173,82 @@ test("overflow recovery trims an oversized newest result instead of failing", as
   // With the step off, the same run ends in no_reduction, as before.
   const off = send(huge.length / 2);
   await assert.rejects(manager(undefined, []).run(state, off.fn), (e) => e.code === "no_reduction");
+});
+
+test("plan, planBytes and a conversation handle give the same clear plan on the real session, in every format", async () => {
+  const workloads = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+  const { sessionMessages } = await import("./walk-helpers.mjs");
+  // Without the provider's usage: conversation handles do not anchor to it (yet).
+  const session = sessionMessages().map(({ usage, ...rest }) => rest);
+  const formats = {
+    canonical: (m) => m,
+    "openai-chat": workloads.openAIChat,
+    "openai-responses": workloads.openAIResponses,
+    anthropic: workloads.anthropic,
+    "ai-sdk": workloads.aiSdk,
+    "ai-sdk-ui": workloads.aiSdkUi,
+  };
+  // What the three plans share (a body's plan has spans where the others have messages).
+  const shared = ({ messages, messagesToSummarize, turnPrefixMessages, messageSpans, ...rest }) => ({
+    ...rest,
+    messageTokens: [...rest.messageTokens],
+  });
+  for (const [format, convert] of Object.entries(formats)) {
+    const messages = convert(session);
+    const before = structuredClone(messages);
+    const calls = [];
+    const c = new Compactor({ clearing: true, cacheFacts: false, summarizer: { summarize: async () => (calls.push(1), "S") } });
+    const total = c.plan({ format, messages, inputTokenBudget: 0 }).estimateBefore;
+    const options = { format, inputTokenBudget: Math.round(total * 0.9) };
+    const plan = c.plan({ ...options, messages });
+    assert.equal(plan?.kind, "clear", format);
+    assert.ok(plan.clearedResults.length > 10 && plan.estimateAfter <= options.inputTokenBudget, format);
+
+    const bytes = c.planBytes(new TextEncoder().encode(JSON.stringify(messages)), options);
+    assert.equal(bytes.kind, "clear", format);
+    assert.equal(bytes.messages, undefined, format);
+    assert.equal(bytes.messageSpans.length, 2 * messages.length, format);
+    assert.deepEqual(shared(bytes), shared(plan), format);
+
+    const handle = c.conversation({ format, messages });
+    const handlePlan = handle.plan({ inputTokenBudget: options.inputTokenBudget });
+    assert.deepEqual(shared(handlePlan), shared(plan), format);
+    assert.deepEqual(handlePlan.messages, plan.messages, format);
+    handle.free();
+
+    // Applying any of them, with the messages as objects, clears the same results; the
+    // estimate of the rewritten messages is the one the plan worked out.
+    const out = await c.apply({ ...options, messages }, bytes);
+    assert.deepEqual(out.messages, plan.messages, format);
+    assert.equal(out.record.tokensFreed, plan.tokensFreed, format);
+    assert.equal(out.record.clearedResults, plan.clearedResults.length, format);
+    const changed = out.messages.filter((m, i) => m !== messages[i]).length;
+    assert.ok(changed > 0 && changed <= plan.clearedResults.length, format);
+    assert.deepEqual(messages, before, `${format}: the caller's messages are unchanged`);
+    assert.deepEqual(calls, []);
+    c.free();
+  }
+});
+
+test("host exceptions while clearing reads or rewrites a message become CompactionErrors naming it", async () => {
+  const boom = new Error("trap");
+  const isTrap = (place) => (e) => e instanceof CompactionError && e.code === "invalid_request" && place.test(e.message) && e.cause === boom;
+  const c = compactor({ protectRecentTokens: 0 }, []);
+  // Facts cached from a plan under the trigger; then the result's getter throws when clearing
+  // reads it (the facts come from the cache, so only clearing's own read reaches it).
+  const list = messages();
+  assert.equal(c.plan({ messages: list, inputTokenBudget: 1e6 }), null);
+  const text = list[2].content;
+  Object.defineProperty(list[2], "content", { get() { throw boom; }, enumerable: true });
+  assert.throws(() => c.plan({ messages: list, inputTokenBudget: 2000 }), isTrap(/messages\[2\]/));
+  // A clear plan applied to messages whose rewritten one throws when it is read.
+  const clean = messages();
+  const plan = c.plan({ messages: clean, inputTokenBudget: 2000 });
+  const hostile = messages();
+  Object.defineProperty(hostile[4], "toJSON", { value() { throw boom; } });
+  await assert.rejects(c.apply({ messages: hostile, inputTokenBudget: 2000 }, plan), isTrap(/messages\[4\]/));
+  // Nothing is poisoned: the same compactor clears the clean messages.
+  const out = await c.apply({ messages: clean, inputTokenBudget: 2000 }, plan);
+  assert.equal(out.record.kind, "clear");
+  assert.ok(text.length > 0);
 });
