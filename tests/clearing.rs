@@ -551,3 +551,24 @@ fn canonical_messages_clear_as_the_readers_do_on_the_real_session() {
     };
     assert_eq!(compactor.plan_clearing(&roomy, &policy).unwrap(), None);
 }
+
+#[test]
+fn a_rewrite_of_calibrated_facts_frees_calibrated_tokens() {
+    // Facts calibrated at 2×: a message of 100 of our tokens counts 200. Rewritten to 10 of
+    // ours (20 calibrated), it frees 180, not 200 - 10 or (200 - 10) × 2.
+    let message = |tokens| MessageFacts {
+        tokens,
+        ..MessageFacts::default()
+    };
+    let facts = RequestFacts {
+        messages: vec![message(200), message(50)],
+        calibration: Calibration {
+            ratio_ppm: 2_000_000,
+            ..Calibration::default()
+        },
+        ..RequestFacts::default()
+    };
+    let cleared = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 10)]);
+    assert_eq!(cleared.estimate_before, facts.total());
+    assert_eq!(cleared.estimate_before - cleared.estimate_after, 180);
+}

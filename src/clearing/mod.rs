@@ -127,7 +127,8 @@ impl Clearing {
 
     /// The clearing of `results` and the arguments in `argument_messages`, its estimate after
     /// from the tokens of the rewritten messages (`rewritten`: index and new tokens, the only
-    /// messages that changed). Results and argument messages not rewritten are dropped.
+    /// messages that changed, in the estimator's own units). Results and argument messages not
+    /// rewritten are dropped.
     pub fn of_rewrite(
         facts: &RequestFacts,
         results: Vec<ClearedResult>,
@@ -135,9 +136,17 @@ impl Clearing {
         rewritten: &[(usize, u64)],
     ) -> Clearing {
         let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _)| r == i);
+        // The facts are calibrated, the new tokens are not: both in the facts' units.
+        let calibration = &facts.calibration;
         let freed: u64 = rewritten
             .iter()
-            .filter_map(|(i, tokens)| Some(facts.messages.get(*i)?.tokens.saturating_sub(*tokens)))
+            .filter_map(|(i, tokens)| {
+                let old = facts.messages.get(*i)?;
+                Some(
+                    old.tokens
+                        .saturating_sub(calibration.scale_message(*tokens, old.failed)),
+                )
+            })
             .sum();
         let estimate_before = facts.total();
         Clearing {
@@ -147,7 +156,7 @@ impl Clearing {
                 .collect(),
             argument_messages: argument_messages.into_iter().filter(is_rewritten).collect(),
             estimate_before,
-            estimate_after: estimate_before.saturating_sub(facts.calibration.scale(freed)),
+            estimate_after: estimate_before.saturating_sub(freed),
         }
     }
 }
