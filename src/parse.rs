@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::formats::Format;
 use crate::message::{Message, ToolDefinition};
+use crate::search::find;
 
 /// Reads a JSON array of canonical messages; errors name `messages[i]…`.
 pub fn messages(value: &Value) -> Result<Vec<Message>> {
@@ -67,7 +68,7 @@ pub fn tools(value: &Value) -> Result<Vec<ToolDefinition>> {
 /// Rust strings cannot hold, become U+FFFD instead of failing the whole value.
 pub fn json_text(text: &str) -> std::result::Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {
-        Err(_) if text.contains("\\ud") || text.contains("\\uD") => {
+        Err(_) if find(text, "\\ud").is_some() || find(text, "\\uD").is_some() => {
             serde_json::from_str(&replace_lone_surrogates(text))
         }
         parsed => parsed,

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::message::Message;
+use crate::search::find;
 
 const READ_OPEN: &str = "<read-files>";
 const READ_CLOSE: &str = "</read-files>";
@@ -35,10 +36,10 @@ pub fn clean(text: &str) -> String {
 fn remove_blocks(text: &str, open: &str, close: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(start) = rest.find(open) {
+    while let Some(start) = find(rest, open) {
         out.push_str(&rest[..start]);
         let after_open = &rest[start + open.len()..];
-        rest = match after_open.find(close) {
+        rest = match find(after_open, close) {
             Some(end) => &after_open[end + close.len()..],
             None => "",
         };
@@ -136,9 +137,9 @@ fn append_block(summary: &mut String, open: &str, close: &str, paths: &[&str]) {
 fn block_lines(text: &str, open: &str, close: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find(open) {
+    while let Some(start) = find(rest, open) {
         let body = &rest[start + open.len()..];
-        let (inside, after) = match body.find(close) {
+        let (inside, after) = match find(body, close) {
             Some(end) => (&body[..end], &body[end + close.len()..]),
             None => (body, ""),
         };
