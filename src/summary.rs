@@ -212,6 +212,9 @@ mod tests {
                 ToolCall::new("4", "bash", json!({"path": "ignored.rs", "command": "ls"})),
                 ToolCall::new("5", "read", json!({"file": "no-path-key"})),
                 ToolCall::new("6", "read", json!({"file_path": "f.rs"})),
+                // Listed once, however often it is read.
+                ToolCall::new("7", "read", json!({"path": "b.rs"})),
+                ToolCall::new("8", "read", json!({"path": "a.rs"})),
             ])],
             &FileTracking::default(),
         );
