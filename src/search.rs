@@ -1,7 +1,7 @@
 //! Finding and trimming fixed texts. `str::find` and `str::trim_end_matches` with a `&str`
-//! pattern bring the standard library's two-way searcher into the module (about 3 KB, 1 KB
-//! gzip); the texts searched here are short (an error message, a summary, a type tag), so a plain
-//! scan serves.
+//! pattern bring the standard library's two-way searcher into the module (1.9 KB gzip); the
+//! texts searched here are short (an error message, a summary, a type tag), so a plain scan
+//! serves.
 
 /// The byte position of the first `needle` in `text`.
 pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {

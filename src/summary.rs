@@ -75,8 +75,8 @@ pub struct FileLists {
     modified: Paths,
 }
 
-/// Paths, sorted and each once, as a `BTreeSet<String>` holds them (its tree code would cost the
-/// module about 3 KB; file lists are short).
+/// Paths, sorted and each once, as a `BTreeSet<String>` holds them (its tree code cost the module
+/// 1.9 KB gzip; file lists are short).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Paths(Vec<String>);
 
