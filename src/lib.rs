@@ -67,6 +67,7 @@ mod prompt;
 pub mod records;
 mod request;
 mod retry;
+mod search;
 mod steps;
 mod summarizer;
 mod summary;

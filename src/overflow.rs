@@ -1,5 +1,7 @@
 //! Recognising a provider's "the request exceeds the context window" rejection.
 
+use crate::search::find;
+
 /// Whether an error with this message (and optional HTTP status or error code) says that the
 /// request was larger than the model's context window. HTTP 413 always does; 429 (rate limits,
 /// including "tokens per minute") never does.
@@ -11,10 +13,9 @@ pub fn is_context_overflow(message: &str, status: Option<u16>, code: Option<&str
         return true;
     }
     let text = message.to_ascii_lowercase();
-    let has = |needle: &str| text.contains(needle);
+    let has = |needle: &str| find(&text, needle).is_some();
     let has_in_order = |first: &str, then: &str| {
-        text.find(first)
-            .is_some_and(|at| text[at + first.len()..].contains(then))
+        find(&text, first).is_some_and(|at| find(&text[at + first.len()..], then).is_some())
     };
     has("prompt is too long") // Anthropic
         || has("exceeds the context window") // OpenAI

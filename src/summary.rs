@@ -1,9 +1,8 @@
 //! The summary text: its projection into the conversation, post-processing of generated text,
 //! and the file lists the library appends itself.
 
-use std::collections::BTreeSet;
-
 use crate::message::Message;
+use crate::search::find;
 
 const READ_OPEN: &str = "<read-files>";
 const READ_CLOSE: &str = "</read-files>";
@@ -35,10 +34,10 @@ pub fn clean(text: &str) -> String {
 fn remove_blocks(text: &str, open: &str, close: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(start) = rest.find(open) {
+    while let Some(start) = find(rest, open) {
         out.push_str(&rest[..start]);
         let after_open = &rest[start + open.len()..];
-        rest = match after_open.find(close) {
+        rest = match find(after_open, close) {
             Some(end) => &after_open[end + close.len()..],
             None => "",
         };
@@ -72,17 +71,40 @@ impl Default for FileTracking {
 /// Paths the summarized part of a conversation asked to read or change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileLists {
-    read: BTreeSet<String>,
-    modified: BTreeSet<String>,
+    read: Paths,
+    modified: Paths,
+}
+
+/// Paths, sorted and each once, as a `BTreeSet<String>` holds them (its tree code cost the module
+/// 1.9 KB gzip; file lists are short).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Paths(Vec<String>);
+
+impl Paths {
+    fn insert(&mut self, path: &str) {
+        if let Err(at) = self.position(path) {
+            self.0.insert(at, path.to_owned());
+        }
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.position(path).is_ok()
+    }
+
+    fn position(&self, path: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|held| held.as_str().cmp(path))
+    }
 }
 
 impl FileLists {
     /// Adds the lists found in a previous summary's `<read-files>` / `<modified-files>` blocks.
     pub fn add_from_summary(&mut self, summary: &str) {
-        self.read
-            .extend(block_lines(summary, READ_OPEN, READ_CLOSE));
-        self.modified
-            .extend(block_lines(summary, MODIFIED_OPEN, MODIFIED_CLOSE));
+        for path in block_lines(summary, READ_OPEN, READ_CLOSE) {
+            self.read.insert(&path);
+        }
+        for path in block_lines(summary, MODIFIED_OPEN, MODIFIED_CLOSE) {
+            self.modified.insert(&path);
+        }
     }
 
     /// Adds the paths of the tracked tool calls in `messages` (by default `read`, `write` and
@@ -97,9 +119,9 @@ impl FileLists {
                 continue;
             };
             if tracking.modify_tools.contains(&call.name) {
-                self.modified.insert(path.to_owned());
+                self.modified.insert(path);
             } else if tracking.read_tools.contains(&call.name) {
-                self.read.insert(path.to_owned());
+                self.read.insert(path);
             }
         }
     }
@@ -109,11 +131,12 @@ impl FileLists {
     pub fn append_to(&self, summary: &mut String) {
         let read: Vec<&str> = self
             .read
+            .0
             .iter()
-            .filter(|path| !self.modified.contains(*path))
+            .filter(|path| !self.modified.contains(path))
             .map(String::as_str)
             .collect();
-        let modified: Vec<&str> = self.modified.iter().map(String::as_str).collect();
+        let modified: Vec<&str> = self.modified.0.iter().map(String::as_str).collect();
         append_block(summary, READ_OPEN, READ_CLOSE, &read);
         append_block(summary, MODIFIED_OPEN, MODIFIED_CLOSE, &modified);
     }
@@ -136,9 +159,9 @@ fn append_block(summary: &mut String, open: &str, close: &str, paths: &[&str]) {
 fn block_lines(text: &str, open: &str, close: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find(open) {
+    while let Some(start) = find(rest, open) {
         let body = &rest[start + open.len()..];
-        let (inside, after) = match body.find(close) {
+        let (inside, after) = match find(body, close) {
             Some(end) => (&body[..end], &body[end + close.len()..]),
             None => (body, ""),
         };
@@ -189,6 +212,9 @@ mod tests {
                 ToolCall::new("4", "bash", json!({"path": "ignored.rs", "command": "ls"})),
                 ToolCall::new("5", "read", json!({"file": "no-path-key"})),
                 ToolCall::new("6", "read", json!({"file_path": "f.rs"})),
+                // Listed once, however often it is read.
+                ToolCall::new("7", "read", json!({"path": "b.rs"})),
+                ToolCall::new("8", "read", json!({"path": "a.rs"})),
             ])],
             &FileTracking::default(),
         );

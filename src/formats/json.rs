@@ -9,6 +9,7 @@ use context_compaction_scan::{self as tape, Kind, Node, Val, backslash, escape_i
 use serde_json::Value;
 
 use super::numbers::{js_number, js_number_text, serde_number_text};
+use crate::search::find;
 
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
 pub(crate) const MAX_CHECKED_KEYS: usize = 32;
@@ -192,7 +193,7 @@ pub(crate) fn to_value(value: Option<Val>) -> Value {
 /// Rust strings cannot hold, become U+FFFD instead of failing the whole value.
 pub fn json_text(text: &str) -> Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {
-        Err(_) if text.contains("\\ud") || text.contains("\\uD") => {
+        Err(_) if find(text, "\\ud").is_some() || find(text, "\\uD").is_some() => {
             serde_json::from_str(&replace_lone_surrogates(text))
         }
         parsed => parsed,

@@ -10,6 +10,7 @@ use context_compaction_scan::Kind;
 use super::object::Obj;
 use super::sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
+use crate::search::trim_end;
 
 const TEXTS: [&str; 3] = ["input_text", "output_text", "refusal"];
 const ATTACHMENTS: [&str; 3] = ["input_image", "input_file", "input_audio"];
@@ -36,7 +37,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         kind if kind.ends_with("_call") && has_call_id => {
             let name = match r.string("name")? {
                 Some(name) => Text::Str(name),
-                None => Text::Made(Cow::Owned(kind.trim_end_matches("_call").to_owned())),
+                None => Text::Made(Cow::Owned(trim_end(kind, "_call").to_owned())),
             };
             let arguments = r.get("input").or(r.get("action")).or(r.get("arguments"));
             call(r, name, Args::Value(arguments), sink)
@@ -98,7 +99,7 @@ fn call<'a>(
 
 fn output<'a>(r: &Obj<'a, '_>, kind: &str, sink: &mut dyn Sink<'a>) -> Result<()> {
     let id = r.required_str("call_id")?;
-    let name = kind.trim_end_matches("_output").trim_end_matches("_call");
+    let name = trim_end(trim_end(kind, "_output"), "_call");
     let name = (name != "function").then(|| Cow::Owned(name.to_owned()));
     sink.unit(Unit::ToolResult {
         id,
