@@ -1,0 +1,266 @@
+// `ChatCompaction`'s `clearing` option against the real AI SDK (majors 5, 6 and 7): useChat posts
+// the history uncleared every turn, and the stored state makes every request clear the same
+// results again, so the model is sent the same messages turn after turn (the prompt cache
+// holds) and no summary is paid for while clearing is enough. Run by scripts/test-js against the
+// packed tarball, with CC_AI_SDK naming the folder where the SDK majors are installed.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { CompactionError, estimate } from "context-compaction";
+import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
+
+const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
+const require = createRequire(`${root}/package.json`);
+const sdk = {};
+for (const major of [5, 6, 7]) sdk[major] = await import(pathToFileURL(require.resolve(`ai${major}`)).href);
+
+const PLACEHOLDER = /^\[Tool result cleared to save context: read of src\/f\d+\.ts, about [\d,]+ tokens\. Read the file again if it is needed\.\]$/;
+
+/** `turns` exchanges, each reading one large file with a tool; one failed read among them. */
+function chat(turns) {
+  const ui = [{ id: "s", role: "system", parts: [{ type: "text", text: "You read files." }] }];
+  for (let i = 0; i < turns; i++) {
+    const body = `export const value${i} = ${i}; // line of file ${i}\n`.repeat(60);
+    const read = i === 3 ? { state: "output-error", errorText: `EACCES ${body}` } : { state: "output-available", output: body };
+    ui.push({ id: `u${i}`, role: "user", parts: [{ type: "text", text: `What does src/f${i}.ts do?` }] });
+    ui.push({
+      id: `a${i}`,
+      role: "assistant",
+      parts: [{ type: "step-start" }, { type: "tool-read", toolCallId: `c${i}`, input: { path: `src/f${i}.ts` }, ...read }, { type: "step-start" }, { type: "text", text: `It exports value${i}.` }],
+    });
+  }
+  return ui;
+}
+
+/** A ChatCompaction over `major`'s convertToModelMessages, counting summarizer calls. */
+function route(major, options = {}) {
+  const calls = { summaries: 0, events: [] };
+  const compaction = new ChatCompaction({
+    contextWindowTokens: 12_000,
+    reserveTokens: 2_000,
+    keepRecentTokens: 1_000,
+    summarizer: { summarize: async () => (calls.summaries++, "the earlier files were read") },
+    convertToModelMessages: (ui) => sdk[major].convertToModelMessages(structuredClone(ui)),
+    onEvent: (event) => calls.events.push(event),
+    ...options,
+  });
+  return { compaction, calls };
+}
+
+const stored = (state) => JSON.parse(JSON.stringify(state));
+const results = (messages) => messages.filter((m) => m.role === "tool").flatMap((m) => m.content.filter((p) => p.type === "tool-result"));
+const cleared = (messages) => results(messages).filter((p) => typeof p.output.value === "string" && PLACEHOLDER.test(p.output.value));
+
+for (const major of [5, 6, 7]) {
+  const valid = (messages) => {
+    for (const [index, message] of messages.entries()) {
+      const parsed = sdk[major].modelMessageSchema.safeParse(message);
+      assert.ok(parsed.success, `ai ${major}: messages[${index}] is not a ModelMessage: ${JSON.stringify(message).slice(0, 300)}`);
+    }
+  };
+
+  test(`ai ${major}: clearing is enough: no summary, and the results stay cleared on the next turns`, async () => {
+    const { compaction, calls } = route(major, { clearing: { protectRecentTokens: 1_500 } });
+    const first = await compaction.prepare(chat(14), null);
+    assert.equal(first.reason, "cleared");
+    assert.equal(first.compacted, true);
+    assert.equal(calls.summaries, 0, "clearing costs no model call");
+    assert.equal(first.record.kind, "clear");
+    assert.ok(first.record.tokensFreed > 3_000, `${first.record.tokensFreed} tokens freed`);
+    assert.equal(first.record.clearedResults, first.state.cleared.length);
+    assert.deepEqual(calls.events.map((e) => [e.type, e.reason]), [["compactionStart", "threshold"], ["compactionEnd", "threshold"]]);
+    assert.equal(calls.events[0].plan.kind, "clear");
+    // The sent messages are the SDK's own ModelMessages; the cleared ones carry the placeholder
+    // (an `error-text` output for the failed read), call and result still paired.
+    valid(first.messages);
+    const gone = cleared(first.messages);
+    assert.equal(gone.length, first.state.cleared.length);
+    const failed = results(first.messages).find((p) => p.toolCallId === "c3");
+    assert.equal(failed.output.type, "error-text");
+    assert.match(failed.output.value, PLACEHOLDER);
+    for (const part of gone) assert.ok(first.messages.some((m) => m.role === "assistant" && m.content.some((c) => c.type === "tool-call" && c.toolCallId === part.toolCallId)));
+    assert.deepEqual(
+      first.state.cleared.map((e) => [e.messageId, e.toolCallId]),
+      gone.map((p) => [`a${p.toolCallId.slice(1)}`, p.toolCallId]),
+    );
+    assert.equal(first.state.summary, "");
+    // Kept from the first message (the system message before it is never cut).
+    assert.equal(first.state.firstKeptId, "u0");
+    assert.equal(first.state.firstKeptPart, 0);
+
+    // Next turn: useChat posts everything again, uncleared; the stored state (through JSON)
+    // clears the same results, so what was sent before is sent again byte for byte.
+    const state = stored(first.stateAfter(undefined));
+    assert.deepEqual(state, first.state);
+    const second = await compaction.prepare(chat(15), state);
+    assert.equal(second.reason, "belowThreshold");
+    assert.equal(calls.summaries, 0);
+    assert.equal(JSON.stringify(second.messages.slice(0, first.messages.length)), JSON.stringify(first.messages), "the prompt's prefix is unchanged");
+    assert.deepEqual(second.state, state);
+    const sent = (messages) => estimate({ format: "ai-sdk", messages }).total;
+    const uncleared = await sdk[major].convertToModelMessages(chat(15));
+    assert.ok(sent(second.messages) < sent(uncleared) - 3_000, "the estimate stays down");
+
+    // Later turns clear more (a second clearing appends to the list) and the earlier ones stay.
+    let last = second;
+    let now = state;
+    for (let turns = 16; turns <= 22 && last.reason !== "compacted"; turns++) {
+      last = await compaction.prepare(chat(turns), now);
+      valid(last.messages);
+      for (const entry of now.cleared ?? []) {
+        const part = results(last.messages).find((p) => p.toolCallId === entry.toolCallId);
+        if (part) assert.equal(part.output.value, entry.text, `${entry.toolCallId} stays cleared`);
+      }
+      now = stored(last.stateAfter(undefined));
+    }
+    assert.ok(now.cleared.length > state.cleared.length, `${now.cleared.length} cleared by the end`);
+    compaction.free();
+  });
+
+  test(`ai ${major}: off by default: the same chat is summarized and the state has no cleared list`, async () => {
+    for (const clearing of [undefined, false, null]) {
+      const { compaction, calls } = route(major, clearing === undefined ? {} : { clearing });
+      const prepared = await compaction.prepare(chat(14), null);
+      assert.equal(prepared.reason, "compacted");
+      assert.equal(calls.summaries, 1);
+      assert.equal(prepared.record.kind, undefined);
+      assert.deepEqual(Object.keys(prepared.state).sort(), ["firstKeptId", "firstKeptPart", "record", "summary"]);
+      assert.equal(cleared(prepared.messages).length, 0);
+      compaction.free();
+    }
+  });
+
+  test(`ai ${major}: results in flight and the newest tool output are never cleared`, async () => {
+    const { compaction } = route(major, { clearing: { protectRecentTokens: 1_500 } });
+    const ui = chat(14);
+    // The last assistant message waits for its tool result (a client-side tool).
+    ui.push({ id: "u14", role: "user", parts: [{ type: "text", text: "And src/f14.ts?" }] });
+    ui.push({ id: "a14", role: "assistant", parts: [{ type: "step-start" }, { type: "tool-read", toolCallId: "c14", state: "input-available", input: { path: "src/f14.ts" } }] });
+    const prepared = await compaction.prepare(ui, null);
+    assert.equal(prepared.reason, "cleared");
+    const ids = prepared.state.cleared.map((e) => e.toolCallId);
+    assert.ok(!ids.includes("c14"));
+    // The newest results (1,500 tokens of output, about two reads) and the kept suffix stay.
+    for (const id of ["c13", "c12"]) assert.ok(!ids.includes(id), `${id} is recent`);
+    const kept = results(prepared.messages).filter((p) => !ids.includes(p.toolCallId));
+    assert.ok(kept.every((p) => !PLACEHOLDER.test(p.output.value ?? "")));
+    compaction.free();
+  });
+
+  test(`ai ${major}: between the steps of a tool loop, rebuilt or kept by the SDK, cleared results stay cleared`, async () => {
+    const { compaction, calls } = route(major, { clearing: { protectRecentTokens: 1_500 } });
+    const posted = chat(8);
+    const prepared = await compaction.prepare(posted, null);
+    assert.equal(prepared.reason, "belowThreshold");
+    // The loop's steps read more files: each step's response is an assistant call and its result.
+    const responses = [];
+    const stepResponse = (i) => [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: `s${i}`, toolName: "read", input: { path: `src/f${20 + i}.ts` } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: `s${i}`, toolName: "read", output: { type: "text", value: `const step${i} = ${i};\n`.repeat(120) } }] },
+    ];
+    let result;
+    let i = 0;
+    for (; i < 12 && !result; i++) {
+      responses.push(...stepResponse(i));
+      // ai 5 and 6: the request's messages plus every response, as the SDK first had them.
+      const out = await prepared.prepareStep({ messages: [...prepared.messages, ...responses], steps: [] });
+      if (out && cleared(out.messages).length > 0) result = out;
+    }
+    assert.ok(result, "a step cleared");
+    assert.equal(calls.summaries, 0);
+    valid(result.messages);
+    const texts = new Map(cleared(result.messages).map((p) => [p.toolCallId, p.output.value]));
+    // The next step rebuilt from the uncleared list (ai 5, 6) or from what was returned (ai 7).
+    responses.push(...stepResponse(i));
+    const rebuilt = await prepared.prepareStep({ messages: [...prepared.messages, ...responses], steps: [] });
+    assert.ok(rebuilt, "the rebuilt list is replaced");
+    const kept = [...result.messages, ...stepResponse(i)];
+    // What was returned already holds the placeholders: nothing to replace.
+    assert.equal(await prepared.prepareStep({ messages: kept, steps: [] }), undefined);
+    for (const messages of [rebuilt.messages, kept]) {
+      for (const [id, text] of texts) assert.equal(results(messages).find((p) => p.toolCallId === id).output.value, text);
+    }
+    assert.equal(JSON.stringify(rebuilt.messages), JSON.stringify(kept), "both ways send the same messages");
+    // The state to store names the results by UIMessage: the posted ones by theirs, the
+    // steps' by the response message's id.
+    const state = stored(prepared.stateAfter({ id: "r1", role: "assistant", parts: [] }));
+    assert.equal(state.record.kind, "clear");
+    assert.deepEqual(
+      state.cleared.map((e) => e.messageId),
+      [...texts.keys()].map((id) => (id.startsWith("s") ? "r1" : `a${id.slice(1)}`)),
+    );
+    compaction.free();
+  });
+}
+
+test("a summary after clearings keeps the cleared results it keeps, and drops the others from the state", async () => {
+  const { compaction, calls } = route(7, { clearing: { protectRecentTokens: 1_500 } });
+  let state = null;
+  let prepared;
+  for (let turns = 14; calls.summaries === 0 && turns < 400; turns += 10) {
+    prepared = await compaction.prepare(chat(turns), state);
+    state = stored(prepared.stateAfter(undefined));
+  }
+  assert.equal(prepared.reason, "compacted");
+  assert.ok(state.summary.length > 0);
+  const live = new Set(results(prepared.messages).map((p) => p.toolCallId));
+  for (const entry of state.cleared ?? []) assert.ok(live.has(entry.toolCallId), `${entry.toolCallId} is still sent`);
+  for (const part of cleared(prepared.messages)) assert.ok(state.cleared.some((e) => e.toolCallId === part.toolCallId));
+  compaction.free();
+});
+
+test("ChatPreview shows a clear plan, and the route's stored clearing in its estimates", async () => {
+  const options = { contextWindowTokens: 12_000, reserveTokens: 2_000, keepRecentTokens: 1_000, clearing: { protectRecentTokens: 1_500 } };
+  const preview = new ChatPreview(options);
+  const ui = chat(14);
+  preview.update(ui);
+  const plan = preview.plan();
+  assert.equal(plan.kind, "clear");
+  const { compaction } = route(7, { clearing: options.clearing });
+  const prepared = await compaction.prepare(ui, null);
+  assert.deepEqual(
+    plan.cleared.map((c) => [c.id, c.toolCallId, c.text]),
+    prepared.state.cleared.map((e) => [e.messageId, e.toolCallId, e.text]),
+  );
+  assert.equal(plan.tokensFreed, prepared.record.tokensFreed);
+  assert.ok(plan.messages.filter((m) => m.fate === "cleared").every((m) => plan.cleared.some((c) => c.id === m.id)));
+  // With the state the route stored, the preview sees what the route sends: nothing to do.
+  preview.update(ui, stored(prepared.state));
+  assert.equal(preview.plan(), null);
+  const off = new ChatPreview({ ...options, clearing: undefined });
+  off.update(ui);
+  assert.equal(off.plan().kind, "summary");
+  for (const made of [preview, off]) made.free();
+  compaction.free();
+});
+
+test("a hostile or invalid clearing option, or a bad stored list, is a CompactionError naming it", async () => {
+  const base = { contextWindowTokens: 12_000, summarizer: { summarize: async () => "S" }, convertToModelMessages: sdk[7].convertToModelMessages };
+  const config = (pattern) => (e) => e instanceof CompactionError && e.code === "invalid_config" && pattern.test(e.message);
+  const throwing = Object.defineProperty({ ...base }, "clearing", {
+    get() {
+      throw new Error("no clearing today");
+    },
+  });
+  assert.throws(() => new ChatCompaction(throwing), config(/options\.clearing: reading it threw: no clearing today/));
+  const trap = new Proxy(
+    {},
+    {
+      get(_, key) {
+        if (key === "protectRecentTokens") throw new Error("trap");
+        return undefined;
+      },
+    },
+  );
+  assert.throws(() => new ChatCompaction({ ...base, clearing: trap }), config(/clearing\.protectRecentTokens/));
+  assert.throws(() => new ChatCompaction({ ...base, clearing: { protectRecentTokens: -1 } }), config(/protectRecentTokens/));
+  assert.throws(() => new ChatCompaction({ ...base, clearing: "yes" }), config(/clearing must be a boolean or an object/));
+  assert.throws(() => new ChatCompaction({ ...base, clearing: { neverClear: "read" } }), config(/neverClear must be an array/));
+  const compaction = new ChatCompaction({ ...base, clearing: true });
+  const request = (e) => e instanceof CompactionError && e.code === "invalid_request" && /state\.cleared/.test(e.message);
+  const state = { summary: "", firstKeptId: "s", firstKeptPart: 0, record: null };
+  await assert.rejects(compaction.prepare(chat(2), { ...state, cleared: "c1" }), request);
+  await assert.rejects(compaction.prepare(chat(2), { ...state, cleared: [{ messageId: "a1", toolCallId: 1, text: "x" }] }), request);
+  compaction.free();
+});
