@@ -264,3 +264,54 @@ test("a hostile or invalid clearing option, or a bad stored list, is a Compactio
   await assert.rejects(compaction.prepare(chat(2), { ...state, cleared: [{ messageId: "a1", toolCallId: 1, text: "x" }] }), request);
   compaction.free();
 });
+
+/** The SDK's mock chat model (`ai/test`) playing an agent that reads `reads` files in one loop, recording every prompt. */
+async function agent(major, reads) {
+  const mocks = await import(pathToFileURL(require.resolve(`ai${major}/test`)).href);
+  const Mock = mocks.MockLanguageModelV3 ?? mocks.MockLanguageModelV2;
+  const spec3 = Boolean(mocks.MockLanguageModelV3);
+  const usage = spec3 ? { inputTokens: { total: 10, noCache: 10 }, outputTokens: { total: 5, text: 5 } } : { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+  const finish = (reason) => (spec3 ? { unified: reason, raw: reason } : reason);
+  const prompts = [];
+  const model = new Mock({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(JSON.parse(JSON.stringify(prompt)));
+      const n = prompts.length;
+      const content = n <= reads ? [{ type: "tool-call", toolCallId: `call-${n}`, toolName: "read", input: JSON.stringify({ path: `src/f${n}.ts` }) }] : [{ type: "text", text: "All read." }];
+      return { content, finishReason: finish(n <= reads ? "tool-calls" : "stop"), usage, warnings: [] };
+    },
+  });
+  const schema = sdk[major].jsonSchema({ type: "object", properties: { path: { type: "string" } }, required: ["path"] });
+  const tools = { read: { description: "Read a file", inputSchema: schema, execute: async ({ path }) => `export const x = 1; // ${path}\n`.repeat(100) } };
+  return { model, tools, prompts };
+}
+
+for (const major of [5, 6, 7]) {
+  test(`ai ${major}: generateText's own tool loop with prepareStep: cleared results stay cleared in every later prompt`, async () => {
+    const { compaction, calls } = route(major, { clearing: { protectRecentTokens: 1_500 } });
+    const { model, tools, prompts } = await agent(major, 14);
+    const chat = await compaction.prepare([{ id: "u0", role: "user", parts: [{ type: "text", text: "Read the fourteen files." }] }], null);
+    const result = await sdk[major].generateText({ model, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: sdk[major].stepCountIs(20) });
+    assert.equal(result.text, "All read.");
+    assert.equal(calls.summaries, 0, "clearing was enough");
+    const placeholders = (prompt) => prompt.filter((m) => m.role === "tool").flatMap((m) => m.content.filter((p) => PLACEHOLDER.test(p.output?.value ?? "")).map((p) => p.toolCallId));
+    const first = prompts.findIndex((prompt) => placeholders(prompt).length > 0);
+    assert.ok(first > 0, "a step cleared");
+    let continued = 0;
+    for (let k = first + 1; k < prompts.length; k++) {
+      // Every result cleared before stays cleared...
+      for (const id of placeholders(prompts[k - 1])) assert.ok(placeholders(prompts[k]).includes(id), `${id} stays cleared in prompt ${k}`);
+      // ...and unless this step cleared more, the prompt starts with the one before it (the
+      // provider's cache holds).
+      if (placeholders(prompts[k]).length > placeholders(prompts[k - 1]).length) continue;
+      const before = JSON.stringify(prompts[k - 1]);
+      assert.ok(JSON.stringify(prompts[k]).startsWith(before.slice(0, -1)), `prompt ${k} continues prompt ${k - 1}`);
+      continued++;
+    }
+    assert.ok(continued >= 2, `${continued} steps continued the prompt before them`);
+    const state = stored(chat.stateAfter({ id: "r1", role: "assistant", parts: [] }));
+    assert.deepEqual(state.cleared.map((e) => e.toolCallId), placeholders(prompts.at(-1)));
+    assert.ok(state.cleared.every((e) => e.messageId === "r1"));
+    compaction.free();
+  });
+}
