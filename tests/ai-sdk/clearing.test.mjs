@@ -339,3 +339,122 @@ test("the README's AI SDK clearing recipe is examples/ai-sdk-clearing.mjs, and i
   assert.match(JSON.parse(logs[3]).text, /^\[Tool result cleared to save context: read of src\/file0\.ts/);
   assert.ok(readme.includes("```text\n" + logs.join("\n") + "\n```"), "README must show the example's output");
 });
+
+/** The state of an `AbstractChat` (what useChat keeps in React state). */
+class ArrayState {
+  status = "ready";
+  error = undefined;
+  messages = [];
+  pushMessage = (message) => (this.messages = [...this.messages, message]);
+  popMessage = () => (this.messages = this.messages.slice(0, -1));
+  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
+  snapshot = (value) => structuredClone(value);
+}
+
+async function idle(chat) {
+  while (chat.status === "submitted" || chat.status === "streaming") await new Promise((r) => setTimeout(r, 1));
+  if (chat.error) throw chat.error;
+}
+
+/**
+ * `turns` turns of the SDK's own chat client (what useChat runs on) against a route as the
+ * README has it, in process: each turn reads a file (turn `longTurn` reads 12 in one tool
+ * loop); the state is stored as JSON. Every prompt the mock model was sent is recorded.
+ */
+async function roundTrips(major, { clearing, turns = 60, longTurn = 25 }) {
+  const ai = sdk[major];
+  const mocks = await import(pathToFileURL(require.resolve(`ai${major}/test`)).href);
+  const Mock = mocks.MockLanguageModelV3 ?? mocks.MockLanguageModelV2;
+  const spec3 = Boolean(mocks.MockLanguageModelV3);
+  const usage = spec3 ? { inputTokens: { total: 10, noCache: 10 }, outputTokens: { total: 5, text: 5 } } : { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+  const finish = (reason) => (spec3 ? { unified: reason, raw: reason } : reason);
+  const log = { prompts: [], summaries: 0, turn: 0, calls: 0 };
+  const stream = (chunks) =>
+    new ReadableStream({
+      start(controller) {
+        for (const chunk of [{ type: "stream-start", warnings: [] }, ...chunks]) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+  const model = new Mock({
+    doStream: async ({ prompt }) => {
+      log.prompts.push({ turn: log.turn, prompt: JSON.parse(JSON.stringify(prompt)) });
+      const n = ++log.calls;
+      if (n <= (log.turn === longTurn ? 12 : 1)) {
+        const call = { type: "tool-call", toolCallId: `call-${log.turn}-${n}`, toolName: "read", input: JSON.stringify({ path: `src/m${log.turn}-${n}.ts` }) };
+        return { stream: stream([call, { type: "finish", finishReason: finish("tool-calls"), usage }]) };
+      }
+      const text = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `Done with turn ${log.turn}.` }, { type: "text-end", id: "t" }];
+      return { stream: stream([...text, { type: "finish", finishReason: finish("stop"), usage }]) };
+    },
+  });
+  const schema = ai.jsonSchema({ type: "object", properties: { path: { type: "string" } }, required: ["path"] });
+  const tools = { read: { description: "Read a file", inputSchema: schema, execute: async ({ path }) => `export const value = compute(); // ${path}\n`.repeat(70) } };
+  const compaction = new ChatCompaction({
+    contextWindowTokens: 9_000,
+    reserveTokens: 2_000,
+    keepRecentTokens: 1_500,
+    summarizer: { summarize: async () => `Summary #${++log.summaries}` },
+    convertToModelMessages: ai.convertToModelMessages,
+    ...(clearing ? { clearing } : {}),
+  });
+  const store = new Map();
+  const POST = async (request) => {
+    const { id, messages } = await request.json();
+    const chat = await compaction.prepare(messages, store.has(id) ? JSON.parse(store.get(id)) : null);
+    const result = ai.streamText({ model, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
+    return result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: ai.generateId,
+      onFinish: ({ responseMessage }) => store.set(id, JSON.stringify(chat.stateAfter(responseMessage))),
+    });
+  };
+  const client = new (class extends ai.AbstractChat {})({
+    id: "chat-1",
+    state: new ArrayState(),
+    transport: new ai.DefaultChatTransport({ api: "http://127.0.0.1/api/chat", fetch: async (url, init) => POST(new Request(url, init)) }),
+  });
+  for (let turn = 0; turn < turns; turn++) {
+    log.turn = turn;
+    log.calls = 0;
+    await client.sendMessage({ text: `Turn ${turn}: look at module ${turn}.` });
+    await idle(client);
+  }
+  compaction.free();
+  return { log, state: JSON.parse(store.get("chat-1")) };
+}
+
+const placeholdersOf = (prompt) => new Set(prompt.filter((m) => m.role === "tool").flatMap((m) => m.content.filter((p) => PLACEHOLDER_ANY.test(p.output?.value ?? "")).map((p) => p.toolCallId)));
+const PLACEHOLDER_ANY = /^\[Tool result cleared to save context: /;
+
+for (const major of [5, 6, 7]) {
+  test(`ai ${major}: the SDK's chat client over 60 turns: cleared results stay cleared in every later prompt, fewer summaries`, async () => {
+    const off = await roundTrips(major, {});
+    const on = await roundTrips(major, { clearing: { protectRecentTokens: 2_000 } });
+    assert.ok(off.log.summaries >= 2, `${off.log.summaries} summaries without clearing`);
+    assert.ok(on.log.summaries < off.log.summaries, `summaries: ${on.log.summaries} with clearing, ${off.log.summaries} without`);
+    // Clearing was not always enough: a summary came too, and the state carries it.
+    assert.ok(on.log.summaries >= 1 && on.state.summary.startsWith(`Summary #${on.log.summaries}\n`), JSON.stringify(on.state).slice(0, 200));
+    assert.equal(off.log.prompts.filter(({ prompt }) => placeholdersOf(prompt).size > 0).length, 0, "off: nothing cleared");
+    let continued = 0;
+    let clearedEver = new Set();
+    for (const [k, { turn, prompt }] of on.log.prompts.entries()) {
+      const where = `ai ${major}, prompt ${k} (turn ${turn})`;
+      const now = placeholdersOf(prompt);
+      const sent = new Set(prompt.filter((m) => m.role === "tool").flatMap((m) => m.content.map((p) => p.toolCallId)));
+      // A result cleared once is never sent uncleared again (it may be summarized away).
+      for (const id of clearedEver) assert.ok(!sent.has(id) || now.has(id), `${where}: ${id} was cleared before and is sent uncleared`);
+      clearedEver = new Set([...clearedEver, ...now]);
+      if (k === 0) continue;
+      const before = on.log.prompts[k - 1].prompt;
+      // Unless this request cleared more or summarized, the prompt starts with the one before.
+      const same = JSON.stringify(prompt).startsWith(JSON.stringify(before).slice(0, -1));
+      if (same) continued++;
+      else assert.ok(now.size > placeholdersOf(before).size || JSON.stringify(prompt).includes("Summary #"), `${where}: the prompt changed with no clearing or summary`);
+    }
+    assert.ok(clearedEver.size > 10, `${clearedEver.size} results cleared`);
+    assert.ok(continued > on.log.prompts.length / 2, `${continued} of ${on.log.prompts.length} prompts continue the one before`);
+    assert.ok(Array.isArray(on.state.cleared) && on.state.cleared.every((e) => typeof e.messageId === "string" && e.messageId !== ""));
+    console.log(`# ai ${major}: ${on.log.prompts.length} prompts; summaries ${off.log.summaries} without clearing, ${on.log.summaries} with; ${clearedEver.size} results cleared; state ${JSON.stringify(on.state).length} bytes`);
+  });
+}
