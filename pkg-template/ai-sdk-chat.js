@@ -3,7 +3,9 @@
 // part where the kept messages start); `prepare` drops what the summary covers, compacts when
 // maintenance says so, and hands back the model messages to send. Between the steps of one
 // request, `prepareStep` carries the compaction on (ai 5 and 6 rebuild each step's messages
-// from their own list; ai 7 keeps what prepareStep returned: both are handled).
+// from their own list; ai 7 keeps what prepareStep returned: both are handled). With the
+// `clearing` option, old tool results are cleared before anything is summarized, and the state
+// lists them so that every later request clears them again (ai-sdk-clearing.js).
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { checkState, convertLive, liveMessages, readUiMessage } from "./ai-sdk-ui.js";
 import { checkCleared, mapOrigins, newlyCleared, presentIn, reapply } from "./ai-sdk-clearing.js";
@@ -43,8 +45,9 @@ export class ChatCompaction {
 
   /**
    * The model messages to send for the UIMessages the client posted and the chat's stored
-   * state: the summary first, the compacted prefix dropped, compacting when due. Resolves to
-   * `{ messages, state, compacted, record, error?, prepareStep, stateAfter }`.
+   * state: the summary first, the compacted prefix dropped, the results the state lists as
+   * cleared cleared again, compacting when due (with `clearing`, clearing first). Resolves to
+   * `{ messages, state, compacted, reason, record, error?, prepareStep, stateAfter }`.
    */
   async prepare(messages, state, options = {}) {
     let valid = checkState(state);
@@ -175,6 +178,8 @@ class StepCompaction {
     // ai 5 and 6 rebuild the step's messages from the uncleared ones: cleared again here.
     const before = live;
     ({ messages: live, entries: this.#cleared } = await this.#reapply(live, this.#cleared, this.#origins));
+    // The SDK's own object of each copy made here: ai 5 and 6 hand the same list again.
+    const sdkOwn = new Map(live.flatMap((message, index) => (message === before[index] ? [] : [[message, before[index]]])));
     const result = await this.#maintain(this.#summary, live, abortSignal ?? this.#signal);
     if (result.compacted) {
       this.#record = result.record;
@@ -189,7 +194,8 @@ class StepCompaction {
       this.#cleared = presentIn(this.#cleared, result.state.messages, this.#origins);
       this.#summary = result.state.summary;
       this.#projection = projectSummary(this.#summary, "ai-sdk");
-      this.#keptFrom = firstNonSystem(result.state.messages) ?? null;
+      const keptFrom = firstNonSystem(result.state.messages) ?? null;
+      this.#keptFrom = sdkOwn.get(keptFrom) ?? keptFrom;
       this.#keptStep = stepOf(this.#keptFrom, steps);
       return { messages: [this.#projection, ...result.state.messages] };
     }
