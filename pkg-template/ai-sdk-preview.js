@@ -3,9 +3,10 @@
 // handle, so `plan` costs O(kept messages) and can run on every keystroke.
 import { CompactionError, Compactor } from "context-compaction";
 import { checkState, liveMessages } from "./ai-sdk-ui.js";
-import { guardedOr } from "./host.js";
+import { guarded, guardedOr } from "./host.js";
 
 const DEFAULT_RESERVE = 16_384;
+const KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
 
 export class ChatPreview {
   #compactor;
@@ -18,7 +19,14 @@ export class ChatPreview {
 
   constructor(options) {
     if (options === null || typeof options !== "object") throw new CompactionError("invalid_config", "invalid config: ChatPreview needs { contextWindowTokens }");
-    const { contextWindowTokens, reserveTokens, maxOutputTokens, keepRecentTokens, triggerRatio, system, estimator, clearing } = options;
+    const read = (key) => {
+      try {
+        return guarded(`options.${key}`, () => options[key]);
+      } catch (fault) {
+        throw new CompactionError("invalid_config", `invalid config: ChatPreview ${fault.message}`, { cause: fault.cause });
+      }
+    };
+    const [contextWindowTokens, reserveTokens, maxOutputTokens, keepRecentTokens, triggerRatio, system, estimator, clearing] = KEYS.map(read);
     if (!(typeof contextWindowTokens === "number" && contextWindowTokens > 0)) {
       throw new CompactionError("invalid_config", "invalid config: ChatPreview: contextWindowTokens must be a number > 0");
     }

@@ -243,7 +243,10 @@ test("a hostile or invalid clearing option, or a bad stored list, is a Compactio
       throw new Error("no clearing today");
     },
   });
-  assert.throws(() => new ChatCompaction(throwing), config(/options\.clearing: reading it threw: no clearing today/));
+  assert.throws(() => new ChatCompaction(throwing), config(/ChatCompaction options\.clearing: reading it threw: no clearing today/));
+  const page = Object.defineProperty({ contextWindowTokens: 12_000 }, "clearing", Object.getOwnPropertyDescriptor(throwing, "clearing"));
+  assert.throws(() => new ChatPreview(page), config(/ChatPreview options\.clearing: reading it threw: no clearing today/));
+  assert.throws(() => new ChatPreview({ contextWindowTokens: 12_000, clearing: { protectRecentTokens: "lots" } }), config(/protectRecentTokens/));
   const trap = new Proxy(
     {},
     {
