@@ -12,8 +12,9 @@ const bad = (message) => new CompactionError("invalid_request", `invalid request
 
 /**
  * `state.cleared`, checked (it comes from the application's store): `[]` when absent, else
- * `{ messageId, toolCallId, text, arguments? }` entries (`messageId` null: a result of this
- * request's own steps, whose UIMessage id comes with the response).
+ * `{ messageId, toolCallId, text, arguments? }` entries. (Inside one request an entry's
+ * `messageId` may be null: a result of the request's own steps, whose UIMessage id comes with
+ * the response; `stateAfter` names it or leaves it out.)
  */
 export function checkCleared(list) {
   if (list === undefined || list === null) return [];
