@@ -4,6 +4,7 @@
 // `convertToModelMessages` turns each block into an assistant message and its tool results, so
 // converting block by block gives the same messages and lets a cut map back to (id, part).
 import { CompactionError } from "context-compaction";
+import { checkCleared } from "./ai-sdk-clearing.js";
 import { describe, guardedOr } from "./host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
@@ -40,7 +41,8 @@ export function checkState(state) {
     typeof state.firstKeptId === "string" &&
     Number.isInteger(state.firstKeptPart) &&
     state.firstKeptPart >= 0;
-  if (!ok) throw bad("state must be null or { summary, firstKeptId, firstKeptPart, record } as prepare returned it");
+  if (!ok) throw bad("state must be null or { summary, firstKeptId, firstKeptPart, record, cleared? } as prepare returned it");
+  checkCleared(state.cleared);
   return state;
 }
 

@@ -6,7 +6,9 @@ import type {
   CompactionError,
   CompactionEvent,
   CompactionRecord,
+  CompactorConfig,
   Estimator,
+  MaintainReason,
   GeneratorSummarizerConfig,
   HeuristicEstimator,
 } from "./index.js";
@@ -54,9 +56,28 @@ export interface ChatCompactionState {
   firstKeptId: string;
   /** The part of that message they start at (a step of a long assistant message; 0: all of it). */
   firstKeptPart: number;
-  /** The compaction that produced this state. */
+  /** The compaction that produced this state (`kind: "clear"` for a clearing). */
   record: CompactionRecord | null;
+  /**
+   * The tool results cleared so far (option `clearing`), cleared again on every request so
+   * that the model is sent the same messages each turn. Absent when none are.
+   */
+  cleared?: ClearedToolResult[];
 }
+
+/** One cleared tool result of a chat: where it is and what replaced it. */
+export interface ClearedToolResult {
+  /** The id of the UIMessage that holds the tool part. */
+  messageId: string;
+  toolCallId: string;
+  /** The placeholder its output was replaced with. */
+  text: string;
+  /** The call's arguments were cleared too (`clearing.clearArguments`). */
+  arguments?: boolean;
+}
+
+/** The `clearing` option: the `Compactor`'s config section (off by default; `true` for the defaults). */
+export type ChatClearingOptions = CompactorConfig["clearing"];
 
 /** A UIMessage as this entry reads it (the SDK's `UIMessage` of `ai` 5 to 7 fits). */
 export interface ChatUIMessage {
@@ -93,6 +114,11 @@ export interface ChatCompactionOptions<ModelMessage> {
   estimator?: Estimator | HeuristicEstimator;
   convertToModelMessages: ConvertToModelMessages<ModelMessage>;
   onEvent?: (event: CompactionEvent) => unknown;
+  /**
+   * Clear old tool results before paying for a summary (off by default): `true`, or `{
+   * protectRecentTokens, neverClear, clearArguments }` as in the `Compactor` config.
+   */
+  clearing?: ChatClearingOptions;
 }
 
 /** The AI SDK's `prepareStep` options this entry reads. */
@@ -111,6 +137,8 @@ export interface PreparedChat<ModelMessage> {
   /** The chat's state after this request's compaction (`null`: nothing compacted yet). */
   state: ChatCompactionState | null;
   compacted: boolean;
+  /** What maintenance did: `"cleared"` when clearing old tool results was enough, `"compacted"` for a summary. */
+  reason: MaintainReason;
   record: CompactionRecord | null;
   /** Why a due compaction failed (the messages are then the uncompacted ones). */
   error?: CompactionError;
@@ -146,6 +174,8 @@ export interface ChatPreviewOptions {
   triggerRatio?: number;
   system?: string;
   estimator?: Estimator | HeuristicEstimator;
+  /** The route's `clearing` option. */
+  clearing?: ChatClearingOptions;
 }
 
 /** One UIMessage in a preview. */
@@ -154,12 +184,41 @@ export interface PreviewMessage {
   role: "system" | "user" | "assistant";
   /** Estimated tokens of what it sends. */
   tokens: number;
-  /** `split`: summarized up to `firstKeptPart`, kept from there. */
-  fate: "summarized" | "kept" | "split";
+  /** `split`: summarized up to `firstKeptPart`, kept from there; `cleared`: holds results a clear plan clears. */
+  fate: "summarized" | "kept" | "split" | "cleared";
   firstKeptPart?: number;
 }
 
-export interface ChatPreviewPlan {
+/** A tool result a clear plan of the preview would clear. */
+export interface PreviewClearedResult {
+  /** The UIMessage that holds it. */
+  id: string | null;
+  toolCallId: string;
+  toolName: string | null;
+  /** Its estimated tokens before. */
+  tokens: number;
+  /** The placeholder that would replace it. */
+  text: string;
+}
+
+export type ChatPreviewPlan = ChatPreviewSummaryPlan | ChatPreviewClearPlan;
+
+/** Clearing old tool results is enough (option `clearing`): nothing is summarized. */
+export interface ChatPreviewClearPlan {
+  kind: "clear";
+  firstKeptId: null;
+  firstKeptPart: 0;
+  splitTurn: false;
+  estimateBefore: number;
+  estimateAfterWithoutSummary: number;
+  estimateAfter: number;
+  tokensFreed: number;
+  cleared: PreviewClearedResult[];
+  messages: PreviewMessage[];
+}
+
+export interface ChatPreviewSummaryPlan {
+  kind: "summary";
   /** Where the kept messages would start: a message id and a part index in it. */
   firstKeptId: string | null;
   firstKeptPart: number;

@@ -3,7 +3,9 @@
 import type { ModelMessage as Model5, UIMessage as UI5 } from "ai5";
 import type { ModelMessage as Model6, UIMessage as UI6 } from "ai6";
 import type { ModelMessage as Model7, UIMessage as UI7 } from "ai7";
+import { convertToModelMessages } from "ai7";
 import { Compactor, ContextManager, estimate, projectSummary, type BytesPlan, type Plan } from "context-compaction";
+import { ChatCompaction, ChatPreview, type ChatCompactionState, type ClearedToolResult } from "context-compaction/ai-sdk";
 
 declare const compactor: Compactor;
 declare const model5: Model5[];
@@ -73,4 +75,26 @@ export async function uiMessages(): Promise<void> {
   compactor.plan({ format: "ai-sdk", messages: ui7 });
   // @ts-expect-error ModelMessages have no parts.
   compactor.plan({ format: "ai-sdk-ui", messages: model7 });
+}
+
+// The chat entry with clearing on: the option is the Compactor's, the state lists what was cleared.
+export async function clearingChat(state: ChatCompactionState | null): Promise<ChatCompactionState | null> {
+  const compaction = new ChatCompaction<Model7>({
+    contextWindowTokens: 128_000,
+    summarizer: { summarize: () => "S" },
+    convertToModelMessages,
+    clearing: { protectRecentTokens: 20_000, neverClear: ["todo"], clearArguments: true },
+  });
+  const chat = await compaction.prepare(ui7, state);
+  const reason: "cleared" | "compacted" | string = chat.reason;
+  const cleared: ClearedToolResult[] = chat.state?.cleared ?? [];
+  void [reason, cleared.map((c) => [c.messageId, c.toolCallId, c.text, c.arguments])];
+  // @ts-expect-error clearing is a boolean or the policy object.
+  new ChatCompaction<Model7>({ contextWindowTokens: 1, summarizer: { summarize: () => "S" }, convertToModelMessages, clearing: "yes" });
+  const preview = new ChatPreview({ contextWindowTokens: 128_000, clearing: true });
+  preview.update(ui7, chat.state);
+  const plan = preview.plan();
+  if (plan?.kind === "clear") void [plan.tokensFreed, plan.cleared.map((c) => c.text)];
+  else if (plan) void [plan.firstKeptId, plan.firstKeptPart];
+  return chat.stateAfter();
 }
