@@ -151,7 +151,7 @@ fn unread_messages_are_counted_by_size_at_the_rate_of_those_read() {
     let sizes = [40.0, 1.0, 8.0, 100.0, 20.0];
     // Messages 3.. and the system message 1 were read; the rate is the tail's alone: 40 tokens
     // over 120 units of size.
-    fill_unread(&mut messages, &sizes, 3, &|i| i == 1);
+    fill_unread(&mut messages, &sizes, 3, &[1]);
     let tokens: Vec<u64> = messages.iter().map(|f| f.tokens).collect();
     assert_eq!(tokens, [13, 7, 3, 30, 10]);
 }

@@ -61,6 +61,18 @@ pub enum Format {
     AiSdkUi,
 }
 
+/// How a format marks a failed attempt at the top level of a message ([`Format::failed_mark`]):
+/// its `role` is this one and its `key` one of `values`.
+#[derive(Debug, Clone, Copy)]
+pub struct FailedMark {
+    /// The top-level `role` of a failed attempt.
+    pub role: &'static str,
+    /// The top-level key that says it failed.
+    pub key: &'static str,
+    /// The values of `key` that say it failed.
+    pub values: &'static [&'static str],
+}
+
 impl Format {
     /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`,
     /// `ai-sdk`, `ai-sdk-ui`.
@@ -117,12 +129,16 @@ impl Format {
         }
     }
 
-    /// The top-level key and values that mark a failed attempt (an aborted or error answer,
-    /// which a calibrated estimate counts 0), where the format has one: a plan from the tail
-    /// reads such messages exactly wherever they are.
-    pub fn failed_mark(self) -> Option<(&'static str, &'static [&'static str])> {
+    /// The top-level `role`, key and values that mark a failed attempt (an aborted or error
+    /// answer, which a calibrated estimate counts 0), where the format has one: a plan from the
+    /// tail marks such messages failed wherever they are, without reading them.
+    pub fn failed_mark(self) -> Option<FailedMark> {
         match self {
-            Format::Canonical => Some(("stopReason", &["error", "aborted"])),
+            Format::Canonical => Some(FailedMark {
+                role: "assistant",
+                key: "stopReason",
+                values: &["error", "aborted"],
+            }),
             _ => None,
         }
     }

@@ -69,6 +69,31 @@ test("a getter that throws on an early message is caught by the size pass and na
   assert.ok(c.plan({ messages: other, inputTokenBudget: 0 }));
 });
 
+test("a failed attempt before the tail is marked failed by the size pass, not read", () => {
+  const messages = anchored(history(3_000));
+  const failed = messages.flatMap((m, i) => (i < 2_000 && (m.stopReason === "aborted" || m.stopReason === "error") ? [i] : []));
+  assert.ok(failed.length > 10, `${failed.length}`);
+  const c = compactor(20_000);
+  const whole = c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 });
+  const tail = c.plan({ messages, inputTokenBudget: 0 });
+  // Calibrated, a failed attempt counts 0 (the provider never sees it), read or not.
+  for (const i of failed) {
+    assert.equal(whole.messageTokens[i], 0, `messages[${i}]`);
+    assert.equal(tail.messageTokens[i], 0, `messages[${i}]`);
+  }
+  // Not read: a malformed one is not reported by the plan (apply names it).
+  const broken = failed[0];
+  messages[broken] = { ...messages[broken], content: 42 };
+  assert.throws(() => c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 }), new RegExp(`messages\\[${broken}\\]\\.content`));
+  const planned = c.plan({ messages, inputTokenBudget: 0 });
+  assert.equal(planned.messageTokens[broken], 0);
+  assert.equal(planned.firstKeptIndex, tail.firstKeptIndex);
+  // Only an answer with its own stopReason is: a user message that says "aborted" is sized.
+  const user = messages.findIndex((m, i) => i < 2_000 && m.role === "user");
+  messages[user] = { ...messages[user], stopReason: "aborted" };
+  assert.ok(c.plan({ messages, inputTokenBudget: 0 }).messageTokens[user] > 0);
+});
+
 test("the tail plan takes the whole history's decisions at every budget", () => {
   const messages = anchored(history(4_000));
   const body = JSON.stringify(messages);
