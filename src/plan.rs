@@ -252,7 +252,7 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
         .find(|&k| {
             // A result in the same message answers it too (a server tool's, or a step's).
             let after = messages.get(k..).unwrap_or(&[]);
-            let answered = |id: &String| after.iter().any(|f| f.tool_result_ids.contains(id));
+            let answered = |id: &str| after.iter().any(|f| f.tool_result_ids.contains(id));
             messages
                 .get(k)
                 .is_some_and(|f| f.tool_call_ids.iter().any(|id| !answered(id)))
@@ -271,11 +271,7 @@ fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
     let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
     let mut calls: HashMap<&str, usize> = HashMap::with_capacity(count);
     for (j, f) in messages.iter().enumerate() {
-        for &i in f
-            .tool_result_ids
-            .iter()
-            .filter_map(|id| calls.get(id.as_str()))
-        {
+        for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
             // A call and its result in one host message constrain nothing.
             if i < j {
                 if let Some(d) = delta.get_mut(i + 1) {
