@@ -265,8 +265,10 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
 /// call is unknown constrain nothing.
 fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
     let n = messages.len();
-    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j).
-    let mut delta = vec![0i64; n + 2];
+    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j). Counts of
+    // pairs fit an i32 (each pair holds more bytes of ids than that could count), half the
+    // memory of an i64 for a long history.
+    let mut delta = vec![0i32; n + 2];
     // Sized up front: growing it rehashes every id.
     let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
     let mut calls: HashMap<&str, usize> = HashMap::with_capacity(count);
