@@ -19,9 +19,13 @@ impl Ids {
         Ids::default()
     }
 
+    /// Adds `id` after the others, as `Vec::push` would ([`Ids::push_str`] without a `String`).
+    pub fn push(&mut self, id: String) {
+        self.push_str(&id);
+    }
+
     /// Adds `id` after the others (one allocation of the exact size, the old one freed).
-    pub fn push(&mut self, id: impl AsRef<str>) {
-        let id = id.as_ref();
+    pub fn push_str(&mut self, id: &str) {
         let mut text = String::with_capacity(self.0.len() + decimal_len(id.len()) + 1 + id.len());
         text.push_str(&self.0);
         push_entry(&mut text, id);
@@ -171,7 +175,7 @@ mod tests {
         let mut ids = Ids::new();
         assert!(ids.is_empty());
         for id in awkward.iter().copied().chain([long.as_str()]) {
-            ids.push(id);
+            ids.push_str(id);
         }
         let mut all: Vec<&str> = awkward.to_vec();
         all.push(&long);

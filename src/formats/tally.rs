@@ -103,7 +103,7 @@ fn string_tokens(value: Val) -> u64 {
 
 /// Adds an id (one allocation a message: [`Ids`]).
 fn push_id(ids: &mut Ids, id: Cow<str>) {
-    ids.push(id);
+    ids.push_str(&id);
 }
 
 impl<'a> Sink<'a> for Tally {

@@ -43,7 +43,9 @@ pub(crate) fn messages_facts(
     if !use_cache {
         // Nothing to fetch (each crossing costs as much as a message's facts), and every
         // message is read: its place is its index among `indices`, no list of them is made.
-        let mut facts = vec![MessageFacts::default(); indices.len()];
+        let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
+            .take(indices.len())
+            .collect();
         read_missed(request, indices, None, &mut facts, None)?;
         return Ok(facts);
     }
