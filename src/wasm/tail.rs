@@ -46,7 +46,9 @@ pub(crate) fn plan(
     }
     let mut facts = request.fixed_facts()?;
     let fixed = facts.clone();
-    facts.messages = vec![MessageFacts::default(); count];
+    facts.messages = std::iter::repeat_with(MessageFacts::default)
+        .take(count)
+        .collect();
     let mut end = count - FIRST_LOOK;
     read(
         request,
@@ -59,7 +61,15 @@ pub(crate) fn plan(
     }
     // `exact`: the system messages and failed attempts, read exactly wherever they are.
     let (sizes, exact) = sizes(request)?;
-    let is_exact = |i: usize| exact.binary_search(&(i as u32)).is_ok();
+    // A flag a message: looked up for every message not read (a search of `exact` for each
+    // took 1.5% of a cold plan of 10k messages).
+    let mut exact_flags = vec![false; count];
+    for &i in &exact {
+        if let Some(flag) = exact_flags.get_mut(i as usize) {
+            *flag = true;
+        }
+    }
+    let is_exact = |i: usize| exact_flags.get(i).copied().unwrap_or(false);
     let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
     // Those not read yet are read with the first tail, and never again.
     let unread_exact: Vec<u32> = exact
