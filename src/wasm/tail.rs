@@ -56,11 +56,12 @@ pub(crate) fn plan(
         &mut facts,
         (end..count).map(|i| i as u32),
     )?;
-    if reported::reports(request, &facts)?.is_empty() {
+    let reports = reported::reports(request, &facts)?;
+    if reports.is_empty() || stale_by_sample(request, &facts, end, &reports)? {
         return Ok(None);
     }
     // `exact`: the system messages and failed attempts, read exactly wherever they are.
-    let (sizes, exact) = sizes(request)?;
+    let (sizes, exact) = sizes(request, None)?;
     // A flag a message: looked up for every message not read (a search of `exact` for each
     // took 1.5% of a cold plan of 10k messages).
     let mut exact_flags = vec![false; count];
@@ -128,16 +129,87 @@ fn read(
     Ok(())
 }
 
-/// The size of each message of `request`, and the indices of its system messages and failed
-/// attempts ([`crate::formats::Format::failed_mark`]), in order.
-fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
+/// One message in this many before the messages read first is sized by [`stale_by_sample`].
+const SAMPLE_STRIDE: usize = 32;
+
+/// How far beyond [`anchor::MAX_RATIO`] the sampled estimate must put a report to give it up:
+/// giving up only sends the plan to the exact path, but a usable report should not be lost to
+/// the sample's error.
+const SAMPLE_MARGIN: f64 = 2.0;
+
+/// Whether every one of `reports` is far off our estimate of the request it describes, by the
+/// sizes of a sample (one message in [`SAMPLE_STRIDE`] before `end`) and the facts of the
+/// messages from `end` on (read exactly, which also give the tokens per unit of size). Then
+/// calibration would find no usable report in any tail, and the size pass and the tails are
+/// not tried: the caller reads every message at once. A history whose usage is stale (copied
+/// from another conversation, or from before a rewrite) cost a fifth more without this.
+fn stale_by_sample(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    end: usize,
+    reports: &[anchor::Report],
+) -> Result<bool> {
+    let count = facts.messages.len();
+    let sampled: Vec<u32> = (0..end)
+        .step_by(SAMPLE_STRIDE)
+        .chain(end..count)
+        .map(|i| i as u32)
+        .collect();
+    // A message that throws is left to the size pass, which names it by its own index.
+    let Ok((sizes, _)) = sizes(request, Some(&sampled)) else {
+        return Ok(false);
+    };
+    let size_before = |stop: usize| -> f64 {
+        let sized = sampled.iter().zip(&sizes);
+        sized
+            .filter(|&(&i, _)| (i as usize) < stop)
+            .map(|(_, size)| size)
+            .sum()
+    };
+    let tokens = |range: std::ops::Range<usize>| -> u64 {
+        let read = facts.messages.get(range).unwrap_or(&[]);
+        read.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
+    };
+    let tail_size = size_before(count) - size_before(end);
+    if tail_size <= 0.0 {
+        return Ok(false);
+    }
+    let per_size = tokens(end..count) as f64 / tail_size;
+    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
+    let limit = anchor::MAX_RATIO * SAMPLE_MARGIN;
+    Ok(reports.iter().all(|report| {
+        let stop = report.messages;
+        if stop > count || report.tokens == 0 {
+            // Calibration skips it anyway.
+            return true;
+        }
+        let sampled = size_before(stop.min(end)) * SAMPLE_STRIDE as f64;
+        let estimate = report.fixed.unwrap_or(fixed_now) as f64
+            + tokens(end..stop.max(end)) as f64
+            + sampled * per_size;
+        let reported = report.tokens as f64;
+        reported * limit < estimate || reported > estimate * limit
+    }))
+}
+
+/// The size of each message of `request` (of messages `only`, in their order, when given), and
+/// the indices among them of its system messages and failed attempts
+/// ([`crate::formats::Format::failed_mark`]), in order.
+fn sizes(request: &JsRequest, only: Option<&[u32]>) -> Result<(Vec<f64>, Vec<u32>)> {
     let sizer = SIZER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
         Error::invalid_config(
             "the package's sizer is not registered: import context-compaction through one of its entries",
         )
     })?;
     let format = request.format;
-    let sizes = Float64Array::new_with_length(request.messages.length());
+    let messages = match only {
+        Some(indices) => indices
+            .iter()
+            .map(|&i| request.messages.get(i))
+            .collect::<Array>(),
+        None => request.messages.clone(),
+    };
+    let sizes = Float64Array::new_with_length(messages.length());
     let keys = match format.keys() {
         Some(keys) => keys
             .iter()
@@ -152,7 +224,7 @@ fn sizes(request: &JsRequest) -> Result<(Vec<f64>, Vec<u32>)> {
         None => (JsValue::NULL, Array::new()),
     };
     let args: Array = [
-        request.messages.clone().into(),
+        messages.into(),
         sizes.clone().into(),
         keys,
         strings(format.system_roles()).into(),
