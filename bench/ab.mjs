@@ -12,7 +12,8 @@
 // `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
 // `/tmp/base/dist`).
 // Prints per case the median time of each and the median of the per-round ratios B / A; with the
-// peer installed, A's and B's summarizerInput against pi-coding-agent's serializeConversation.
+// peer installed, A's and B's summarizerInput against pi-coding-agent's serializeConversation, and
+// their cold plan from objects against its estimateTokens + findCutPoint.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -111,6 +112,24 @@ if (pi && "canonical summarizerInput".includes(only)) {
   for (let r = 0; r < rounds; r++) runs.forEach((run, i) => times[i].push(time(run)));
   const [p, a, b] = times.map(median);
   console.log("\n| peer, canonical | pi serializeConversation (CPU ms) | A summarizerInput | B summarizerInput | A / pi | B / pi |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(`| ${n} messages | ${p.toFixed(1)} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / p).toFixed(2)}× | ${(b / p).toFixed(2)}× |`);
+}
+
+// The same for a cold plan from objects: pi's estimateTokens over every message + findCutPoint
+// (what bench/run.mjs compares with), with A's and B's cold plan of the canonical history.
+if (pi && "canonical plan (objects)".includes(only)) {
+  const entries = messages.map((message) => ({ type: "message", message }));
+  const piPlan = () => {
+    for (const message of messages) pi.estimateTokens(message);
+    pi.findCutPoint(entries, 0, entries.length, 20_000);
+  };
+  const runs = [piPlan, ...builds.map((c) => () => c.cold.plan({ messages, inputTokenBudget: 0 }))];
+  for (let i = 0; i < 3; i++) for (const run of runs) run();
+  const times = runs.map(() => []);
+  for (let r = 0; r < rounds; r++) runs.forEach((run, i) => times[i].push(time(run)));
+  const [p, a, b] = times.map(median);
+  console.log("\n| peer, canonical | pi estimateTokens + findCutPoint (CPU ms) | A plan (objects) | B plan (objects) | A / pi | B / pi |");
   console.log("|---|---:|---:|---:|---:|---:|");
   console.log(`| ${n} messages | ${p.toFixed(1)} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / p).toFixed(2)}× | ${(b / p).toFixed(2)}× |`);
 }

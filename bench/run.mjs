@@ -181,6 +181,10 @@ target("size: .wasm + glue gzip (KB)", size / 1024, 110);
 if (!smoke) {
   const plans = {
     none: "",
+    // The packages imported (ours instantiated), nothing planned: what each plan adds over that.
+    oursLoaded: `const { Compactor } = await import(${JSON.stringify(`${root}/dist/index.js`)});
+      new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: m.slice(0, 10), inputTokenBudget: 0 });`,
+    piLoaded: `const pi = await import("@mariozechner/pi-coding-agent");`,
     ours: `const { Compactor } = await import(${JSON.stringify(`${root}/dist/index.js`)});
       new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: m, inputTokenBudget: 0 });`,
     pi: `const pi = await import("@mariozechner/pi-coding-agent");
@@ -200,7 +204,11 @@ if (!smoke) {
   const holding = rss("none");
   const planning = rss("ours");
   const peer = rss("pi");
+  const [oursLoaded, piLoaded] = [rss("oursLoaded"), rss("piLoaded")];
+  const mb = (kb) => (kb / 1024).toFixed(1);
   console.log(`\nmemory, 100k messages: peak RSS ${(holding / 1024).toFixed(0)} MB holding them, ${(planning / 1024).toFixed(0)} MB with a cold plan, ${(peer / 1024).toFixed(0)} MB with pi's estimate + cut (extra: ours ${((planning - holding) / 1024).toFixed(1)} MB, pi ${((peer - holding) / 1024).toFixed(1)} MB)`);
+  // Each figure above includes loading the package (pi-coding-agent brings its dependencies).
+  console.log(`  of which loading the package: ours ${mb(oursLoaded - holding)} MB (imported and instantiated, a plan of 10 messages), pi ${mb(piLoaded - holding)} MB (imported); the plan itself over that: ours ${mb(planning - oursLoaded)} MB, pi ${mb(peer - piLoaded)} MB`);
   target("memory: cold plan 100k, peak RSS over holding the history (MB)", (planning - holding) / 1024, 20);
 }
 

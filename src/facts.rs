@@ -5,6 +5,7 @@
 
 use crate::anchor::{self, Calibration};
 use crate::error::{BoxError, Error, Result};
+use crate::ids::Ids;
 use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
 use crate::request::Request;
 use crate::summary;
@@ -25,9 +26,9 @@ pub struct MessageFacts {
     /// it out ([`crate::anchor`]).
     pub failed: bool,
     /// Ids of the tool calls this message makes.
-    pub tool_call_ids: Vec<String>,
+    pub tool_call_ids: Ids,
     /// The ids of the tool calls this message answers.
-    pub tool_result_ids: Vec<String>,
+    pub tool_result_ids: Ids,
     /// The steps after the first one, where a cut may fall inside the message (an AI SDK
     /// UIMessage's step boundaries); empty for most formats.
     pub steps: Vec<Step>,
@@ -41,8 +42,8 @@ impl Default for MessageFacts {
             role: Role::User,
             starts_turn: false,
             failed: false,
-            tool_call_ids: Vec::new(),
-            tool_result_ids: Vec::new(),
+            tool_call_ids: Ids::new(),
+            tool_result_ids: Ids::new(),
             steps: Vec::new(),
         }
     }
@@ -114,8 +115,8 @@ impl MessageFacts {
                 results: step.tool_result_ids.len(),
             });
             facts.tokens += step.tokens;
-            facts.tool_call_ids.extend(step.tool_call_ids);
-            facts.tool_result_ids.extend(step.tool_result_ids);
+            facts.tool_call_ids.extend(&step.tool_call_ids);
+            facts.tool_result_ids.extend(&step.tool_result_ids);
         }
         Ok(facts)
     }
@@ -142,12 +143,12 @@ impl MessageFacts {
             tool_call_ids: units
                 .iter()
                 .flat_map(Message::calls)
-                .map(|c| c.id.clone())
+                .map(|c| c.id.as_str())
                 .collect(),
             tool_result_ids: units
                 .iter()
                 .filter_map(|u| match u {
-                    Message::ToolResult(result) => Some(result.tool_call_id.clone()),
+                    Message::ToolResult(result) => Some(result.tool_call_id.as_str()),
                     _ => None,
                 })
                 .collect(),

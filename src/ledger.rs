@@ -125,7 +125,7 @@ impl Ledger {
             }
         }
         for id in &facts.tool_call_ids {
-            self.calls.insert(id.clone(), j);
+            self.calls.insert(id.to_owned(), j);
         }
     }
 

@@ -57,6 +57,7 @@ mod error;
 mod facts;
 pub mod formats;
 mod generator;
+mod ids;
 mod ledger;
 pub mod manager;
 mod message;
@@ -84,6 +85,7 @@ pub use facts::{MessageFacts, RequestFacts, Step};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
+pub use ids::Ids;
 pub use ledger::Ledger;
 pub use message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, Role, StepStart,

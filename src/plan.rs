@@ -252,7 +252,7 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
         .find(|&k| {
             // A result in the same message answers it too (a server tool's, or a step's).
             let after = messages.get(k..).unwrap_or(&[]);
-            let answered = |id: &String| after.iter().any(|f| f.tool_result_ids.contains(id));
+            let answered = |id: &str| after.iter().any(|f| f.tool_result_ids.contains(id));
             messages
                 .get(k)
                 .is_some_and(|f| f.tool_call_ids.iter().any(|id| !answered(id)))
@@ -265,17 +265,15 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
 /// call is unknown constrain nothing.
 fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
     let n = messages.len();
-    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j).
-    let mut delta = vec![0i64; n + 2];
+    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j). Counts of
+    // pairs fit an i32 (each pair holds more bytes of ids than that could count), half the
+    // memory of an i64 for a long history.
+    let mut delta = vec![0i32; n + 2];
     // Sized up front: growing it rehashes every id.
     let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
     let mut calls: HashMap<&str, usize> = HashMap::with_capacity(count);
     for (j, f) in messages.iter().enumerate() {
-        for &i in f
-            .tool_result_ids
-            .iter()
-            .filter_map(|id| calls.get(id.as_str()))
-        {
+        for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
             // A call and its result in one host message constrain nothing.
             if i < j {
                 if let Some(d) = delta.get_mut(i + 1) {

@@ -5,6 +5,7 @@
 //! inside a message (`Plan::first_kept_part`).
 
 use crate::facts::MessageFacts;
+use crate::ids::Ids;
 
 /// The planning positions of a history with steps, and where each one starts.
 #[derive(Debug, Clone, Default)]
@@ -113,6 +114,6 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
     out
 }
 
-fn ids(all: &[String], start: usize, count: usize) -> Vec<String> {
-    all.iter().skip(start).take(count).cloned().collect()
+fn ids(all: &Ids, start: usize, count: usize) -> Ids {
+    all.slice(start, count)
 }

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use super::count::{arguments_text_score, compact_score};
 use super::sink::{Args, Sink, Text, Unit};
 use crate::facts::{MessageFacts, Step};
+use crate::ids::Ids;
 use crate::message::{Role, StopReason};
 use crate::token::{Estimator, Heuristic, rounded, score};
 use context_compaction_scan::{Kind, Val, score_escaped, unescape};
@@ -100,13 +101,9 @@ fn string_tokens(value: Val) -> u64 {
     rounded(score)
 }
 
-/// Adds an id. A first push would make room for four; most messages hold one id, and a long
-/// history keeps the facts of every message, so the first gets room for itself alone.
-fn push_id(ids: &mut Vec<String>, id: Cow<str>) {
-    if ids.is_empty() {
-        ids.reserve_exact(1);
-    }
-    ids.push(id.into_owned());
+/// Adds an id (one allocation a message: [`Ids`]).
+fn push_id(ids: &mut Ids, id: Cow<str>) {
+    ids.push_str(&id);
 }
 
 impl<'a> Sink<'a> for Tally {

@@ -39,9 +39,17 @@ pub(crate) fn messages_facts(
     indices: &[u32],
     use_cache: bool,
 ) -> Result<Vec<MessageFacts>> {
-    let map = use_cache.then(|| map_for(&request.estimator, request.format));
     // The facts go straight into their place: a long history's are held once, not copied.
-    // Without a cache nothing is fetched here: each crossing costs as much as a message's facts.
+    if !use_cache {
+        // Nothing to fetch (each crossing costs as much as a message's facts), and every
+        // message is read: its place is its index among `indices`, no list of them is made.
+        let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
+            .take(indices.len())
+            .collect();
+        read_missed(request, indices, None, &mut facts, None)?;
+        return Ok(facts);
+    }
+    let map = Some(map_for(&request.estimator, request.format));
     let mut facts = Vec::with_capacity(indices.len());
     let mut missed = Missed::default();
     for (slot, &i) in indices.iter().enumerate() {
@@ -55,7 +63,13 @@ pub(crate) fn messages_facts(
         // A message not read yet holds an empty place until `read_missed` fills it.
         facts.push(hit.unwrap_or_default());
     }
-    read_missed(request, &missed, &mut facts, map.as_ref())?;
+    read_missed(
+        request,
+        &missed.indices,
+        Some(&missed.slots),
+        &mut facts,
+        map.as_ref(),
+    )?;
     Ok(facts)
 }
 
@@ -66,16 +80,20 @@ struct Missed {
     slots: Vec<usize>,
 }
 
-/// Reads (and caches) the facts of the `missed` messages into their places in `messages`:
-/// together (`walk::facts`) when there are enough of them, then one by one those the walker
-/// left out.
+/// Reads (and caches) the facts of the messages `indices` into their places in `messages`
+/// (`slots`, in the same order; `None`: the k-th goes to place k): together (`walk::facts`)
+/// when there are enough of them, then one by one those the walker left out.
 fn read_missed(
     request: &JsRequest,
-    missed: &Missed,
+    indices: &[u32],
+    slots: Option<&[usize]>,
     messages: &mut [MessageFacts],
     map: Option<&WeakMap>,
 ) -> Result<()> {
-    let indices = &missed.indices;
+    let slot = |k: usize| match slots {
+        Some(slots) => slots.get(k).copied(),
+        None => Some(k),
+    };
     let mut walked = vec![false; indices.len()];
     if indices.len() >= walk::BULK {
         let estimator = &request.estimator;
@@ -86,7 +104,7 @@ fn read_missed(
             request.format,
             estimator,
             &mut |k, read| {
-                let (Some(&i), Some(&slot)) = (indices.get(k), missed.slots.get(k)) else {
+                let (Some(&i), Some(slot)) = (indices.get(k), slot(k)) else {
                     return;
                 };
                 if map.is_some() {
@@ -99,10 +117,10 @@ fn read_missed(
             },
         )?;
     }
-    let left = indices.iter().zip(&missed.slots).zip(&walked);
-    for ((&i, &slot), _) in left.filter(|(_, done)| !**done) {
+    let left = indices.iter().enumerate().zip(&walked);
+    for ((k, &i), _) in left.filter(|(_, done)| !**done) {
         let read = message_facts(request, i, map)?;
-        if let Some(place) = messages.get_mut(slot) {
+        if let Some(place) = slot(k).and_then(|slot| messages.get_mut(slot)) {
             *place = read;
         }
     }

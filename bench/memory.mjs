@@ -1,0 +1,54 @@
+// Peak memory of a cold plan of 100k messages, repeated: the memory section of bench/run.mjs
+// (each case a child process reporting its own VmHWM, Linux) run --runs times over, with
+// medians, for one or more builds and the peer. A single pair of child processes varies by
+// several MB from run to run (when V8 collects garbage moves the peak), so the medians are what
+// to compare.
+//   node bench/memory.mjs [--runs 7] [dist ...]     (default: the repository's dist/)
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const args = process.argv.slice(2);
+const at = args.indexOf("--runs");
+const runs = at >= 0 ? Number(args.splice(at, 2)[1]) : 7;
+const dists = (args.length ? args : [fileURLToPath(new URL("../dist", import.meta.url))]).map((d) => resolve(d));
+const here = fileURLToPath(new URL(".", import.meta.url));
+
+const plan = (dist, messages) => `const { Compactor } = await import(${JSON.stringify(`${dist}/index.js`)});
+  new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: ${messages}, inputTokenBudget: 0 });`;
+const cases = { "holding the history": "" };
+for (const dist of dists) {
+  cases[`${dist}: loaded (a plan of 10 messages)`] = plan(dist, "m.slice(0, 10)");
+  cases[`${dist}: cold plan`] = plan(dist, "m");
+}
+const peer = spawnSync(process.execPath, ["--input-type=module", "-e", `await import("@mariozechner/pi-coding-agent")`], { cwd: here }).status === 0;
+if (peer) {
+  cases["pi: imported"] = `await import("@mariozechner/pi-coding-agent");`;
+  cases["pi: estimateTokens + findCutPoint"] = `const pi = await import("@mariozechner/pi-coding-agent");
+    const entries = m.map((message) => ({ type: "message", message }));
+    for (const message of m) pi.estimateTokens(message);
+    pi.findCutPoint(entries, 0, entries.length, 20000);`;
+}
+
+const peak = (body) => {
+  const script = `import { readFileSync } from "node:fs"; import { history } from "./workloads.mjs";
+    const m = history(100000);
+    ${body}
+    const status = /VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"));
+    console.log(status ? Number(status[1]) : process.resourceUsage().maxRSS);`;
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: here, encoding: "utf8" });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return Number(out.stdout.trim()) / 1024;
+};
+const seen = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+// Round-robin, so that a change in the machine's load touches every case alike.
+for (let r = 0; r < runs; r++) for (const [name, body] of Object.entries(cases)) seen[name].push(peak(body));
+const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
+const base = median(seen["holding the history"]);
+console.log(`peak RSS (VmHWM), 100k messages, ${runs} runs: median, and the extra over holding the history (median, min–max)\n`);
+console.log("| case | peak RSS (MB) | extra (MB) | extra min–max (MB) |");
+console.log("|---|---:|---:|---:|");
+for (const [name, list] of Object.entries(seen)) {
+  const extra = (v) => (v - base).toFixed(1);
+  console.log(`| ${name} | ${median(list).toFixed(1)} | ${extra(median(list))} | ${extra(Math.min(...list))}–${extra(Math.max(...list))} |`);
+}

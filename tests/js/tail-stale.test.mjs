@@ -1,0 +1,56 @@
+// A long history whose usage is all stale (copied from another conversation, or from before a
+// rewrite) is planned as it would be without usage, reading each message once: a sample of the
+// sizes shows that no report can be usable before the size pass of a plan from the tail runs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Compactor, estimate } from "context-compaction";
+
+const { history } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const compactor = () => new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "S" }, cacheFacts: false });
+
+/** `messages`, each answer reporting `scale` times our estimate of its request. */
+function reporting(messages, scale) {
+  const tokens = estimate({ messages, format: "canonical" }).messages;
+  let sum = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = { input: Math.round(sum * scale), output: 0, cacheRead: 0, cacheWrite: 0 };
+    sum += tokens[i];
+  });
+  return messages;
+}
+
+/** The plan of `messages` and how many times their `content` was read. */
+function counted(messages) {
+  let reads = 0;
+  const proxies = messages.map(
+    (m) =>
+      new Proxy(m, {
+        get(target, key, receiver) {
+          if (key === "content") reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+  );
+  const plan = compactor().plan({ messages: proxies, inputTokenBudget: 0 });
+  return { plan, reads };
+}
+
+test("stale usage: the plan is the one without usage, each message read once", () => {
+  // Every report a tenth of our estimate: calibration would skip them all.
+  const messages = reporting(history(3_000), 0.1);
+  const { plan, reads } = counted(messages);
+  const plain = compactor().plan({ messages: messages.map(({ usage: _, ...m }) => m), inputTokenBudget: 0 });
+  assert.equal(plan.firstKeptIndex, plain.firstKeptIndex);
+  assert.equal(plan.estimateBefore, plain.estimateBefore);
+  // The walker reads each message once; the last 128 and one in 32 before them are read again
+  // to look for usage and to size the sample. The size pass would read every message again.
+  assert.ok(reads < 1.25 * messages.length, `${reads} reads of content for ${messages.length} messages`);
+});
+
+test("usable usage: the plan still reads only the tail exactly", () => {
+  const messages = reporting(history(3_000), 1.22);
+  const { plan, reads } = counted(messages);
+  assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
+  // The size pass reads every message once; the tail and the sample a few hundred more.
+  assert.ok(reads < 1.6 * messages.length, `${reads} reads of content for ${messages.length} messages`);
+});
