@@ -7,6 +7,7 @@
 
 mod escape;
 mod find;
+mod held;
 mod node;
 mod score;
 mod tape;
@@ -15,6 +16,7 @@ mod words;
 
 pub use escape::escape_into;
 pub use find::backslash;
+pub use held::score_held_json;
 pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
