@@ -106,7 +106,7 @@ pub fn score_escaped(raw: &[u8]) -> Option<u64> {
 /// byte, and is set when this block's last one escapes the next. Without a loop: subtracting
 /// the run starts at even bits from the bits one up carries through each run and leaves the
 /// bits after its odd positions (as simdjson finds escaped quotes).
-fn escapes(backslashes: u64, split: &mut bool) -> (u64, u64) {
+pub(crate) fn escapes(backslashes: u64, split: &mut bool) -> (u64, u64) {
     const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
     let carried = u64::from(*split);
     let potential = backslashes & !carried;
