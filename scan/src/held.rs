@@ -3,8 +3,8 @@
 //! writes of the value it reads, the heuristic score of that value is the score of the held
 //! text, which [`score_escaped`] takes from the escaped text directly.
 
-use crate::find::{backslashes16, mask64};
-use crate::score::score_escaped;
+use crate::find::{backslashes16, mask64, quotes16};
+use crate::score::{escapes, score_escaped};
 
 // Deeper nesting, and more keys open at once, are left to the general path (arguments are
 // shallow: a handful of keys, seldom more than two levels).
@@ -90,51 +90,59 @@ impl Held<'_> {
     }
 
     /// A held string starting at its `\"`; returns the range of its content when it has no
-    /// escapes of its own. Inside it, a backslash is either its closing `\"`, the `\\` of one
-    /// of its escapes, or an escape of the string holding it that stands for a plain byte.
-    /// The backslashes are found 64 bytes at a time (the text of code is dense with escapes).
+    /// escapes (its own or its holder's). Read 64 bytes at a time: the holder's escapes are
+    /// found without a loop; what they escape is a held backslash, a held quote (the closing
+    /// one unless a held backslash escapes it) or a slash; anything else (a control byte, a
+    /// `\u`) is not compact JSON wherever it is. Only held backslashes and quotes are looked
+    /// at one by one.
     fn string(&mut self) -> Option<Option<(usize, usize)>> {
         if self.byte(self.pos + 1)? != b'"' {
             return None;
         }
         let start = self.pos + 2;
-        // Bytes before `pos` are read (an escape may reach into the next block).
-        let mut pos = start;
         let mut plain = true;
         let mut block = start;
+        // Whether the block before ended in a backslash escaping this block's first byte.
+        let mut split = false;
+        // Bytes before `read` are read (a held escape may reach into the next block).
+        let mut read = start;
         loop {
-            let mut backslashes = backslashes(self.raw.get(block..)?)?;
-            while backslashes != 0 {
-                let at = block + backslashes.trailing_zeros() as usize;
-                backslashes &= backslashes - 1;
-                if at < pos {
+            let chunk = block_at(self.raw.get(block..)?)?;
+            let backslashes = mask64(&chunk, backslashes16);
+            let quotes = mask64(&chunk, quotes16);
+            let (_, escaped) = escapes(backslashes, &mut split);
+            let slashes = escaped & !backslashes & !quotes;
+            let mut rest = slashes;
+            while rest != 0 {
+                if chunk.get(rest.trailing_zeros() as usize) != Some(&b'/') {
+                    return None;
+                }
+                rest &= rest - 1;
+            }
+            let mut held = escaped & (backslashes | quotes);
+            while held != 0 {
+                let bit = held.trailing_zeros();
+                held &= held - 1;
+                let at = block + bit as usize;
+                if at < read {
                     continue;
                 }
-                pos = match self.byte(at + 1)? {
-                    b'"' => {
-                        self.pos = at + 2;
-                        return Some(plain.then_some((start, at)));
-                    }
-                    // `/` written `\/` by the holder: a plain slash (a key with one is not
-                    // compared as written).
-                    b'/' => {
-                        plain = false;
-                        at + 2
-                    }
-                    // An escape of the held string: `\\\\` or `\\\"`, or a one-letter one.
-                    b'\\' => {
-                        plain = false;
-                        match self.byte(at + 2)? {
-                            b'\\' if matches!(self.byte(at + 3)?, b'\\' | b'"') => at + 4,
-                            b'n' | b't' | b'r' | b'b' | b'f' => at + 3,
-                            // `\u` and `\/`, which serde_json writes otherwise, or not JSON.
-                            _ => return None,
-                        }
-                    }
-                    // A control byte (not JSON in a string) or a `\u` escape of the holder.
+                if quotes & (1 << bit) != 0 {
+                    self.pos = at + 1;
+                    plain &= slashes & ((1 << bit) - 1) == 0;
+                    return Some(plain.then_some((start, at - 1)));
+                }
+                // A held backslash, and what it escapes: `\\` or `\"` (written `\\\\` and
+                // `\\\"`), or a one-letter escape; `\u` and `\/`, which serde_json writes
+                // otherwise, or not JSON.
+                plain = false;
+                read = match self.byte(at + 1)? {
+                    b'\\' if matches!(self.byte(at + 2)?, b'\\' | b'"') => at + 3,
+                    b'n' | b't' | b'r' | b'b' | b'f' => at + 2,
                     _ => return None,
                 };
             }
+            plain &= slashes == 0;
             block += 64;
         }
     }
@@ -195,15 +203,15 @@ impl Held<'_> {
     }
 }
 
-/// The mask of the backslashes among the first 64 bytes of `rest`; `None` when it is empty.
-fn backslashes(rest: &[u8]) -> Option<u64> {
+/// The first 64 bytes of `rest`, padded with zero bytes; `None` when it is empty.
+fn block_at(rest: &[u8]) -> Option<[u8; 64]> {
     let mut chunk = [0u8; 64];
     let n = rest.len().min(64);
     if n == 0 {
         return None;
     }
     chunk.get_mut(..n)?.copy_from_slice(rest.get(..n)?);
-    Some(mask64(&chunk, backslashes16))
+    Some(chunk)
 }
 
 #[cfg(test)]
