@@ -15,7 +15,7 @@ mod text;
 mod words;
 
 pub use escape::escape_into;
-pub use find::backslash;
+pub use find::{backslash, rewritten_escape};
 pub use held::score_held_json;
 pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
