@@ -107,9 +107,17 @@ impl Held<'_> {
         // Bytes before `read` are read (a held escape may reach into the next block).
         let mut read = start;
         loop {
-            let chunk = block_at(self.raw.get(block..)?)?;
-            let backslashes = mask64(&chunk, backslashes16);
-            let quotes = mask64(&chunk, quotes16);
+            let padded;
+            // Whole blocks are read in place, the last one copied and padded.
+            let chunk: &[u8; 64] = match self.raw.get(block..block + 64) {
+                Some(whole) => whole.try_into().ok()?,
+                None => {
+                    padded = block_at(self.raw.get(block..)?)?;
+                    &padded
+                }
+            };
+            let backslashes = mask64(chunk, backslashes16);
+            let quotes = mask64(chunk, quotes16);
             let (_, escaped) = escapes(backslashes, &mut split);
             let slashes = escaped & !backslashes & !quotes;
             let mut rest = slashes;
