@@ -121,8 +121,47 @@ impl<'a> Val<'a> {
     /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
     /// keeps it); `None` when missing or not an object.
     pub fn get(&self, key: &str) -> Option<Val<'a>> {
-        let [found] = self.fields([key]);
-        found
+        self.find_one(key.as_bytes())
+    }
+
+    // `find` for one key, which most lookups are: no slots to fill, and the length of each key
+    // compared before its bytes are looked at.
+    #[inline(never)]
+    fn find_one(&self, word: &[u8]) -> Option<Val<'a>> {
+        let node = self.node();
+        if node.kind != Kind::Object {
+            return None;
+        }
+        let end = (node.next as usize).min(self.nodes.len());
+        let text = self.text.as_bytes();
+        let mut found = None;
+        let mut at = self.index + 1;
+        while at + 1 < end {
+            let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) else {
+                break;
+            };
+            let (start, stop) = (key.start as usize, key.end as usize);
+            let hit = match (key.kind, key.escaped) {
+                (Kind::String, false) => {
+                    stop.checked_sub(start) == Some(word.len())
+                        && text.get(start..stop).is_some_and(|raw| same(raw, word))
+                }
+                (Kind::String, true) => self
+                    .text
+                    .get(start..stop)
+                    .is_some_and(|raw| unescape(raw).as_bytes() == word),
+                _ => false,
+            };
+            if hit {
+                found = Some(at + 1);
+            }
+            // A tape that does not go forward (never one `check` passes) ends the search.
+            if (value.next as usize) <= at + 1 {
+                break;
+            }
+            at = value.next as usize;
+        }
+        found.map(|index| Val { index, ..*self })
     }
 
     /// [`Val::get`] of each of `keys`, in one pass over the object.
