@@ -7,6 +7,7 @@
 
 mod escape;
 mod find;
+mod held;
 mod node;
 mod score;
 mod tape;
@@ -14,7 +15,8 @@ mod text;
 mod words;
 
 pub use escape::escape_into;
-pub use find::backslash;
+pub use find::{backslash, rewritten_escape};
+pub use held::score_held_json;
 pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};

@@ -121,53 +121,41 @@ impl<'a> Val<'a> {
     /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
     /// keeps it); `None` when missing or not an object.
     pub fn get(&self, key: &str) -> Option<Val<'a>> {
-        let [found] = self.fields([key]);
-        found
+        self.find(key.as_bytes())
     }
 
-    /// [`Val::get`] of each of `keys`, in one pass over the object.
-    pub fn fields<const N: usize>(&self, keys: [&str; N]) -> [Option<Val<'a>>; N] {
-        let mut found = [None; N];
-        self.find(&keys, &mut found);
-        found
-    }
-
-    // The loop of `fields`, once for every `N` (which keeps the package smaller).
-    // It walks the nodes themselves rather than `Val`s: a reader looks a field up for nearly
-    // every value it reads, so this is the hottest loop of reading a message.
+    // The loop of `get`, out of line (one copy keeps the package smaller). It walks the nodes
+    // themselves rather than `Val`s, and compares each key's length before its bytes: a reader
+    // looks a field up for nearly every value it reads, so this is the hottest loop of reading
+    // a message.
     #[inline(never)]
-    fn find(&self, keys: &[&str], found: &mut [Option<Val<'a>>]) {
+    fn find(&self, word: &[u8]) -> Option<Val<'a>> {
         let node = self.node();
         if node.kind != Kind::Object {
-            return;
+            return None;
         }
         let end = (node.next as usize).min(self.nodes.len());
         let text = self.text.as_bytes();
+        let mut found = None;
         let mut at = self.index + 1;
-        // The key at `at`, its value just after it.
-        while let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) {
-            if at + 1 >= end {
+        while at + 1 < end {
+            let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) else {
                 break;
-            }
-            if key.kind == Kind::String {
-                let raw = text
-                    .get(key.start as usize..key.end as usize)
-                    .unwrap_or_default();
-                for (word, slot) in keys.iter().zip(found.iter_mut()) {
-                    let hit = if key.escaped {
-                        self.text
-                            .get(key.start as usize..key.end as usize)
-                            .is_some_and(|raw| unescape(raw) == *word)
-                    } else {
-                        same(raw, word.as_bytes())
-                    };
-                    if hit {
-                        *slot = Some(Val {
-                            index: at + 1,
-                            ..*self
-                        });
-                    }
+            };
+            let (start, stop) = (key.start as usize, key.end as usize);
+            let hit = match (key.kind, key.escaped) {
+                (Kind::String, false) => {
+                    stop.checked_sub(start) == Some(word.len())
+                        && text.get(start..stop).is_some_and(|raw| same(raw, word))
                 }
+                (Kind::String, true) => self
+                    .text
+                    .get(start..stop)
+                    .is_some_and(|raw| unescape(raw).as_bytes() == word),
+                _ => false,
+            };
+            if hit {
+                found = Some(at + 1);
             }
             // A tape that does not go forward (never one `check` passes) ends the search.
             if (value.next as usize) <= at + 1 {
@@ -175,6 +163,7 @@ impl<'a> Val<'a> {
             }
             at = value.next as usize;
         }
+        found.map(|index| Val { index, ..*self })
     }
 
     /// Like [`Val::get`], with `null` read as missing.
@@ -347,5 +336,13 @@ mod tests {
         assert!(root.get("n").is_some() && root.field("n").is_none());
         assert!(root.get("zz").is_none());
         assert!(b.get("a").is_none());
+        // Escaped keys are compared by their value.
+        let text = r#"{"\u0061b":1,"ab\n":2,"abc":3}"#;
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let root = Val::root(text, &nodes);
+        assert_eq!(root.get("ab").map(|v| v.raw()), Some("1"));
+        assert_eq!(root.get("ab\n").map(|v| v.raw()), Some("2"));
+        assert_eq!(root.get("abc").map(|v| v.raw()), Some("3"));
+        assert!(root.get("a").is_none());
     }
 }

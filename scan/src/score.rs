@@ -100,6 +100,23 @@ pub fn score_escaped(raw: &[u8]) -> Option<u64> {
     (!split).then(|| total + runs.finish())
 }
 
+/// The backslashes of a block that start an escape, and the bytes they escape, from the mask
+/// of its `backslashes`: a run of them escapes every second one, and the byte after the run
+/// when it is odd. `split` says a backslash ending the block before escapes this block's first
+/// byte, and is set when this block's last one escapes the next. Without a loop: subtracting
+/// the run starts at even bits from the bits one up carries through each run and leaves the
+/// bits after its odd positions (as simdjson finds escaped quotes).
+pub(crate) fn escapes(backslashes: u64, split: &mut bool) -> (u64, u64) {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let carried = u64::from(*split);
+    let potential = backslashes & !carried;
+    let codes = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
+    let escaped = codes ^ (backslashes | carried);
+    let starts = codes & backslashes;
+    *split = starts >> 63 != 0;
+    (starts, escaped)
+}
+
 /// What runs carry from one block into the next: the previous block's masks (their top bits
 /// are the bytes just before this block) and the length of a digit run still open.
 #[derive(Default)]
@@ -154,30 +171,19 @@ impl Runs {
     #[inline(never)]
     fn escaped_block(&mut self, chunk: &[u8; 64], valid: u64, split: &mut bool) -> Option<u64> {
         let mut m = classify(chunk);
-        let mut backslashes = crate::find::mask64(chunk, crate::find::backslashes16) & valid;
-        let mut escaped = u64::from(std::mem::take(split));
-        backslashes &= !escaped;
-        let mut starts = 0;
-        // Escapes are sparse: one at a time (a backslash escapes the byte after it, another
-        // backslash included).
-        while backslashes != 0 {
-            let at = backslashes.trailing_zeros();
-            starts |= 1 << at;
-            if at == 63 {
-                *split = true;
-                break;
-            }
-            escaped |= 2 << at;
-            backslashes &= !(3 << at);
-        }
+        let backslashes = crate::find::mask64(chunk, crate::find::backslashes16) & valid;
+        let (starts, escaped) = escapes(backslashes, split);
+        // The escaped bytes that are letters: `\n` and `\t` are what they stand for, `\r`,
+        // `\b` and `\f` control bytes, `\u` is not scored here. (The others are `\"`, `\\`
+        // and `\/`, punctuation as they stand.)
         let (mut newlines, mut tabs) = (0, 0);
-        let mut rest = escaped;
+        let mut rest = escaped & !m.punctuation;
         while rest != 0 {
             let at = rest.trailing_zeros();
             match chunk.get(at as usize) {
                 Some(b'n') => newlines |= 1 << at,
                 Some(b't') => tabs |= 1 << at,
-                Some(b'"' | b'\\' | b'/' | b'r' | b'b' | b'f') => {}
+                Some(b'r' | b'b' | b'f') => {}
                 _ => return None,
             }
             rest &= rest - 1;
@@ -475,6 +481,31 @@ mod tests {
             0..400,
         )) {
             prop_assert_eq!(blocks(&bytes), bytewise(&bytes));
+        }
+    }
+
+    proptest! {
+        /// The escapes of a block found without a loop are those found one at a time.
+        #[test]
+        fn escapes_agree_with_one_at_a_time(runs in any::<u64>(), more in any::<u64>(), split in any::<bool>()) {
+            // Long runs of backslashes as well as lone ones.
+            let backslashes = runs | (more & (more << 1));
+            let mut escaped = u64::from(split);
+            let (mut starts, mut carry) = (0, false);
+            let mut rest = backslashes & !escaped;
+            while rest != 0 {
+                let at = rest.trailing_zeros();
+                starts |= 1 << at;
+                if at == 63 {
+                    carry = true;
+                    break;
+                }
+                escaped |= 2 << at;
+                rest &= !(3 << at);
+            }
+            let mut got_split = split;
+            prop_assert_eq!(escapes(backslashes, &mut got_split), (starts, escaped));
+            prop_assert_eq!(got_split, carry);
         }
     }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::text::CLEARED_PREFIX;
 use crate::error::{BoxError, Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
-use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units};
+use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units, held_text};
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
@@ -321,6 +321,7 @@ impl<'a> Sink<'a> for Finder<'_> {
             _ if !self.tracking.read_tools.contains(&name) => None,
             Args::Value(value) => value.and_then(|v| val_path(self.tracking, v)),
             Args::JsonText(text) => text_path(self.tracking, text),
+            Args::Held(value) => text_path(self.tracking, &held_text(*value)),
         };
         let freed = match self.arguments {
             false => None,

@@ -5,7 +5,9 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::{self as tape, Kind, Node, Val, backslash, escape_into, unescape};
+use context_compaction_scan::{
+    self as tape, Kind, Node, Val, escape_into, rewritten_escape, unescape,
+};
 use serde_json::Value;
 
 use super::numbers::{js_number, js_number_text, serde_number_text};
@@ -48,23 +50,10 @@ pub(crate) fn quoted(value: Val) -> Quoted {
     if value.verbatim() {
         return Quoted::Value(Cow::Borrowed(raw));
     }
-    if value.escaped() && rewritten(raw.as_bytes()) {
+    if value.escaped() && rewritten_escape(raw.as_bytes()) {
         return Quoted::Value(Cow::Owned(unescape(raw)));
     }
     Quoted::Raw(raw)
-}
-
-/// Whether a string's text has an escape `serde_json` writes differently (`\u`, `\/`).
-fn rewritten(raw: &[u8]) -> bool {
-    let mut pos = 0;
-    loop {
-        let at = backslash(raw, pos);
-        match raw.get(at + 1) {
-            None => return false,
-            Some(b'u' | b'/') => return true,
-            Some(_) => pos = at + 2,
-        }
-    }
 }
 
 /// Whether one of the first `entries` keys of `object` is `key`.

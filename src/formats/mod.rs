@@ -38,7 +38,7 @@ pub use json::json_text;
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
-pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
+pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit, held_text};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
 pub use usage::{MessageUsage, read_usage};

@@ -94,16 +94,16 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         let function = call.child(function, "function")?;
         let id = call.required_str("id")?;
         let name = function.required("name")?;
-        let arguments = function.str("arguments")?.unwrap_or_default();
-        sink.call(id, Text::Str(name), Args::JsonText(arguments));
+        let arguments = function.string("arguments")?;
+        sink.call(id, Text::Str(name), Args::Held(arguments));
         sink.spot(Spot::new(&function, "arguments", Shape::Arguments));
     }
     if let Some(value) = r.get("function_call") {
         let function = r.child(value, "function_call")?;
         let name = function.required_str("name")?;
-        let arguments = function.str("arguments")?.unwrap_or_default();
+        let arguments = function.string("arguments")?;
         let id = legacy_id(&name);
-        sink.call(id, Text::Made(name), Args::JsonText(arguments));
+        sink.call(id, Text::Made(name), Args::Held(arguments));
     }
     Ok(())
 }

@@ -27,8 +27,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         "message" => message(r, sink),
         "function_call" => {
             let name = r.required("name")?;
-            let arguments = r.str("arguments")?.unwrap_or_default();
-            call(r, Text::Str(name), Args::JsonText(arguments), sink)?;
+            let arguments = r.string("arguments")?;
+            call(r, Text::Str(name), Args::Held(arguments), sink)?;
             sink.spot(Spot::new(r, "arguments", Shape::Arguments));
             Ok(())
         }

@@ -46,6 +46,9 @@ pub(crate) enum Args<'a> {
     /// JSON text, as OpenAI sends arguments: the value it holds, or the text as a string when
     /// it is not JSON.
     JsonText(Cow<'a, str>),
+    /// JSON text as a string of the message holds it (missing is empty): read as
+    /// [`Args::JsonText`], scored from its escaped text where it can be.
+    Held(Option<Val<'a>>),
 }
 
 /// Receives the events of one host message, in order. Texts and images belong to the unit
@@ -197,6 +200,12 @@ impl Args<'_> {
         match self {
             Args::Value(value) => super::json::write_value(*value, out),
             Args::JsonText(text) => super::json::write_text(text, nodes, out),
+            Args::Held(value) => super::json::write_text(&held_text(*value), nodes, out),
         }
     }
+}
+
+/// The JSON text a string holds (empty when missing).
+pub(crate) fn held_text(value: Option<Val>) -> Cow<str> {
+    value.and_then(|value| value.str()).unwrap_or_default()
 }
