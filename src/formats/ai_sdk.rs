@@ -9,9 +9,9 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::Kind;
-
 use super::ai_sdk_ui::DENIED;
+use context_compaction_scan::Val;
+
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
@@ -72,6 +72,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
+    // Most messages hold no provider-executed result: the second pass is made only when one
+    // was seen.
+    let mut results = false;
     r.blocks("content", sink, &mut |part, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(part.required("text")?)),
@@ -79,21 +82,28 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             "tool-call" => {
                 let id = part.required_str("toolCallId")?;
                 let name = part.required("toolName")?;
-                // `input` since AI SDK 5, `args` before.
-                let arguments = part.get("input").or(part.get("args"));
-                sink.call(id, Text::Str(name), Args::Value(arguments));
-                let old = part.value.get("input").is_none() && part.value.get("args").is_some();
+                // `input` since AI SDK 5, `args` before (each looked up once; `null` is
+                // missing as arguments, present as the key to clear).
+                let (input, args) = (part.value.get("input"), part.value.get("args"));
+                let given = |v: &Option<_>| v.filter(|v: &Val| !v.is_null());
+                sink.call(
+                    id,
+                    Text::Str(name),
+                    Args::Value(given(&input).or(given(&args))),
+                );
+                let old = input.is_none() && args.is_some();
                 let key = if old { "args" } else { "input" };
                 sink.spot(Spot::new(part, key, Shape::Arguments));
             }
-            "tool-result" | "tool-approval-request" => {}
+            "tool-result" => results = true,
+            "tool-approval-request" => {}
             "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
             "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
             _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
     })?;
-    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+    if !results {
         return Ok(());
     }
     for (i, value) in r.array("content")?.enumerate() {
