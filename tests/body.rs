@@ -447,6 +447,23 @@ fn a_message_without_content_is_an_error_naming_it() {
     // An OpenAI assistant message with tool calls may leave its content out.
     let calls = r#"[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]"#;
     assert!(of(calls, Format::OpenAIChat).is_ok());
+    // OpenAI Responses: a message item (typed or not) needs its content, other items do not,
+    // and a message's unknown role is reported before its missing content.
+    let responses = |text: &str| of(text, Format::OpenAIResponses).map_err(|e| e.to_string());
+    for item in [
+        r#"{"type":"message","role":"user","parts":[]}"#,
+        r#"{"role":"assistant","parts":[]}"#,
+    ] {
+        let e = responses(&format!("[{item}]")).unwrap_err();
+        assert!(
+            e.contains("messages[0].content: missing (the message has `parts`"),
+            "{item}: {e}"
+        );
+    }
+    let e = responses(r#"[{"type":"message","role":"robot"}]"#).unwrap_err();
+    assert!(e.contains("messages[0].role: unknown role"), "{e}");
+    let items = r#"[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"},{"type":"reasoning","summary":[]}]"#;
+    assert!(responses(items).is_ok());
 }
 
 #[test]

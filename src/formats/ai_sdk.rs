@@ -9,9 +9,9 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::Kind;
-
 use super::ai_sdk_ui::DENIED;
+use context_compaction_scan::Val;
+
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
@@ -42,8 +42,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 let part = r.item(value, "content", i)?;
                 match part.kind()?.as_ref() {
                     "tool-result" => {
-                        tool_result(&part, sink)?;
-                        sink.spot(output_spot(&part));
+                        let spot = tool_result(&part, sink)?;
+                        sink.spot(spot);
                         results += 1;
                         for later in waiting.drain(..) {
                             sink.opaque(Text::Json(Some(later)));
@@ -72,6 +72,9 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
+    // Most messages hold no provider-executed result: the second pass is made only when one
+    // was seen.
+    let mut results = false;
     r.blocks("content", sink, &mut |part, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(part.required("text")?)),
@@ -79,21 +82,28 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             "tool-call" => {
                 let id = part.required_str("toolCallId")?;
                 let name = part.required("toolName")?;
-                // `input` since AI SDK 5, `args` before.
-                let arguments = part.get("input").or(part.get("args"));
-                sink.call(id, Text::Str(name), Args::Value(arguments));
-                let old = part.value.get("input").is_none() && part.value.get("args").is_some();
+                // `input` since AI SDK 5, `args` before (each looked up once; `null` is
+                // missing as arguments, present as the key to clear).
+                let (input, args) = (part.value.get("input"), part.value.get("args"));
+                let given = |v: &Option<_>| v.filter(|v: &Val| !v.is_null());
+                sink.call(
+                    id,
+                    Text::Str(name),
+                    Args::Value(given(&input).or(given(&args))),
+                );
+                let old = input.is_none() && args.is_some();
                 let key = if old { "args" } else { "input" };
                 sink.spot(Spot::new(part, key, Shape::Arguments));
             }
-            "tool-result" | "tool-approval-request" => {}
+            "tool-result" => results = true,
+            "tool-approval-request" => {}
             "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
             "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
             _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
     })?;
-    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+    if !results {
         return Ok(());
     }
     for (i, value) in r.array("content")?.enumerate() {
@@ -105,21 +115,15 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     Ok(())
 }
 
-/// Where clearing rewrites a tool message's result: its `output` as a text output (an
-/// `error-text` one for errors), a pre-v5 part's `result` as a string. (Provider-executed
-/// results inside assistant messages keep their shapes.)
-fn output_spot<'a>(part: &Obj<'a, '_>) -> Spot<'a> {
-    let Some(output) = part.value.get("output") else {
-        return Spot::new(part, "result", Shape::Text);
-    };
-    let kind = output.get("type").and_then(|t| t.str());
-    let error = kind.is_some_and(|k| k == "error-text" || k == "error-json");
-    Spot::new(part, "output", Shape::Output { error })
-}
-
-/// A tool result: `output` since AI SDK 5, `result` and `isError` before.
-fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
-    let output = match part.get("output") {
+/// A tool result: `output` since AI SDK 5, `result` and `isError` before. Returns where
+/// clearing rewrites it in a tool message: its `output` as a text output (an `error-text` one
+/// for errors), a pre-v5 part's `result` as a string. (Provider-executed results inside
+/// assistant messages keep their shapes.)
+fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<Spot<'a>> {
+    // Looked up once for the result and its spot: an `output` of `null` is no output, but
+    // still the key clearing rewrites.
+    let given = part.value.get("output");
+    let output = match given.filter(|v| !v.is_null()) {
         Some(output) => Some(part.child(output, "output")?),
         None => None,
     };
@@ -131,12 +135,19 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         None => part.bool("isError")?,
         Some(kind) => matches!(kind, "error-text" | "error-json" | "execution-denied"),
     };
+    let spot = match given {
+        None => Spot::new(part, "result", Shape::Text),
+        Some(_) => {
+            let error = matches!(kind.as_deref(), Some("error-text" | "error-json"));
+            Spot::new(part, "output", Shape::Output { error })
+        }
+    };
     let id = part.required_str("toolCallId")?;
     let name = part.str("toolName")?;
     sink.unit(Unit::ToolResult { id, name, is_error });
     let (Some(output), Some(kind)) = (output, kind) else {
         sink.text(Text::Value(part.get("result")));
-        return Ok(());
+        return Ok(spot);
     };
     let value = output.get("value");
     match kind.as_ref() {
@@ -147,7 +158,7 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             None => Text::Made(Cow::Borrowed(DENIED)),
         }),
         "content" => {
-            for (i, item) in output.array("value")?.enumerate() {
+            for (i, item) in output.items("value", value)?.enumerate() {
                 let item = output.item(item, "value", i)?;
                 match item.kind()?.as_ref() {
                     "text" => sink.text(Text::Str(item.required("text")?)),
@@ -166,5 +177,5 @@ fn tool_result<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         // An output type of a later version.
         _ => sink.text(Text::Json(Some(output.value))),
     }
-    Ok(())
+    Ok(spot)
 }

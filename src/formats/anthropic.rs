@@ -28,13 +28,14 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
 
 /// A user message: each run of text and attachments is a unit, and so is each tool result.
 fn user<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
-    if let Some(text) = r.get("content").filter(|v| v.kind() == Kind::String) {
+    let content = r.get("content");
+    if let Some(text) = content.filter(|v| v.kind() == Kind::String) {
         sink.unit(Unit::User);
         sink.text(Text::Str(text));
         return Ok(());
     }
     let mut in_user = false;
-    for (i, value) in r.array("content")?.enumerate() {
+    for (i, value) in r.items("content", content)?.enumerate() {
         let block = r.item(value, "content", i)?;
         let kind = block.kind()?;
         let result = kind == "tool_result";
@@ -73,6 +74,8 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     if let Some(usage) = super::usage::field(r) {
         sink.usage(usage);
     }
+    // Most messages hold no server tool result: the second pass is made only when one was seen.
+    let mut results = false;
     r.blocks("content", sink, &mut |block, kind, sink| {
         match kind {
             "text" => sink.text(Text::Str(block.required("text")?)),
@@ -87,7 +90,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 sink.call(id, Text::Str(name), Args::Value(block.get("input")));
                 sink.spot(Spot::new(block, "input", Shape::Arguments));
             }
-            kind if kind.ends_with("_tool_result") => {}
+            kind if kind.ends_with("_tool_result") => results = true,
             other => {
                 return Err(block.unknown(
                     other,
@@ -97,7 +100,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
         Ok(())
     })?;
-    if r.get("content").is_some_and(|v| v.kind() == Kind::String) {
+    if !results {
         return Ok(());
     }
     for (i, value) in r.array("content")?.enumerate() {

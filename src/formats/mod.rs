@@ -245,7 +245,8 @@ impl Format {
     /// OpenAI Chat assistant message with tool calls or a refusal, and Responses items other
     /// than messages, may leave it out. (`null` is allowed: it is content that says nothing.)
     fn check_content(self, r: &Obj) -> Result<()> {
-        if r.value.get("content").is_some() {
+        // A Responses message checks its own (`openai_responses::message`): other items need none.
+        if self == Format::OpenAIResponses || r.value.get("content").is_some() {
             return Ok(());
         }
         let string = |key: &str| r.value.field(key).and_then(|v| v.str());
@@ -258,20 +259,12 @@ impl Format {
                 string("role").as_deref() != Some("assistant")
                     || !(has("tool_calls") || has("function_call") || has("refusal"))
             }
-            Format::OpenAIResponses => match string("type") {
-                Some(kind) => kind == "message",
-                None => has("role"),
-            },
+            Format::OpenAIResponses => false,
         };
         if !needed {
             return Ok(());
         }
-        let hint = if has("parts") {
-            " (the message has `parts`: an AI SDK UIMessage? use format \"ai-sdk-ui\", or pass its model messages from convertToModelMessages)"
-        } else {
-            ""
-        };
-        Err(r.error("content", &format!("missing{hint}")))
+        Err(missing_content(r))
     }
 
     /// The message a summary projects to, in this format; `None` for an empty summary.
@@ -291,6 +284,16 @@ impl Format {
             _ => serde_json::json!({ "role": "user", "content": text }),
         })
     }
+}
+
+/// The error for a message without `content` (see [`Format::check_content`]).
+fn missing_content(r: &Obj) -> Error {
+    let hint = if r.value.field("parts").is_some() {
+        " (the message has `parts`: an AI SDK UIMessage? use format \"ai-sdk-ui\", or pass its model messages from convertToModelMessages)"
+    } else {
+        ""
+    };
+    r.error("content", &format!("missing{hint}"))
 }
 
 /// The `id` of the UIMessage a summary projects to.

@@ -166,7 +166,12 @@ impl<'a, 'p> Obj<'a, 'p> {
 
     /// The elements of the array at `key` (missing is empty).
     pub(crate) fn array(&self, key: &str) -> Result<Children<'a>> {
-        match self.get(key) {
+        self.items(key, self.get(key))
+    }
+
+    /// The elements of `value`, the array at `key` already looked up (missing is empty).
+    pub(crate) fn items(&self, key: &str, value: Option<Val<'a>>) -> Result<Children<'a>> {
+        match value {
             None => Ok(Val::EMPTY.children()),
             Some(value) if value.kind() == Kind::Array => Ok(value.children()),
             Some(other) => {
@@ -206,11 +211,13 @@ impl<'a, 'p> Obj<'a, 'p> {
         sink: &mut dyn Sink<'a>,
         block: &mut dyn FnMut(&Obj<'a, '_>, &str, &mut dyn Sink<'a>) -> Result<()>,
     ) -> Result<()> {
-        if let Some(text) = self.get(key).filter(|v| v.kind() == Kind::String) {
+        // One lookup of `key` serves both shapes.
+        let content = self.get(key);
+        if let Some(text) = content.filter(|v| v.kind() == Kind::String) {
             sink.text(Text::Str(text));
             return Ok(());
         }
-        for (i, value) in self.array(key)?.enumerate() {
+        for (i, value) in self.items(key, content)?.enumerate() {
             let item = self.item(value, key, i)?;
             let kind = item.kind()?;
             block(&item, &kind, sink)?;
@@ -227,11 +234,13 @@ impl<'a, 'p> Obj<'a, 'p> {
         attachments: &[&str],
         sink: &mut dyn Sink<'a>,
     ) -> Result<()> {
-        if let Some(text) = self.get(key).filter(|v| v.kind() == Kind::String) {
+        // One lookup of `key` serves both shapes.
+        let content = self.get(key);
+        if let Some(text) = content.filter(|v| v.kind() == Kind::String) {
             sink.text(Text::Str(text));
             return Ok(());
         }
-        for (i, value) in self.array(key)?.enumerate() {
+        for (i, value) in self.items(key, content)?.enumerate() {
             let part = self.item(value, key, i)?;
             let kind = part.kind()?;
             if texts.contains(&kind.as_ref()) {

@@ -22,7 +22,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         None if r.get("role").is_some() => Cow::Borrowed("message"),
         None => return Err(r.error("type", "missing (expected a string)")),
     };
-    let has_call_id = r.get("call_id").is_some();
+    // Looked up only for the items that need it.
+    let has_call_id = || r.get("call_id").is_some();
     match kind.as_ref() {
         "message" => message(r, sink),
         "function_call" => {
@@ -33,8 +34,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             Ok(())
         }
         "reasoning" => reasoning(r, sink),
-        kind if kind.ends_with("_output") && has_call_id => output(r, kind, sink),
-        kind if kind.ends_with("_call") && has_call_id => {
+        kind if kind.ends_with("_output") && has_call_id() => output(r, kind, sink),
+        kind if kind.ends_with("_call") && has_call_id() => {
             let name = match r.string("name")? {
                 Some(name) => Text::Str(name),
                 None => Text::Made(Cow::Owned(trim_end(kind, "_call").to_owned())),
@@ -50,6 +51,8 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     }
 }
 
+/// A message item; only these need a `content` (checked here rather than by
+/// [`super::Format::check_content`], which would look the item's type up again).
 fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let role = r.required_str("role");
     match role.as_deref() {
@@ -81,6 +84,9 @@ fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 ),
             ));
         }
+    }
+    if r.value.get("content").is_none() {
+        return Err(super::missing_content(r));
     }
     Ok(())
 }
