@@ -259,6 +259,7 @@ impl Format {
                 string("role").as_deref() != Some("assistant")
                     || !(has("tool_calls") || has("function_call") || has("refusal"))
             }
+            // Returned above: its reader checks a message item's own content.
             Format::OpenAIResponses => false,
         };
         if !needed {
