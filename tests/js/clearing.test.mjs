@@ -4,22 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor } from "context-compaction";
-import { call, result, say, user } from "./helpers.mjs";
+import { call, readTurns, result, say } from "./helpers.mjs";
 
-const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
-
-/** Three turns with large old results, then a short last turn. */
+/** Two turns with large old results, then a short last turn. */
 function messages() {
-  return [
-    user("read the sources"),
-    call("c1", "read", { path: "src/a.rs" }),
-    result("c1", big("alpha"), "read"),
-    call("c2", "bash", { command: "cargo test" }),
-    result("c2", big("beta"), "bash"),
-    say("done"),
-    user("and now?"),
-    say("all good"),
-  ];
+  return [...readTurns(), say("all good")];
 }
 
 function compactor(clearing, calls) {

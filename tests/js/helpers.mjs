@@ -27,6 +27,20 @@ export function conversation(turns = 6) {
   return messages;
 }
 
+/** Two turns that read large tool results (`alpha…`, `beta…`), then a new question. */
+export function readTurns() {
+  const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
+  return [
+    user("read the sources"),
+    call("c1", "read", { path: "src/a.rs" }),
+    result("c1", big("alpha"), "read"),
+    call("c2", "bash", { command: "cargo test" }),
+    result("c2", big("beta"), "bash"),
+    say("done"),
+    user("and now?"),
+  ];
+}
+
 /** A summarizer config whose generate is `fn`, with short retry delays unless given. */
 export function generator(fn, extra = {}) {
   return { model: "summary-model", generate: fn, retry: { delaysMs: [5, 10] }, ...extra };

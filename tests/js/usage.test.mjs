@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, ContextManager, estimate } from "context-compaction";
-import { call, conversation, generator, result, say, user } from "./helpers.mjs";
+import { conversation, generator, readTurns, say, user } from "./helpers.mjs";
 
 const usage = (input, output = 0) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
 const withUsage = (message, u, stopReason = message.stopReason) => ({ ...message, usage: u, stopReason });
@@ -228,16 +228,7 @@ test("a conversation() handle plans as compactor.plan does with the usage its me
 });
 
 test("after maintenance clears old tool results, the usage reported before no longer holds the estimate up", async () => {
-  const big = (label) => Array.from({ length: 1500 }, (_, i) => `${label}${i}`).join(" ");
-  const messages = [
-    user("read the sources"),
-    call("c1", "read", { path: "src/a.rs" }),
-    result("c1", big("alpha"), "read"),
-    call("c2", "bash", { command: "cargo test" }),
-    result("c2", big("beta"), "bash"),
-    say("done"),
-    user("and now?"),
-  ];
+  const messages = readTurns();
   // The last answer carries what its request cost: 1.2 times our estimate.
   const before = estimate({ messages }).total;
   messages.push(withUsage(say("all good"), usage(Math.round(before * 1.2), 5)));
