@@ -80,7 +80,8 @@ console.log(line(`held out: first half × ratio of the second (${ratioSecond.toF
 // Cold plan of an anchored 10k history against pi's own usage-anchored prepareCompaction, on the
 // same messages (bench/workloads.mjs's history, repeating the session). The session's recorded
 // usage restarts at each repetition, so each answer gets the usage a provider would report for
-// this history: its request at the session's measured ratio (1.22 × our estimate).
+// this history: its request at the session's measured ratio (1.22 × our estimate), failed
+// attempts left out (a provider never sees them).
 const pi = await import(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`).catch(() => null);
 if (pi) {
   const { history } = await import("./workloads.mjs");
@@ -90,7 +91,7 @@ if (pi) {
   let sum = 0;
   long.forEach((m, i) => {
     if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
-    sum += tokens[i];
+    if (!failed(m)) sum += tokens[i];
   });
   const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
   const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
