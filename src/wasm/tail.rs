@@ -125,71 +125,46 @@ fn latest_plausible(reports: &[Report], sample: &Sample, facts: &RequestFacts) -
 fn unsized_plan(
     inner: &Engine,
     request: &JsRequest,
-    mut facts: RequestFacts,
-    mut end: usize,
+    facts: RequestFacts,
+    end: usize,
     anchor: Report,
 ) -> Result<std::result::Result<FromTail, RequestFacts>> {
     let count = facts.messages.len();
-    let keep = inner.core.keep_recent_tokens();
     let latest = facts.messages.get(end..).unwrap_or(&[]);
     // The trigger needs every message after the anchor read.
-    let mut start = tail::first_start_by_tokens(count, latest, keep)
+    let start = tail::first_start_by_tokens(count, latest, inner.core.keep_recent_tokens())
         .min(end)
         .min(anchor.messages.saturating_sub(1));
     let system = sizer::system_messages(request)?;
-    let mut first = Some(
-        system
-            .iter()
-            .copied()
-            .filter(|&i| (i as usize) < end)
-            .collect::<Vec<_>>(),
-    );
-    let fixed = without_messages(&mut facts);
-    loop {
-        let tail = (start..end)
-            .filter(|i| system.binary_search(&(*i as u32)).is_err())
-            .map(|i| i as u32);
-        let once = first.take().unwrap_or_default();
-        read(
-            request,
-            inner.cache,
-            &mut facts,
-            once.into_iter().chain(tail),
-        )?;
-        end = start;
-        let calibration = match span_calibration(request, &facts, start, anchor)? {
-            Span::Ratio(calibration) => calibration,
-            // A longer tail holds a longer span.
-            Span::Short if start > 0 => {
-                start = tail::next_start(start, count);
-                continue;
+    let mut calibrate = |facts: &mut RequestFacts, start: usize| {
+        Ok(match span_calibration(request, facts, start, anchor)? {
+            Span::Ratio(calibration) => {
+                anchor::apply(facts, calibration);
+                Calibrated::Yes
             }
-            Span::Short | Span::None => return Ok(Err(facts)),
-        };
-        let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-        anchor::apply(&mut facts, calibration);
-        if let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))? {
+            Span::Short => Calibrated::Longer,
+            Span::None => Calibrated::No,
+        })
+    };
+    let tail = Tail {
+        start,
+        end,
+        exact: &system,
+    };
+    Ok(
+        grow(inner, request, facts, tail, &mut calibrate)?.map(|Decided { facts, plan, start }| {
             let read = system
-                .into_iter()
+                .iter()
+                .copied()
                 .filter(|&i| (i as usize) < start)
                 .collect();
-            let unread_before = (start > 0).then_some(Unread { start, read });
-            return Ok(Ok(FromTail {
+            FromTail {
                 facts,
                 plan,
-                unread_before,
-            }));
-        }
-        for (f, tokens) in facts.messages.iter_mut().zip(raw) {
-            f.tokens = tokens;
-        }
-        let messages = std::mem::take(&mut facts.messages);
-        facts = RequestFacts {
-            messages,
-            ..fixed.clone()
-        };
-        start = tail::next_start(start, count);
-    }
+                unread_before: (start > 0).then_some(Unread { start, read }),
+            }
+        }),
+    )
 }
 
 /// What a tail says of the ratio between the provider's count and ours ([`span_calibration`]).
@@ -249,10 +224,8 @@ fn sized(
     inner: &Engine,
     request: &JsRequest,
     mut facts: RequestFacts,
-    mut end: usize,
+    end: usize,
 ) -> Result<Option<FromTail>> {
-    let count = facts.messages.len();
-    let fixed = without_messages(&mut facts);
     // `exact`: the system messages, read exactly wherever they are.
     let Sized {
         sizes,
@@ -265,23 +238,85 @@ fn sized(
             f.failed = true;
         }
     }
+    let start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
+    let mut calibrate = |facts: &mut RequestFacts, start: usize| {
+        tail::fill_unread(&mut facts.messages, &sizes, start, &exact);
+        let reports = reported::reports(request, facts)?;
+        anchor::calibrate(facts, &reports);
+        Ok(match facts.calibration.anchor {
+            Some(_) => Calibrated::Yes,
+            None => Calibrated::No,
+        })
+    };
+    let tail = Tail {
+        start,
+        end,
+        exact: &exact,
+    };
+    Ok(grow(inner, request, facts, tail, &mut calibrate)?.ok().map(
+        |Decided { facts, plan, .. }| FromTail {
+            facts,
+            plan,
+            unread_before: None,
+        },
+    ))
+}
+
+/// Whether the facts of a tail could be calibrated.
+enum Calibrated {
+    Yes,
+    /// Not yet: a longer tail may do.
+    Longer,
+    No,
+}
+
+/// Where a plan from the tail starts reading: the tail from `start`, up to `end` (the messages
+/// from `end` on are read already), and the messages `exact` (in order) wherever they are.
+struct Tail<'a> {
+    start: usize,
+    end: usize,
+    exact: &'a [u32],
+}
+
+/// The tail that decided a plan: its facts, the plan, and where it starts.
+struct Decided {
+    facts: RequestFacts,
+    plan: Option<Plan>,
+    start: usize,
+}
+
+/// Reads longer and longer tails of `request` into `facts` until one decides the plan; each
+/// tail's facts are calibrated by `calibrate` (given where the tail starts). `facts` back, raw,
+/// when a tail could not be calibrated.
+fn grow(
+    inner: &Engine,
+    request: &JsRequest,
+    mut facts: RequestFacts,
+    Tail {
+        mut start,
+        mut end,
+        exact,
+    }: Tail<'_>,
+    calibrate: &mut dyn FnMut(&mut RequestFacts, usize) -> Result<Calibrated>,
+) -> Result<std::result::Result<Decided, RequestFacts>> {
+    let count = facts.messages.len();
+    let fixed = without_messages(&mut facts);
     // A flag a message: looked up for every message not read (a search of `exact` for each
     // took 1.5% of a cold plan of 10k messages).
     let mut exact_flags = vec![false; count];
-    for &i in &exact {
+    for &i in exact {
         if let Some(flag) = exact_flags.get_mut(i as usize) {
             *flag = true;
         }
     }
     let is_exact = |i: usize| exact_flags.get(i).copied().unwrap_or(false);
-    let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
     // Those not read yet are read with the first tail, and never again.
-    let unread_exact: Vec<u32> = exact
+    let unread: Vec<u32> = exact
         .iter()
         .copied()
         .filter(|&i| (i as usize) < end)
         .collect();
-    let mut first = Some(unread_exact);
+    let mut first = Some(unread);
     loop {
         let tail = (start..end).filter(|&i| !is_exact(i)).map(|i| i as u32);
         let once = first.take().unwrap_or_default();
@@ -292,20 +327,13 @@ fn sized(
             once.into_iter().chain(tail),
         )?;
         end = start;
-        tail::fill_unread(&mut facts.messages, &sizes, start, &exact);
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-        let reports = reported::reports(request, &facts)?;
-        anchor::calibrate(&mut facts, &reports);
-        if facts.calibration.anchor.is_none() {
-            return Ok(None);
-        }
-        if let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))? {
-            return Ok(Some(FromTail {
-                facts,
-                plan,
-                unread_before: None,
-            }));
+        let calibrated = calibrate(&mut facts, start)?;
+        if let Calibrated::Yes = calibrated
+            && let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))?
+        {
+            return Ok(Ok(Decided { facts, plan, start }));
         }
         for (f, tokens) in facts.messages.iter_mut().zip(raw) {
             f.tokens = tokens;
@@ -315,7 +343,11 @@ fn sized(
             messages,
             ..fixed.clone()
         };
-        start = tail::next_start(start, count);
+        match calibrated {
+            Calibrated::No => return Ok(Err(facts)),
+            Calibrated::Longer if start == 0 => return Ok(Err(facts)),
+            _ => start = tail::next_start(start, count),
+        }
     }
 }
 
