@@ -156,7 +156,7 @@ test("short messages: the tail grows until its reports span enough to give a rat
   assert.equal(plan.estimateAfterWithoutSummary, whole.estimateAfterWithoutSummary);
 });
 
-test("a failed attempt before the tail is marked failed by the size pass, not read", () => {
+test("a failed attempt before the tail is not read; its messageTokens are 0, as when read", () => {
   const messages = anchored(history(3_000));
   const failed = messages.flatMap((m, i) => (i < 2_000 && (m.stopReason === "aborted" || m.stopReason === "error") ? [i] : []));
   assert.ok(failed.length > 10, `${failed.length}`);
