@@ -77,10 +77,57 @@ console.log(line("anchored and calibrated, second half", second, "anchored"));
 console.log(line(`held out: second half × ratio of the first (${ratioFirst.toFixed(3)})`, heldOut(second, ratioFirst), "calibrated"));
 console.log(line(`held out: first half × ratio of the second (${ratioSecond.toFixed(3)})`, heldOut(first, ratioSecond), "calibrated"));
 
+// The ratio a plan from the tail calibrates by (README, "What an anchored plan reads"): the
+// provider's count over ours between the earliest answer of the tail that carries usage and
+// the latest, against the whole conversation's ratio (what a plan reading every message uses),
+// at each request, for spans of at least 16,000 and 40,000 of our tokens (a tail holds at
+// least 16,000, and about twice `keepRecentTokens`: 40,000 by default).
+{
+  const tokens = estimate({ messages: withoutUsage }).messages;
+  const sent = (from, to) => {
+    let sum = 0;
+    for (let i = from; i < to; i++) if (!failed(messages[i])) sum += tokens[i];
+    return sum;
+  };
+  const carried = (j) => prompt(messages[j].usage) + messages[j].usage.output;
+  for (const span of [16_000, 40_000]) {
+    const off = [];
+    for (const r of requests) {
+      if (r.ratio === null) continue;
+      // The latest answer before the request, and the latest earlier one at least `span` away.
+      const before = requests.filter((q) => q.j < r.j);
+      const a = before.at(-1);
+      const b = a && before.findLast((q) => sent(q.j + 1, a.j + 1) >= span);
+      if (!b) continue;
+      const between = (carried(a.j) - carried(b.j)) / sent(b.j + 1, a.j + 1);
+      off.push(Math.abs(between / r.ratio - 1));
+    }
+    console.log(`ratio between two answers ${span.toLocaleString("en-US")}+ tokens apart against the whole conversation's: ${off.length} requests, median ${pct(quantile(off, 0.5))} off, p95 ${pct(quantile(off, 0.95))}, max ${pct(Math.max(...off))}`);
+  }
+  // Which ratio counts the kept messages (the latest 20,000 of our tokens, the default keep)
+  // as the provider does? Their count is known: the difference of the reports around them.
+  const apart = (a, span) => requests.filter((q) => q.j < a.j).findLast((q) => sent(q.j + 1, a.j + 1) >= span);
+  const spanRatio = (a, b) => (carried(a.j) - carried(b.j)) / sent(b.j + 1, a.j + 1);
+  const errors = { whole: [], tail: [] };
+  for (const r of requests) {
+    const a = requests.filter((q) => q.j < r.j).at(-1);
+    const kept = a && apart(a, 20_000);
+    const tail = a && apart(a, 40_000);
+    if (!kept || !tail || r.ratio === null) continue;
+    const truth = spanRatio(a, kept);
+    errors.whole.push(Math.abs(r.ratio / truth - 1));
+    errors.tail.push(Math.abs(spanRatio(a, tail) / truth - 1));
+  }
+  for (const [name, e] of Object.entries(errors)) {
+    console.log(`the latest 20,000 tokens at the ${name === "whole" ? "whole conversation's ratio" : "ratio of the latest 40,000+"} against the provider's count of them: ${e.length} requests, median ${pct(quantile(e, 0.5))} off, p95 ${pct(quantile(e, 0.95))}`);
+  }
+}
+
 // Cold plan of an anchored 10k history against pi's own usage-anchored prepareCompaction, on the
 // same messages (bench/workloads.mjs's history, repeating the session). The session's recorded
 // usage restarts at each repetition, so each answer gets the usage a provider would report for
-// this history: its request at the session's measured ratio (1.22 × our estimate).
+// this history: its request at the session's measured ratio (1.22 × our estimate), failed
+// attempts left out (a provider never sees them).
 const pi = await import(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`).catch(() => null);
 if (pi) {
   const { history } = await import("./workloads.mjs");
@@ -90,7 +137,7 @@ if (pi) {
   let sum = 0;
   long.forEach((m, i) => {
     if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
-    sum += tokens[i];
+    if (!failed(m)) sum += tokens[i];
   });
   const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
   const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };

@@ -353,7 +353,11 @@ export interface Plan<M extends AnyMessage = Message> {
   splitTurn: boolean;
   estimateBefore: number;
   estimateAfterWithoutSummary: number;
-  /** Estimated tokens of each message (framing included), in order. */
+  /**
+   * Estimated tokens of each message (framing included), in order. In a plan of a long history
+   * from its tail (README, "What an anchored plan reads"), the messages not read are sized when
+   * this field is first read; a message that throws then makes the read throw a `CompactionError`.
+   */
   messageTokens: Float64Array;
   /**
    * `"clear"` for a clear plan (config `clearing`): the tool results in `clearedResults` are

@@ -1,12 +1,14 @@
-// The cheap pass of an anchored plan over a long history (src/wasm/tail.rs): the size of each
-// message, the UTF-16 length of the strings the format's reader would read (keys and values),
-// without copying anything. Only the tail of the history is then read exactly; the size of the
-// messages before it stands in for their estimate, scaled by the tokens per character of the
-// tail. It also names the messages that a size alone would misdescribe: system messages (never
-// cut: read exactly) and failed attempts (which a calibrated estimate counts 0: marked so,
-// not read). Like the walker, it lets nothing a message does while it is read (a throwing
-// getter, a revoked Proxy) escape.
+// The cheap reads of an anchored plan over a long history (src/wasm/tail.rs, sizer.rs): the
+// size of a message, the UTF-16 length of the strings the format's reader would read (keys and
+// values), without copying anything; the indices of the system messages by their role alone;
+// and the plan's `messageTokens` of the messages it did not read, sized when first read. Only
+// the tail of the history is read exactly; the size of the messages before it stands in for
+// their estimate, scaled by the tokens per character of the tail. The size pass also names the
+// messages that a size alone would misdescribe: system messages (never cut: read exactly) and
+// failed attempts (which a calibrated estimate counts 0: marked so, not read). Like the walker,
+// it lets nothing a message does while it is read (a throwing getter, a revoked Proxy) escape.
 
+import { CompactionError } from "./error.js";
 import { Fault } from "./host.js";
 
 // Nesting deeper than this is not counted (the exact reader refuses it anyway).
@@ -24,34 +26,39 @@ const inherited = (() => {
  * returns `[system, failed]`: the indices of the messages whose top-level `role` is one of
  * `systemRoles`, and of those whose `role` is `failRole` and whose `failKey` is one of
  * `failValues` (none when `failKey` is null); or a `Fault` (host.js) naming the message that
- * threw. `keys`: the top-level keys the format's reader reads (all when null).
+ * threw, or with `skipThrows`, NaN for its size. `keys`: the top-level keys the format's
+ * reader reads (all when null).
  */
-export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues) {
+export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues, skipThrows = false) {
+  const system = [];
+  const failed = [];
+  // A Set: most of a message's keys are not the reader's, and a miss in a Set is cheaper
+  // than in an array of them (about 15% of the pass).
+  const only = keys === null ? null : new Set(keys);
+  const checkSystem = systemRoles.length > 0;
   let i = 0;
-  try {
-    const system = [];
-    const failed = [];
-    // A Set: most of a message's keys are not the reader's, and a miss in a Set is cheaper
-    // than in an array of them (about 15% of the pass).
-    const only = keys === null ? null : new Set(keys);
-    const checkSystem = systemRoles.length > 0;
-    for (; i < sizes.length; i++) {
-      const m = messages[i];
-      if (typeof m !== "object" || m === null || Array.isArray(m)) {
-        sizes[i] = size(m, 0);
-        continue;
+  // The try is around the loop, not in it, and the loop resumes after a skipped message.
+  for (;;) {
+    try {
+      for (; i < sizes.length; i++) {
+        const m = messages[i];
+        if (typeof m !== "object" || m === null || Array.isArray(m)) {
+          sizes[i] = size(m, 0);
+          continue;
+        }
+        sizes[i] = only === null ? size(m, 0) : top(m, only);
+        const role = m.role;
+        if (checkSystem && systemRoles.includes(role)) system.push(i);
+        else if (failKey !== null && role === failRole && failValues.includes(m[failKey]) && Object.hasOwn(m, failKey)) {
+          // Its own key, as JSON.stringify (and so the reader) sees it.
+          failed.push(i);
+        }
       }
-      sizes[i] = only === null ? size(m, 0) : top(m, only);
-      const role = m.role;
-      if (checkSystem && systemRoles.includes(role)) system.push(i);
-      else if (failKey !== null && role === failRole && failValues.includes(m[failKey]) && Object.hasOwn(m, failKey)) {
-        // Its own key, as JSON.stringify (and so the reader) sees it.
-        failed.push(i);
-      }
+      return [system, failed];
+    } catch (cause) {
+      if (!skipThrows) return Fault.at(i, cause);
+      sizes[i++] = NaN;
     }
-    return [system, failed];
-  } catch (cause) {
-    return Fault.at(i, cause);
   }
 }
 
@@ -98,4 +105,63 @@ function sizeOwn(v, depth) {
   let n = 0;
   for (const key of Object.keys(v)) n += key.length + size(v[key], depth + 1);
   return n;
+}
+
+/**
+ * The indices of `messages` whose top-level `role` is one of `systemRoles` (no other key is
+ * read), or a `Fault` naming the message that threw.
+ */
+export function roles(messages, systemRoles) {
+  let i = 0;
+  try {
+    const found = [];
+    for (const count = messages.length; i < count; i++) {
+      const m = messages[i];
+      if (typeof m === "object" && m !== null && systemRoles.includes(m.role)) found.push(i);
+    }
+    return found;
+  } catch (cause) {
+    return Fault.at(i, cause);
+  }
+}
+
+/**
+ * Makes `plan.messageTokens` (a Float64Array over `messages`) fill in the messages before
+ * `start` that the plan did not read (all but the indices `read`) when it is first read: each
+ * one's size at the tokens per unit of size of the messages from `start` on (their calibrated
+ * estimates), 0 for a failed attempt (a calibrated estimate counts it 0). The messages are
+ * sized as they are then. A message that throws makes that read throw a `CompactionError`
+ * naming it. Setting the property replaces it, as for any other field.
+ */
+export function deferTokens(plan, messages, start, read, keys, systemRoles, failRole, failKey, failValues) {
+  const tokens = plan.messageTokens;
+  const settle = (value) => Object.defineProperty(plan, "messageTokens", { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(plan, "messageTokens", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const all = new Float64Array(tokens.length);
+      const found = sizes(messages, all, keys, systemRoles, failRole, failKey, failValues);
+      if (found instanceof Fault) throw new CompactionError("invalid_request", `invalid request: ${found.message}`, { cause: found.cause });
+      fill(tokens, all, start, new Set(read), new Set(found[1]));
+      settle(tokens);
+      return tokens;
+    },
+    set: settle,
+  });
+}
+
+// Sets `tokens[i]` for i < start not in `read` from `sizes`, at the tail's tokens per size.
+function fill(tokens, sizes, start, read, failed) {
+  let estimated = 0;
+  let sized = 0;
+  for (let i = start; i < tokens.length; i++) {
+    if (failed.has(i)) continue;
+    estimated += tokens[i];
+    sized += sizes[i];
+  }
+  const rate = sized > 0 ? estimated / sized : 0;
+  for (let i = 0; i < start; i++) {
+    if (!read.has(i)) tokens[i] = failed.has(i) ? 0 : Math.round(sizes[i] * rate);
+  }
 }

@@ -42,6 +42,20 @@ pub fn first_start(sizes: &[f64], keep: u64) -> usize {
     start
 }
 
+/// Where the first tail starts when no message was sized: far enough back to hold `keep`
+/// tokens with a margin at the tokens per message of the `latest` messages of a history of
+/// `len` (read exactly), and at least [`FIRST_TAIL`] messages back.
+pub fn first_start_by_tokens(len: usize, latest: &[MessageFacts], keep: u64) -> usize {
+    let tokens: u64 = latest.iter().map(|f| f.tokens).sum();
+    let per_message = (tokens as f64 / latest.len().max(1) as f64).max(1.0);
+    let wanted = (keep as f64 * KEPT_MARGIN / per_message).ceil() as usize;
+    len.saturating_sub(wanted.max(FIRST_TAIL))
+}
+
+/// How many times `keepRecentTokens` a first tail sized by tokens holds (the turn start and
+/// tool pairs around the cut, and a calibration ratio above 1, need more than the keep).
+const KEPT_MARGIN: f64 = 2.0;
+
 /// Where the next, longer tail starts after one from `start` did not decide the plan: twice
 /// as long.
 pub fn next_start(start: usize, len: usize) -> usize {

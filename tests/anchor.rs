@@ -254,3 +254,37 @@ fn maintenance_follows_the_reported_count_and_drops_it_after_a_compaction() {
     assert_eq!(done.record.unwrap().estimate_before, 600);
     assert!(done.state.reports.is_empty());
 }
+
+#[test]
+fn two_reports_give_the_ratio_of_the_messages_between_them() {
+    let (earlier, later) = (report(10, 30_000), report(50, 54_000));
+    let calibration = anchor::span_ratio(earlier, later, 20_000).unwrap();
+    assert_eq!(calibration.ratio_ppm, 1_200_000);
+    assert_eq!(calibration.anchor, Some(later));
+    assert_eq!(calibration.adjustment, 0);
+    // Too few tokens between them to say.
+    let near = report(50, 30_000 + 18_000);
+    assert!(anchor::span_ratio(earlier, near, anchor::MIN_SPAN).is_some());
+    assert!(anchor::span_ratio(earlier, near, anchor::MIN_SPAN - 1).is_none());
+    // Not one request extending the other.
+    assert!(anchor::span_ratio(later, earlier, 20_000).is_none());
+    assert!(anchor::span_ratio(earlier, report(50, 29_000), 20_000).is_none());
+    assert!(anchor::span_ratio(report(10, 0), later, 20_000).is_none());
+    // Another system prompt or tools in one of them.
+    let other = Report {
+        fixed: Some(500),
+        ..earlier
+    };
+    assert!(anchor::span_ratio(other, later, 20_000).is_none());
+    // A ratio beyond the limit either way describes other messages.
+    assert!(anchor::span_ratio(earlier, report(50, 30_000 + 41_000), 20_000).is_none());
+    assert!(anchor::span_ratio(earlier, report(50, 30_000 + 9_000), 20_000).is_none());
+}
+
+#[test]
+fn within_takes_the_limit_wider_by_the_margin() {
+    assert!(anchor::within(1.99, 1.0) && anchor::within(0.51, 1.0));
+    assert!(!anchor::within(2.01, 1.0) && !anchor::within(0.49, 1.0));
+    assert!(anchor::within(3.9, 2.0) && anchor::within(0.26, 2.0));
+    assert!(!anchor::within(4.1, 2.0) && !anchor::within(0.24, 2.0));
+}

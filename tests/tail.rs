@@ -242,3 +242,94 @@ fn an_in_flight_run_that_starts_before_the_tail_asks_for_a_longer_tail() {
     let facts = synthetic("uauaaaaaaaaauu", &[(3, "x")], &[]);
     tail_undecided(&facts, 6, 200.0);
 }
+
+/// `facts` with the messages before `start` unread and not even sized: placeholders of no
+/// tokens (failed attempts stay failed), as a plan calibrated inside its tail leaves them.
+fn unsized_before(facts: &RequestFacts, start: usize) -> RequestFacts {
+    let mut tail = facts.clone();
+    for f in &mut tail.messages[..start] {
+        *f = MessageFacts {
+            failed: f.failed,
+            ..MessageFacts::default()
+        };
+    }
+    tail
+}
+
+#[test]
+fn placeholders_of_no_tokens_decide_as_the_whole_history_at_the_same_ratio() {
+    let messages = session();
+    let (mut decided, mut tried) = (0, 0);
+    for keep in [2_000.0, 8_000.0] {
+        let compactor = compactor(keep, Fixed::new("s"));
+        for end in (400..=messages.len()).step_by(50) {
+            let (raw, reports) = request(&messages, end);
+            let Some(&latest) = reports.iter().max_by_key(|r| r.messages) else {
+                continue;
+            };
+            for back in [150, 300] {
+                let start = end - back;
+                // The ratio between the anchor and the earliest report inside the tail.
+                let Some(&earlier) = reports
+                    .iter()
+                    .filter(|r| r.messages >= start && r.messages < latest.messages)
+                    .min_by_key(|r| r.messages)
+                else {
+                    continue;
+                };
+                let between = &raw.messages[earlier.messages..latest.messages];
+                let span = between.iter().filter(|f| !f.failed).map(|f| f.tokens).sum();
+                let Some(calibration) = anchor::span_ratio(earlier, latest, span) else {
+                    continue;
+                };
+                let mut full = raw.clone();
+                anchor::apply(&mut full, calibration);
+                let mut facts = unsized_before(&raw, start);
+                anchor::apply(&mut facts, calibration);
+                // The anchored estimate does not depend on the messages before the tail.
+                assert_eq!(facts.total(), full.total(), "end {end}, start {start}");
+                let estimate = full.total() as f64 / compactor.trigger_ratio();
+                for budget in [0.5, 0.99, 1.01, 1.5].map(|f| Some((estimate * f) as u64)) {
+                    let options = PlanOptions {
+                        input_token_budget: budget,
+                        require_reduction: false,
+                    };
+                    let whole = compactor.plan_with_facts(&full, options).unwrap();
+                    tried += 1;
+                    let Some(mut planned) =
+                        compactor.plan_from_tail(&facts, start, options).unwrap()
+                    else {
+                        continue;
+                    };
+                    decided += 1;
+                    // The same plan but for the estimates of the messages not read.
+                    if let (Some(p), Some(w)) = (planned.as_mut(), whole.as_ref()) {
+                        p.message_tokens[..start].copy_from_slice(&w.message_tokens[..start]);
+                    }
+                    assert_eq!(
+                        planned, whole,
+                        "keep {keep}, end {end}, start {start}, budget {budget:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(decided * 3 > tried, "{decided} of {tried} decided");
+}
+
+#[test]
+fn a_first_tail_by_tokens_holds_twice_the_keep_and_at_least_256_messages() {
+    let latest = vec![
+        MessageFacts {
+            tokens: 100,
+            ..MessageFacts::default()
+        };
+        128
+    ];
+    assert_eq!(tail::first_start_by_tokens(10_000, &latest, 20_000), 9_600);
+    assert_eq!(
+        tail::first_start_by_tokens(10_000, &latest, 1_000),
+        10_000 - 256
+    );
+    assert_eq!(tail::first_start_by_tokens(300, &latest, 20_000), 0);
+}

@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::{Engine, Job, Planned};
-use super::{clearing, config, convert, error::to_js};
+use super::tail::FromTail;
+use super::{clearing, config, convert, error::to_js, sizer};
 use crate::error::Result;
 
 /// Plans and applies compactions (see the package README).
@@ -44,17 +45,29 @@ impl JsCompactor {
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
-        let (facts, plan) = self.inner.preview(&request).map_err(|e| to_js(&e))?;
+        let FromTail {
+            facts,
+            plan,
+            unread_before,
+        } = self.inner.preview(&request).map_err(|e| to_js(&e))?;
         let cleared = self.inner.clearing_instead(&request, &facts);
         if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
             let messages = clearing::messages(&request, &cleared).map_err(|e| to_js(&e))?;
             return Ok(clearing::plan_to_js(&facts, &cleared, Some(messages)));
         }
-        match plan {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &request.messages, &facts.messages)
-                .map_err(|e| to_js(&e)),
-        }
+        let Some(plan) = plan else {
+            return Ok(JsValue::NULL);
+        };
+        let js = convert::plan_to_js(&plan, &request.messages, &facts.messages);
+        let js = js.and_then(|js| match unread_before {
+            // The messages before the tail were not read: sized when the plan's
+            // `messageTokens` is first read.
+            Some(unread) => {
+                sizer::defer_tokens(&js, &request, unread.start, &unread.read).map(|()| js)
+            }
+            None => Ok(js),
+        });
+        js.map_err(|e| to_js(&e))
     }
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages

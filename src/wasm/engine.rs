@@ -10,6 +10,7 @@ use super::bridge::JsSummarizer;
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::js::AbortSignal;
+use super::tail::FromTail;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
@@ -84,10 +85,17 @@ impl Engine {
     /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
     /// from its tail (`super::tail`), unless clearing may replace the plan (it reads every
     /// message).
-    pub(super) fn preview(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
+    pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
         match super::tail::plan(self, request)? {
-            Some((facts, plan)) if self.clearing.is_none() || plan.is_none() => Ok((facts, plan)),
-            _ => self.plan(request),
+            Some(planned) if self.clearing.is_none() || planned.plan.is_none() => Ok(planned),
+            _ => {
+                let (facts, plan) = self.plan(request)?;
+                Ok(FromTail {
+                    facts,
+                    plan,
+                    unread_before: None,
+                })
+            }
         }
     }
 

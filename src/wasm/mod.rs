@@ -18,6 +18,8 @@ mod host;
 mod js;
 mod manager;
 mod reported;
+mod sample;
+mod sizer;
 mod stringify;
 mod tail;
 mod timer;

@@ -1,57 +1,70 @@
 //! Planning an anchored long history of host objects from its tail (`crate::tail`): the
-//! latest messages first, to see whether anything was reported at all; then one cheap pass over
-//! the size of every message (the package's sizer, `pkg-template/size.js`, which reads no more
-//! than the walker would and catches what a message throws, and names the system messages and
-//! failed attempts); then the exact facts of the system messages and of a tail, longer until it
-//! decides the plan. A failed attempt before the tail is not read: it is marked failed, which
-//! is all a calibrated estimate needs of it (it counts 0).
-
-use std::cell::RefCell;
-
-use js_sys::{Array, Float64Array, Function};
-use wasm_bindgen::prelude::*;
+//! latest messages first, to see whether anything was reported at all, and a sample of the
+//! sizes of the others (`super::sample`), to see whether a report can describe this history.
+//! Then the exact facts of the system messages (found by their `role` alone) and of a tail,
+//! longer until it decides the plan, calibrated by the ratio of what the provider counted
+//! between two reports inside the tail over our estimate of the same messages: the messages
+//! before the tail are not read at all, and the plan's `messageTokens` sizes them when it is
+//! first read (`super::sizer`). When no two reports in the tail give a ratio, or the sample
+//! cannot tell whether the latest report is usable, the plan sizes every message instead
+//! (one cheap pass, `pkg-template/size.js`) and calibrates over the whole prefix. A failed
+//! attempt before the tail is not read: it is marked failed, which is all a calibrated
+//! estimate needs of it (it counts 0).
 
 use super::convert::JsRequest;
 use super::engine::{Engine, options};
-use super::{cache, host, reported};
-use crate::anchor;
-use crate::error::{Error, Result};
+use super::sample::Sample;
+use super::sizer::{self, Sized};
+use super::{cache, reported, walk};
+use crate::anchor::{self, Report};
+use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
+use crate::message::Role;
 use crate::plan::Plan;
 use crate::tail;
 
-thread_local! {
-    static SIZER: RefCell<Option<Function>> = const { RefCell::new(None) };
+/// A plan made from a tail: the facts it was made over (placeholders before the tail but for
+/// the system messages), and, when the messages before the tail were not even sized, where
+/// the tail starts (their `messageTokens` are deferred, [`sizer::defer_tokens`]).
+pub(crate) struct FromTail {
+    pub facts: RequestFacts,
+    pub plan: Option<Plan>,
+    pub unread_before: Option<Unread>,
 }
 
-/// Registers the package's sizer; the entry files call it once after init.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = __registerSizer)]
-pub fn register_sizer(sizer: Function) {
-    SIZER.with(|slot| *slot.borrow_mut() = Some(sizer));
+/// The messages a plan from a tail did not read: those before `start` but `read`.
+pub(crate) struct Unread {
+    pub start: usize,
+    pub read: Vec<u32>,
 }
 
 /// How many of the latest messages are read to find what the provider reported, before any
 /// other message is looked at.
 const FIRST_LOOK: usize = 128;
 
+/// How far beyond [`anchor::MAX_RATIO`] the sample (about a fifth low, or high when it hits
+/// one of the few large messages) must put a report to give it up: a usable report should
+/// not be lost to the sample's error. Every report that far off: the plan reads every message
+/// at once, as without usage.
+const STALE_MARGIN: f64 = 2.0;
+
+/// How many assistant messages of a tail are asked for their usage at a time, from its start,
+/// to find the earliest report inside it.
+const USAGE_BATCH: usize = 8;
+
 /// The facts and plan of `request` read from its tail; `None` when the history is short, when
 /// nothing usable was reported, or when no tail short of the whole history decides the plan
 /// (the caller then reads every message, as it does without usage).
-pub(crate) fn plan(
-    inner: &Engine,
-    request: &JsRequest,
-) -> Result<Option<(RequestFacts, Option<Plan>)>> {
+pub(crate) fn plan(inner: &Engine, request: &JsRequest) -> Result<Option<FromTail>> {
     let count = request.messages.length() as usize;
     if count < tail::FROM {
         return Ok(None);
     }
     let mut facts = request.fixed_facts()?;
-    let fixed = facts.clone();
     // Built, not cloned from one default: 10,000 clones cost a tenth of a millisecond.
     facts.messages = Vec::with_capacity(count);
     facts.messages.resize_with(count, MessageFacts::default);
-    let mut end = count - FIRST_LOOK;
+    let end = count - FIRST_LOOK;
     read(
         request,
         inner.cache,
@@ -59,38 +72,251 @@ pub(crate) fn plan(
         (end..count).map(|i| i as u32),
     )?;
     let reports = reported::reports(request, &facts)?;
-    if reports.is_empty() || stale_by_sample(request, &facts, end, &reports)? {
+    if reports.is_empty() {
         return Ok(None);
     }
+    let Some(sample) = Sample::take(request, &facts, end)? else {
+        return sized(inner, request, facts, end);
+    };
+    // Stale everywhere: calibration would find no usable report in any tail.
+    let stale = |r: &Report| {
+        sample
+            .ratio(r, &facts)
+            .is_none_or(|ratio| !anchor::within(ratio, STALE_MARGIN))
+    };
+    if reports.iter().all(stale) {
+        return Ok(None);
+    }
+    let facts = match latest_plausible(&reports, &sample, &facts) {
+        Some(anchor) => match unsized_plan(inner, request, facts, end, anchor)? {
+            Ok(planned) => return Ok(Some(planned)),
+            Err(facts) => facts,
+        },
+        None => facts,
+    };
+    sized(inner, request, facts, end)
+}
+
+/// The latest of `reports` (of two for the same request, the later one) that the sample puts
+/// within [`anchor::MAX_RATIO`] of our estimate, passing over those it puts far beyond it;
+/// `None` when one in between comes first (only sizing every message can tell).
+fn latest_plausible(reports: &[Report], sample: &Sample, facts: &RequestFacts) -> Option<Report> {
+    // Latest first, by insertion (a library sort adds kilobytes to the module).
+    let mut latest: Vec<Report> = Vec::with_capacity(reports.len());
+    for &report in reports {
+        // Before the earlier ones for the same request: the later report wins.
+        let at = latest.partition_point(|r| r.messages > report.messages);
+        latest.insert(at, report);
+    }
+    for report in latest {
+        match sample.ratio(&report, facts) {
+            None => continue,
+            Some(ratio) if anchor::within(ratio, 1.0) => return Some(report),
+            Some(ratio) if !anchor::within(ratio, STALE_MARGIN) => continue,
+            Some(_) => return None,
+        }
+    }
+    None
+}
+
+/// The plan from a tail whose messages before it are not read at all, calibrated by the
+/// ratio between `anchor` and the earliest report inside the tail; when no such ratio is found,
+/// `facts` back, raw, with the messages read so far (then the caller sizes every message).
+fn unsized_plan(
+    inner: &Engine,
+    request: &JsRequest,
+    facts: RequestFacts,
+    end: usize,
+    anchor: Report,
+) -> Result<std::result::Result<FromTail, RequestFacts>> {
+    let count = facts.messages.len();
+    let latest = facts.messages.get(end..).unwrap_or(&[]);
+    // The trigger needs every message after the anchor read.
+    let start = tail::first_start_by_tokens(count, latest, inner.core.keep_recent_tokens())
+        .min(end)
+        .min(anchor.messages.saturating_sub(1));
+    let system = sizer::system_messages(request)?;
+    let mut calibrate = |facts: &mut RequestFacts, start: usize| {
+        Ok(match span_calibration(request, facts, start, anchor)? {
+            Span::Ratio(calibration) => {
+                anchor::apply(facts, calibration);
+                Calibrated::Yes
+            }
+            Span::Short => Calibrated::Longer,
+            Span::None => Calibrated::No,
+        })
+    };
+    let tail = Tail {
+        start,
+        end,
+        exact: &system,
+    };
+    Ok(
+        grow(inner, request, facts, tail, &mut calibrate)?.map(|Decided { facts, plan, start }| {
+            let read = system
+                .iter()
+                .copied()
+                .filter(|&i| (i as usize) < start)
+                .collect();
+            FromTail {
+                facts,
+                plan,
+                unread_before: (start > 0).then_some(Unread { start, read }),
+            }
+        }),
+    )
+}
+
+/// What a tail says of the ratio between the provider's count and ours ([`span_calibration`]).
+enum Span {
+    /// The calibration by the ratio over the messages between two reports.
+    Ratio(anchor::Calibration),
+    /// The earliest report in the tail is too close to the anchor (a longer tail may do).
+    Short,
+    /// No report in the tail gives a ratio.
+    None,
+}
+
+/// The ratio between `anchor` and the earliest report carried by an assistant message of the
+/// tail from `start` (read into `facts`) that gives one ([`anchor::span_ratio`]).
+fn span_calibration(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    start: usize,
+    anchor: Report,
+) -> Result<Span> {
+    let stop = anchor.messages.saturating_sub(1).min(facts.messages.len());
+    let assistants: Vec<u32> = (start..stop)
+        .filter(|&i| {
+            facts
+                .messages
+                .get(i)
+                .is_some_and(|f| f.role == Role::Assistant)
+        })
+        .map(|i| i as u32)
+        .collect();
+    let raw_between = |from: usize| -> u64 {
+        let between = facts.messages.get(from..anchor.messages).unwrap_or(&[]);
+        between.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
+    };
+    for batch in assistants.chunks(USAGE_BATCH) {
+        let usages = walk::usages(&request.messages, batch, 0, request.format)?;
+        for (&i, usage) in batch.iter().zip(usages) {
+            let Some(usage) = usage else { continue };
+            let earlier = Report::carried(i as usize, usage);
+            if raw_between(earlier.messages) < anchor::MIN_SPAN {
+                // A later report spans less still.
+                return Ok(Span::Short);
+            }
+            if let Some(calibration) =
+                anchor::span_ratio(earlier, anchor, raw_between(earlier.messages))
+            {
+                return Ok(Span::Ratio(calibration));
+            }
+        }
+    }
+    Ok(Span::None)
+}
+
+/// The plan from a tail whose messages before it are sized (one pass over every message), the
+/// prefix then estimated by its size for the whole conversation's ratio.
+fn sized(
+    inner: &Engine,
+    request: &JsRequest,
+    mut facts: RequestFacts,
+    end: usize,
+) -> Result<Option<FromTail>> {
     // `exact`: the system messages, read exactly wherever they are.
     let Sized {
         sizes,
         system: exact,
         failed,
-    } = sizes(request, None)?;
+    } = sizer::sizes(request, None, false)?;
     // A failed attempt not read: marked so, its tokens (its size's) then calibrated to 0.
     for &i in failed.iter().filter(|&&i| (i as usize) < end) {
         if let Some(f) = facts.messages.get_mut(i as usize) {
             f.failed = true;
         }
     }
+    let start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
+    let mut calibrate = |facts: &mut RequestFacts, start: usize| {
+        tail::fill_unread(&mut facts.messages, &sizes, start, &exact);
+        let reports = reported::reports(request, facts)?;
+        anchor::calibrate(facts, &reports);
+        Ok(match facts.calibration.anchor {
+            Some(_) => Calibrated::Yes,
+            None => Calibrated::No,
+        })
+    };
+    let tail = Tail {
+        start,
+        end,
+        exact: &exact,
+    };
+    Ok(grow(inner, request, facts, tail, &mut calibrate)?.ok().map(
+        |Decided { facts, plan, .. }| FromTail {
+            facts,
+            plan,
+            unread_before: None,
+        },
+    ))
+}
+
+/// Whether the facts of a tail could be calibrated.
+enum Calibrated {
+    Yes,
+    /// Not yet: a longer tail may do.
+    Longer,
+    No,
+}
+
+/// Where a plan from the tail starts reading: the tail from `start`, up to `end` (the messages
+/// from `end` on are read already), and the messages `exact` (in order) wherever they are.
+struct Tail<'a> {
+    start: usize,
+    end: usize,
+    exact: &'a [u32],
+}
+
+/// The tail that decided a plan: its facts, the plan, and where it starts.
+struct Decided {
+    facts: RequestFacts,
+    plan: Option<Plan>,
+    start: usize,
+}
+
+/// Reads longer and longer tails of `request` into `facts` until one decides the plan; each
+/// tail's facts are calibrated by `calibrate` (given where the tail starts). `facts` back, raw,
+/// when a tail could not be calibrated.
+fn grow(
+    inner: &Engine,
+    request: &JsRequest,
+    mut facts: RequestFacts,
+    Tail {
+        mut start,
+        mut end,
+        exact,
+    }: Tail<'_>,
+    calibrate: &mut dyn FnMut(&mut RequestFacts, usize) -> Result<Calibrated>,
+) -> Result<std::result::Result<Decided, RequestFacts>> {
+    let count = facts.messages.len();
+    let fixed = without_messages(&mut facts);
     // A flag a message: looked up for every message not read (a search of `exact` for each
     // took 1.5% of a cold plan of 10k messages).
     let mut exact_flags = vec![false; count];
-    for &i in &exact {
+    for &i in exact {
         if let Some(flag) = exact_flags.get_mut(i as usize) {
             *flag = true;
         }
     }
     let is_exact = |i: usize| exact_flags.get(i).copied().unwrap_or(false);
-    let mut start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
     // Those not read yet are read with the first tail, and never again.
-    let unread_exact: Vec<u32> = exact
+    let unread: Vec<u32> = exact
         .iter()
         .copied()
         .filter(|&i| (i as usize) < end)
         .collect();
-    let mut first = Some(unread_exact);
+    let mut first = Some(unread);
     loop {
         let tail = (start..end).filter(|&i| !is_exact(i)).map(|i| i as u32);
         let once = first.take().unwrap_or_default();
@@ -101,16 +327,13 @@ pub(crate) fn plan(
             once.into_iter().chain(tail),
         )?;
         end = start;
-        tail::fill_unread(&mut facts.messages, &sizes, start, &exact);
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-        let reports = reported::reports(request, &facts)?;
-        anchor::calibrate(&mut facts, &reports);
-        if facts.calibration.anchor.is_none() {
-            return Ok(None);
-        }
-        if let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))? {
-            return Ok(Some((facts, plan)));
+        let calibrated = calibrate(&mut facts, start)?;
+        if let Calibrated::Yes = calibrated
+            && let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))?
+        {
+            return Ok(Ok(Decided { facts, plan, start }));
         }
         for (f, tokens) in facts.messages.iter_mut().zip(raw) {
             f.tokens = tokens;
@@ -120,8 +343,20 @@ pub(crate) fn plan(
             messages,
             ..fixed.clone()
         };
-        start = tail::next_start(start, count);
+        match calibrated {
+            Calibrated::No => return Ok(Err(facts)),
+            Calibrated::Longer if start == 0 => return Ok(Err(facts)),
+            _ => start = tail::next_start(start, count),
+        }
     }
+}
+
+/// A copy of `facts` without its messages (cloning them would copy every message's facts).
+fn without_messages(facts: &mut RequestFacts) -> RequestFacts {
+    let messages = std::mem::take(&mut facts.messages);
+    let fixed = facts.clone();
+    facts.messages = messages;
+    fixed
 }
 
 /// Reads the facts of messages `indices` into their places in `facts`.
@@ -139,146 +374,4 @@ fn read(
         }
     }
     Ok(())
-}
-
-/// One message in this many before the messages read first is sized by [`stale_by_sample`].
-const SAMPLE_STRIDE: usize = 32;
-
-/// How far beyond [`anchor::MAX_RATIO`] the sampled estimate must put a report to give it up:
-/// giving up only sends the plan to the exact path, but a usable report should not be lost to
-/// the sample's error.
-const SAMPLE_MARGIN: f64 = 2.0;
-
-/// Whether every one of `reports` is far off our estimate of the request it describes, by the
-/// sizes of a sample (one message in [`SAMPLE_STRIDE`] before `end`) and the facts of the
-/// messages from `end` on (read exactly, which also give the tokens per unit of size). Then
-/// calibration would find no usable report in any tail, and the size pass and the tails are
-/// not tried: the caller reads every message at once. A history whose usage is stale (copied
-/// from another conversation, or from before a rewrite) cost a fifth more without this.
-fn stale_by_sample(
-    request: &JsRequest,
-    facts: &RequestFacts,
-    end: usize,
-    reports: &[anchor::Report],
-) -> Result<bool> {
-    let count = facts.messages.len();
-    let sampled: Vec<u32> = (0..end)
-        .step_by(SAMPLE_STRIDE)
-        .chain(end..count)
-        .map(|i| i as u32)
-        .collect();
-    // A message that throws is left to the size pass, which names it by its own index.
-    let Ok(Sized { sizes, .. }) = sizes(request, Some(&sampled)) else {
-        return Ok(false);
-    };
-    let size_before = |stop: usize| -> f64 {
-        let sized = sampled.iter().zip(&sizes);
-        sized
-            .filter(|&(&i, _)| (i as usize) < stop)
-            .map(|(_, size)| size)
-            .sum()
-    };
-    let tokens = |range: std::ops::Range<usize>| -> u64 {
-        let read = facts.messages.get(range).unwrap_or(&[]);
-        read.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
-    };
-    let tail_size = size_before(count) - size_before(end);
-    if tail_size <= 0.0 {
-        return Ok(false);
-    }
-    let per_size = tokens(end..count) as f64 / tail_size;
-    let fixed_now = facts.system_prompt + facts.summary + facts.tools;
-    let limit = anchor::MAX_RATIO * SAMPLE_MARGIN;
-    Ok(reports.iter().all(|report| {
-        let stop = report.messages;
-        if stop > count || report.tokens == 0 {
-            // Calibration skips it anyway.
-            return true;
-        }
-        let sampled = size_before(stop.min(end)) * SAMPLE_STRIDE as f64;
-        let estimate = report.fixed.unwrap_or(fixed_now) as f64
-            + tokens(end..stop.max(end)) as f64
-            + sampled * per_size;
-        let reported = report.tokens as f64;
-        reported * limit < estimate || reported > estimate * limit
-    }))
-}
-
-/// What the sizer found: the size of each message, and the indices of the system messages and
-/// of the failed attempts ([`crate::formats::Format::failed_mark`]), each in order.
-struct Sized {
-    sizes: Vec<f64>,
-    system: Vec<u32>,
-    failed: Vec<u32>,
-}
-
-/// The sizer's pass over the messages of `request` (over messages `only`, in their order, when
-/// given: then the indices it names are positions in `only`).
-fn sizes(request: &JsRequest, only: Option<&[u32]>) -> Result<Sized> {
-    let sizer = SIZER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
-        Error::invalid_config(
-            "the package's sizer is not registered: import context-compaction through one of its entries",
-        )
-    })?;
-    let format = request.format;
-    let messages = match only {
-        Some(indices) => indices
-            .iter()
-            .map(|&i| request.messages.get(i))
-            .collect::<Array>(),
-        None => request.messages.clone(),
-    };
-    let sizes = Float64Array::new_with_length(messages.length());
-    let keys = match format.keys() {
-        Some(keys) => keys
-            .iter()
-            .map(|k| JsValue::from_str(k))
-            .collect::<Array>()
-            .into(),
-        None => JsValue::NULL,
-    };
-    let strings = |all: &[&str]| -> Array { all.iter().map(|s| JsValue::from_str(s)).collect() };
-    let (fail_role, fail_key, fail_values) = match format.failed_mark() {
-        Some(mark) => (
-            JsValue::from_str(mark.role),
-            JsValue::from_str(mark.key),
-            strings(mark.values),
-        ),
-        None => (JsValue::NULL, JsValue::NULL, Array::new()),
-    };
-    let args: Array = [
-        messages.into(),
-        sizes.clone().into(),
-        keys,
-        strings(format.system_roles()).into(),
-        fail_role,
-        fail_key,
-        fail_values.into(),
-    ]
-    .iter()
-    .collect();
-    // The sizer catches what a message throws and returns it as a `Fault`; anything else it
-    // throws is caught at this call: nothing unwinds through a wasm frame.
-    let found = sizer
-        .apply(&JsValue::NULL, &args)
-        .map_err(|thrown| host::fault(&thrown))?;
-    let indices = |at: u32| -> Option<Vec<u32>> {
-        let list = Array::from(&found).get(at);
-        Array::is_array(&list).then(|| {
-            Array::from(&list)
-                .iter()
-                .filter_map(|i| i.as_f64())
-                .map(|i| i as u32)
-                .collect()
-        })
-    };
-    let (system, failed) = match Array::is_array(&found).then(|| (indices(0), indices(1))) {
-        Some((Some(system), Some(failed))) => (system, failed),
-        _ => return Err(host::fault_at(&found, "messages", 0)),
-    };
-    Ok(Sized {
-        sizes: sizes.to_vec(),
-        system,
-        failed,
-    })
 }

@@ -19,7 +19,7 @@ function reporting(messages, scale) {
   return messages;
 }
 
-/** The plan of `messages` and how many times their `content` was read. */
+/** The plan of `messages`, and how many times their `content` was read so far (`read()`). */
 function counted(messages) {
   let reads = 0;
   const proxies = messages.map(
@@ -32,7 +32,7 @@ function counted(messages) {
       }),
   );
   const plan = compactor().plan({ messages: proxies, inputTokenBudget: 0 });
-  return { plan, reads };
+  return { plan, reads, read: () => reads };
 }
 
 test("stale usage: the plan is the one without usage, each message read once", () => {
@@ -49,8 +49,12 @@ test("stale usage: the plan is the one without usage, each message read once", (
 
 test("usable usage: the plan still reads only the tail exactly", () => {
   const messages = reporting(history(3_000), 1.22);
-  const { plan, reads } = counted(messages);
+  const { plan, reads, read } = counted(messages);
   assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
-  // The size pass reads every message once; the tail and the sample a few hundred more.
-  assert.ok(reads < 1.6 * messages.length, `${reads} reads of content for ${messages.length} messages`);
+  // The messages before the tail are not read: one in eight is sized (the sample), the tail
+  // and the latest 128 are read exactly.
+  assert.ok(reads < 0.4 * messages.length, `${reads} reads of content for ${messages.length} messages`);
+  // Their messageTokens are, when read.
+  assert.equal(plan.messageTokens.length, messages.length);
+  assert.ok(read() >= reads + messages.length, "sized on first read");
 });

@@ -1,6 +1,7 @@
 // Plan only the tail when anchored: a long history whose latest answers carry usage is planned
-// from the exact facts of its latest messages (and its system messages), the others counted by
-// their size. Compared with `planBytes`, which reads every message of the same history.
+// from the exact facts of its latest messages (and its system messages), calibrated by the
+// reports inside them; the others are not read, and their messageTokens are sized when first
+// read. Compared with `planBytes`, which reads every message of the same history.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor, estimate } from "context-compaction";
@@ -11,18 +12,36 @@ const summarizer = { summarize: async () => "S" };
 const canonicalUsage = (input) => ({ input, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 /** `messages` (of `format`), each answer carrying the usage a provider would report for its
- * request (1.22 × our estimate, the session's measured ratio), in the shape `usage` makes. */
+ * request (1.22 × our estimate, the session's measured ratio, of the messages it was sent:
+ * never a failed attempt), in the shape `usage` makes. */
 function anchored(messages, format = "canonical", usage = canonicalUsage) {
   const tokens = estimate({ messages, format }).messages;
   let sum = 0;
   messages.forEach((m, i) => {
     if (m.role === "assistant") m.usage = usage(Math.round(sum * 1.22));
-    sum += tokens[i];
+    if (!failed(m)) sum += tokens[i];
   });
   return messages;
 }
 
+const failed = (m) => m.role === "assistant" && (m.stopReason === "aborted" || m.stopReason === "error");
+
 const compactor = (keepRecentTokens) => new Compactor({ keepRecentTokens, summarizer, cacheFacts: false });
+
+/** The plan of `messages` by `c`, and how many times their `content` was read. */
+function counted(messages, c) {
+  let reads = 0;
+  const proxies = messages.map(
+    (m) =>
+      new Proxy(m, {
+        get(target, key, receiver) {
+          if (key === "content") reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+  );
+  return { plan: c.plan({ messages: proxies, inputTokenBudget: 0 }), reads };
+}
 
 test("a malformed message before the tail is not read by the plan; apply names it", async () => {
   const messages = anchored(history(3_000));
@@ -38,27 +57,35 @@ test("a malformed message before the tail is not read by the plan; apply names i
   await assert.rejects(c.apply({ messages, inputTokenBudget: 0 }, plan), /messages\[5\]\.content/);
 });
 
-test("a getter that throws on an early message is caught by the size pass and named", () => {
+test("getters that throw on early messages: the plan skips them in its sample; messageTokens and apply name them", async () => {
   const messages = anchored(history(3_000));
-  const early = messages[7];
-  Object.defineProperty(early, "content", {
-    enumerable: true,
-    get() {
-      throw new Error("draft revoked");
-    },
-  });
+  // The first 64: among them, messages the plan's sample of sizes would read (one in each 8).
+  for (const early of messages.slice(0, 64)) {
+    Object.defineProperty(early, "content", {
+      enumerable: true,
+      get() {
+        throw new Error("draft revoked");
+      },
+    });
+  }
   const c = compactor(20_000);
+  const plan = c.plan({ messages, inputTokenBudget: 0 });
+  assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
+  // The messages before the tail are sized when messageTokens is first read.
   const error = (() => {
     try {
-      c.plan({ messages, inputTokenBudget: 0 });
+      return plan.messageTokens;
     } catch (e) {
       return e;
     }
   })();
   assert.ok(error instanceof CompactionError, String(error));
-  assert.match(error.message, /messages\[7\]: reading it threw: draft revoked/);
+  assert.equal(error.code, "invalid_request");
+  assert.match(error.message, /messages\[0\]: reading it threw: draft revoked/);
   assert.equal(error.cause?.message, "draft revoked");
-  // A key the format does not read is never touched.
+  // Summarizing reads what it summarizes, and names it the same way.
+  await assert.rejects(c.apply({ messages, inputTokenBudget: 0 }, plan), /messages\[0\]: reading it threw: draft revoked/);
+  // A key the format does not read is never touched, by the plan or its messageTokens.
   const other = anchored(history(3_000));
   Object.defineProperty(other[7], "timestamp", {
     enumerable: true,
@@ -66,10 +93,70 @@ test("a getter that throws on an early message is caught by the size pass and na
       throw new Error("not read");
     },
   });
-  assert.ok(c.plan({ messages: other, inputTokenBudget: 0 }));
+  assert.ok(c.plan({ messages: other, inputTokenBudget: 0 }).messageTokens[7] > 0);
 });
 
-test("a failed attempt before the tail is marked failed by the size pass, not read", () => {
+test("messageTokens of the messages before the tail: sized on first read, then a plain field", () => {
+  const messages = anchored(history(4_000));
+  const c = compactor(20_000);
+  const whole = c.planBytes(JSON.stringify(messages), { inputTokenBudget: 0 });
+  const plan = c.plan({ messages, inputTokenBudget: 0 });
+  const field = () => Object.getOwnPropertyDescriptor(plan, "messageTokens");
+  assert.equal(typeof field().get, "function");
+  assert.ok(Object.keys(plan).includes("messageTokens"), "enumerable before it is read");
+  const tokens = plan.messageTokens;
+  assert.ok(tokens instanceof Float64Array && tokens.length === messages.length);
+  // Read once, it stays: the same array, now a plain writable field.
+  assert.equal(plan.messageTokens, tokens);
+  assert.equal(field().value, tokens);
+  assert.equal(field().writable, true);
+  // Every message has an estimate; those not read add up to about what reading them gives.
+  assert.ok(tokens.every((t, i) => Number.isFinite(t) && (t > 0 || whole.messageTokens[i] === 0)));
+  const sum = (p, from, to) => p.messageTokens.slice(from, to).reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sum(plan, 0, 3_000) / sum(whole, 0, 3_000) - 1) < 0.06, `${sum(plan, 0, 3_000)} vs ${sum(whole, 0, 3_000)}`);
+  // Set before it is read, the caller's value replaces it; so does JSON see it.
+  const other = c.plan({ messages, inputTokenBudget: 0 });
+  other.messageTokens = "mine";
+  assert.equal(other.messageTokens, "mine");
+  const json = JSON.parse(JSON.stringify(c.plan({ messages, inputTokenBudget: 0 })));
+  assert.equal(Object.keys(json.messageTokens).length, messages.length);
+});
+
+test("only the latest answer carries usage: every message is sized, the whole prefix calibrates", () => {
+  const messages = anchored(history(3_000));
+  const last = messages.findLastIndex((m) => m.role === "assistant" && !failed(m));
+  messages.forEach((m, i) => {
+    if (i !== last) delete m.usage;
+  });
+  const { plan, reads } = counted(messages, compactor(20_000));
+  assert.ok(plan.firstKeptIndex > 2_000, `${plan.firstKeptIndex}`);
+  // No second report in the tail to take a ratio between: the size pass reads every message.
+  assert.ok(reads > messages.length, `${reads} reads of content for ${messages.length} messages`);
+  // Not deferred: the size pass gave every message its estimate.
+  assert.equal(typeof Object.getOwnPropertyDescriptor(plan, "messageTokens").get, "undefined");
+  // The report plus what follows it (a tool result, at a ratio 1.2% apart).
+  const whole = compactor(20_000).planBytes(JSON.stringify(messages), { inputTokenBudget: 0 });
+  assert.ok(Math.abs(plan.estimateBefore / whole.estimateBefore - 1) < 1e-4, `${plan.estimateBefore} vs ${whole.estimateBefore}`);
+});
+
+test("short messages: the tail grows until its reports span enough to give a ratio", () => {
+  // 3,000 messages of a few tokens each: 256 of them span far less than a ratio needs.
+  const messages = [];
+  for (let i = 0; i < 1_500; i++) {
+    messages.push({ role: "user", content: `question ${i}: what next?` });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `answer ${i}: the next step is ${i + 1}.` }] });
+  }
+  anchored(messages);
+  const { plan, reads } = counted(messages, compactor(1_000));
+  // Read from a longer tail, never sized whole.
+  assert.ok(reads < messages.length, `${reads} reads of content for ${messages.length} messages`);
+  const whole = compactor(1_000).planBytes(JSON.stringify(messages), { inputTokenBudget: 0 });
+  assert.equal(plan.firstKeptIndex, whole.firstKeptIndex);
+  assert.ok(Math.abs(plan.estimateBefore - whole.estimateBefore) <= 2);
+  assert.equal(plan.estimateAfterWithoutSummary, whole.estimateAfterWithoutSummary);
+});
+
+test("a failed attempt before the tail is not read; its messageTokens are 0, as when read", () => {
   const messages = anchored(history(3_000));
   const failed = messages.flatMap((m, i) => (i < 2_000 && (m.stopReason === "aborted" || m.stopReason === "error") ? [i] : []));
   assert.ok(failed.length > 10, `${failed.length}`);

@@ -1,0 +1,167 @@
+//! The package's sizer (`pkg-template/size.js`), the cheap reads of a long history that an
+//! anchored plan makes instead of reading every message (`super::tail`): the size of messages
+//! (the UTF-16 length of the strings the format's reader would read, copying nothing), the
+//! indices of the system messages, and the deferred `messageTokens` of the messages a plan did
+//! not read. Each catches what a message throws and returns it as a `Fault` naming the message;
+//! anything else it throws is caught at the call: nothing unwinds through a wasm frame.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Float64Array, Function};
+use wasm_bindgen::prelude::*;
+
+use super::convert::JsRequest;
+use super::host;
+use crate::error::{Error, Result};
+use crate::formats::Format;
+
+/// The sizer's three functions, registered once by the entry files.
+struct Sizer {
+    sizes: Function,
+    roles: Function,
+    defer: Function,
+}
+
+thread_local! {
+    static SIZER: RefCell<Option<Sizer>> = const { RefCell::new(None) };
+}
+
+/// Registers the package's sizer; the entry files call it once after init.
+#[allow(unreachable_pub)] // exported to JavaScript
+#[wasm_bindgen(js_name = __registerSizer)]
+pub fn register_sizer(sizes: Function, roles: Function, defer: Function) {
+    SIZER.with(|slot| {
+        *slot.borrow_mut() = Some(Sizer {
+            sizes,
+            roles,
+            defer,
+        })
+    });
+}
+
+/// Calls one of the sizer's functions with `args`.
+fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
+    let function = SIZER
+        .with(|slot| slot.borrow().as_ref().map(|sizer| pick(sizer).clone()))
+        .ok_or_else(|| {
+            Error::invalid_config(
+                "the package's sizer is not registered: import context-compaction through one of its entries",
+            )
+        })?;
+    let args: Array = args.iter().collect();
+    function
+        .apply(&JsValue::NULL, &args)
+        .map_err(|thrown| host::fault(&thrown))
+}
+
+/// What the sizer found: the size of each message, and the indices of the system messages and
+/// of the failed attempts ([`crate::formats::Format::failed_mark`]), each in order.
+pub(super) struct Sized {
+    pub sizes: Vec<f64>,
+    pub system: Vec<u32>,
+    pub failed: Vec<u32>,
+}
+
+/// The sizer's pass over the messages of `request` (over messages `only`, in their order, when
+/// given: then the indices it names are positions in `only`). A message that throws fails it,
+/// naming the message; or, with `skip_throws`, has a NaN size.
+pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool) -> Result<Sized> {
+    let format = request.format;
+    let messages = match only {
+        Some(indices) => indices
+            .iter()
+            .map(|&i| request.messages.get(i))
+            .collect::<Array>(),
+        None => request.messages.clone(),
+    };
+    let sizes = Float64Array::new_with_length(messages.length());
+    let mut args = vec![messages.into(), sizes.clone().into()];
+    args.extend(format_args(format));
+    args.push(skip_throws.into());
+    let found = call(|s| &s.sizes, &args)?;
+    let (system, failed) =
+        match Array::is_array(&found).then(|| (indices(&found, 0), indices(&found, 1))) {
+            Some((Some(system), Some(failed))) => (system, failed),
+            _ => return Err(host::fault_at(&found, "messages", 0)),
+        };
+    Ok(Sized {
+        sizes: sizes.to_vec(),
+        system,
+        failed,
+    })
+}
+
+/// The indices of the system messages of `request` (by their top-level `role`), reading
+/// nothing else; none for a format without system messages.
+pub(super) fn system_messages(request: &JsRequest) -> Result<Vec<u32>> {
+    let roles = request.format.system_roles();
+    if roles.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = call(
+        |s| &s.roles,
+        &[request.messages.clone().into(), strings(roles).into()],
+    )?;
+    let list = Array::of1(&found);
+    indices(&list, 0).ok_or_else(|| host::fault_at(&found, "messages", 0))
+}
+
+/// Makes `plan.messageTokens` size the messages before `start` that were not read (all but
+/// `read`) when it is first read: their size at the calibrated tokens per unit of size of the
+/// messages from `start` on, 0 for a failed attempt.
+pub(super) fn defer_tokens(
+    plan: &JsValue,
+    request: &JsRequest,
+    start: usize,
+    read: &[u32],
+) -> Result<()> {
+    let read: Array = read.iter().map(|&i| JsValue::from(i)).collect();
+    let mut args = vec![
+        plan.clone(),
+        request.messages.clone().into(),
+        JsValue::from(start as u32),
+        read.into(),
+    ];
+    args.extend(format_args(request.format));
+    call(|s| &s.defer, &args).map(|_| ())
+}
+
+/// What the sizer needs to know of `format`: the top-level keys its reader reads (all when
+/// `null`), its system roles, and how a failed attempt is marked (role, key, values).
+fn format_args(format: Format) -> [JsValue; 5] {
+    let keys = match format.keys() {
+        Some(keys) => strings(keys).into(),
+        None => JsValue::NULL,
+    };
+    let (fail_role, fail_key, fail_values) = match format.failed_mark() {
+        Some(mark) => (
+            JsValue::from_str(mark.role),
+            JsValue::from_str(mark.key),
+            strings(mark.values),
+        ),
+        None => (JsValue::NULL, JsValue::NULL, Array::new()),
+    };
+    [
+        keys,
+        strings(format.system_roles()).into(),
+        fail_role,
+        fail_key,
+        fail_values.into(),
+    ]
+}
+
+fn strings(all: &[&str]) -> Array {
+    all.iter().map(|s| JsValue::from_str(s)).collect()
+}
+
+/// The list of indices at `at` of the array `found`, or `None` when it is not one.
+fn indices(found: &JsValue, at: u32) -> Option<Vec<u32>> {
+    let list = Array::from(found).get(at);
+    Array::is_array(&list).then(|| {
+        Array::from(&list)
+            .iter()
+            .filter_map(|i| i.as_f64())
+            .map(|i| i as u32)
+            .collect()
+    })
+}
