@@ -136,15 +136,20 @@ export function roles(messages, systemRoles) {
 export function deferTokens(plan, messages, start, read, keys, systemRoles, failRole, failKey, failValues) {
   const tokens = plan.messageTokens;
   const settle = (value) => Object.defineProperty(plan, "messageTokens", { value, writable: true, enumerable: true, configurable: true });
+  let filled = false;
   Object.defineProperty(plan, "messageTokens", {
     enumerable: true,
     configurable: true,
     get() {
-      const all = new Float64Array(tokens.length);
-      const found = sizes(messages, all, keys, systemRoles, failRole, failKey, failValues);
-      if (found instanceof Fault) throw new CompactionError("invalid_request", `invalid request: ${found.message}`, { cause: found.cause });
-      fill(tokens, all, start, new Set(read), new Set(found[1]));
-      settle(tokens);
+      if (!filled) {
+        const all = new Float64Array(tokens.length);
+        const found = sizes(messages, all, keys, systemRoles, failRole, failKey, failValues);
+        if (found instanceof Fault) throw new CompactionError("invalid_request", `invalid request: ${found.message}`, { cause: found.cause });
+        fill(tokens, all, start, new Set(read), new Set(found[1]));
+        filled = true;
+        // A frozen plan (a store that freezes what it holds) keeps the accessor.
+        if (Object.isExtensible(plan)) settle(tokens);
+      }
       return tokens;
     },
     set: settle,

@@ -120,6 +120,12 @@ test("messageTokens of the messages before the tail: sized on first read, then a
   assert.equal(other.messageTokens, "mine");
   const json = JSON.parse(JSON.stringify(c.plan({ messages, inputTokenBudget: 0 })));
   assert.equal(Object.keys(json.messageTokens).length, messages.length);
+  // A frozen plan (Immer and other stores freeze what they hold) still reads it, once.
+  const frozen = Object.freeze(c.plan({ messages, inputTokenBudget: 0 }));
+  const once = frozen.messageTokens;
+  assert.deepEqual([...once], [...tokens]);
+  assert.equal(frozen.messageTokens, once);
+  assert.ok(structuredClone(c.plan({ messages, inputTokenBudget: 0 })).messageTokens instanceof Float64Array);
 });
 
 test("only the latest answer carries usage: every message is sized, the whole prefix calibrates", () => {
