@@ -56,3 +56,18 @@ export function httpError(status, message = `HTTP ${status}`) {
 export function liveTimers() {
   return process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 }
+
+/** `messages` behind Proxies that count the reads of their `content`: `{ messages, reads() }`. */
+export function countingContent(messages) {
+  let reads = 0;
+  const proxies = messages.map(
+    (m) =>
+      new Proxy(m, {
+        get(target, key, receiver) {
+          if (key === "content") reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+  );
+  return { messages: proxies, reads: () => reads };
+}

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Compactor, estimate } from "context-compaction";
+import { countingContent } from "./helpers.mjs";
 
 const { history } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 const compactor = () => new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "S" }, cacheFacts: false });
@@ -19,20 +20,11 @@ function reporting(messages, scale) {
   return messages;
 }
 
-/** The plan of `messages`, and how many times their `content` was read so far (`read()`). */
+/** The plan of `messages`, and how many times their `content` was read by it (and so far: `read()`). */
 function counted(messages) {
-  let reads = 0;
-  const proxies = messages.map(
-    (m) =>
-      new Proxy(m, {
-        get(target, key, receiver) {
-          if (key === "content") reads++;
-          return Reflect.get(target, key, receiver);
-        },
-      }),
-  );
-  const plan = compactor().plan({ messages: proxies, inputTokenBudget: 0 });
-  return { plan, reads, read: () => reads };
+  const watched = countingContent(messages);
+  const plan = compactor().plan({ messages: watched.messages, inputTokenBudget: 0 });
+  return { plan, reads: watched.reads(), read: watched.reads };
 }
 
 test("stale usage: the plan is the one without usage, each message read once", () => {
@@ -42,7 +34,7 @@ test("stale usage: the plan is the one without usage, each message read once", (
   const plain = compactor().plan({ messages: messages.map(({ usage: _, ...m }) => m), inputTokenBudget: 0 });
   assert.equal(plan.firstKeptIndex, plain.firstKeptIndex);
   assert.equal(plan.estimateBefore, plain.estimateBefore);
-  // The walker reads each message once; the last 128 and one in 32 before them are read again
+  // The walker reads each message once; the last 128 and one in 8 before them are read again
   // to look for usage and to size the sample. The size pass would read every message again.
   assert.ok(reads < 1.25 * messages.length, `${reads} reads of content for ${messages.length} messages`);
 });

@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor, estimate } from "context-compaction";
+import { countingContent } from "./helpers.mjs";
 
 const { history, openAIChat } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 const summarizer = { summarize: async () => "S" };
@@ -30,17 +31,8 @@ const compactor = (keepRecentTokens) => new Compactor({ keepRecentTokens, summar
 
 /** The plan of `messages` by `c`, and how many times their `content` was read. */
 function counted(messages, c) {
-  let reads = 0;
-  const proxies = messages.map(
-    (m) =>
-      new Proxy(m, {
-        get(target, key, receiver) {
-          if (key === "content") reads++;
-          return Reflect.get(target, key, receiver);
-        },
-      }),
-  );
-  return { plan: c.plan({ messages: proxies, inputTokenBudget: 0 }), reads };
+  const watched = countingContent(messages);
+  return { plan: c.plan({ messages: watched.messages, inputTokenBudget: 0 }), reads: watched.reads() };
 }
 
 test("a malformed message before the tail is not read by the plan; apply names it", async () => {
