@@ -146,10 +146,7 @@ fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
     let mut hit = u8x16_eq(v, u8x16_splat(b'\\'));
     if stops {
         hit = v128_or(hit, u8x16_eq(v, u8x16_splat(b'"')));
-        // Unsigned `v < 0x20` as a signed comparison of `v + 0x80` (one instruction in V8,
-        // `i8x16.lt_u` four).
-        let shifted = u8x16_add(v, u8x16_splat(0x80));
-        hit = v128_or(hit, i8x16_lt(shifted, i8x16_splat((0x20_i16 - 0x80) as i8)));
+        hit = v128_or(hit, u8x16_lt(v, u8x16_splat(0x20)));
     }
     u8x16_bitmask(hit) as u32
 }
@@ -162,11 +159,7 @@ fn escape_lanes(lanes: &[u8; 16]) -> [u32; 4] {
     // SAFETY: `lanes` is 16 readable bytes; v128_load has no alignment requirement.
     let v = unsafe { v128_load(lanes.as_ptr().cast()) };
     let is = |byte: u8| u8x16_eq(v, u8x16_splat(byte));
-    // Unsigned `v < 0x20` as a signed comparison (see `mask16`).
-    let controls = i8x16_lt(
-        u8x16_add(v, u8x16_splat(0x80)),
-        i8x16_splat((0x20_i16 - 0x80) as i8),
-    );
+    let controls = u8x16_lt(v, u8x16_splat(0x20));
     let bits = |x: v128| u32::from(u8x16_bitmask(x));
     [
         bits(is(b'\\')),

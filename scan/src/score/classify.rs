@@ -31,10 +31,11 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
         // SAFETY: `lanes` is 16 readable bytes; v128_load has no alignment requirement.
         let v = unsafe { v128_load(lanes.as_ptr().cast()) };
         // Unsigned `v - low < count` as a signed comparison of `v - low + 0x80`: V8 compiles
-        // `i8x16.lt_s` to one instruction, `i8x16.lt_u` (and `gt_u`) to four.
-        let within = |low: u8, count: u16| {
+        // `i8x16.lt_s` to one instruction, `i8x16.lt_u` to several. (A range starting at 0 or
+        // ending at 0xFF, a single bound, LLVM turns back into one unsigned comparison.)
+        let within = |low: u8, count: u8| {
             let shifted = u8x16_add(v, u8x16_splat(0x80u8.wrapping_sub(low)));
-            i8x16_lt(shifted, i8x16_splat((count as i16 - 128) as i8))
+            i8x16_lt(shifted, i8x16_splat((count ^ 0x80) as i8))
         };
         let is = |byte: u8| u8x16_eq(v, u8x16_splat(byte));
         let shift = 16 * k as u32;
@@ -46,12 +47,12 @@ pub(super) fn classify(block: &[u8; 64]) -> Masks {
         m.newline |= bits(is(b'\n'));
         // Printable for now: letters and digits are taken out below, on the whole masks.
         m.punctuation |= bits(within(0x21, 0x7E - 0x21 + 1));
-        let lead = bits(within(0xC0, 64));
+        let lead = bits(u8x16_ge(v, u8x16_splat(0xC0)));
         m.lead |= lead;
         // Most text is ASCII: the lengths of characters beyond it only where there are some.
         if lead != 0 {
-            m.lead3 |= bits(within(0xE0, 32));
-            m.lead4 |= bits(within(0xF0, 16));
+            m.lead3 |= bits(u8x16_ge(v, u8x16_splat(0xE0)));
+            m.lead4 |= bits(u8x16_ge(v, u8x16_splat(0xF0)));
         }
     }
     m.punctuation &= !(m.lower | m.upper | m.digits);
