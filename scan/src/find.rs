@@ -21,16 +21,25 @@ pub(crate) fn skip_escaped(bytes: &[u8], mut pos: usize) -> usize {
     while let Some(part) = bytes.get(pos..pos + 64) {
         let mut chunk = [0u8; 64];
         chunk.copy_from_slice(part);
-        let backslashes = mask64(&chunk, backslashes16);
-        let quotes = mask64(&chunk, quotes16);
-        let controls = mask64(&chunk, stops16) & !backslashes & !quotes;
+        // The four masks in one pass over the block (each byte loaded once).
+        let mut masks = [0u64; 4];
+        for (k, part) in chunk.chunks_exact(16).enumerate() {
+            let mut quarter = [0u8; 16];
+            quarter.copy_from_slice(part);
+            for (mask, lane) in masks.iter_mut().zip(escape_lanes(&quarter)) {
+                *mask |= u64::from(lane) << (16 * k);
+            }
+        }
+        let [backslashes, quotes, controls, common] = masks;
         let (starts, escaped) = crate::score::escapes(backslashes, &mut false);
         // What an escape may not escape: a control byte; and what is checked one at a time
         // (escapes are sparse once `\\` and `\"` are left out): `/` and the letters of
         // one-letter escapes go on, anything else (`\u`) stops at its backslash. An escape
         // whose escaped byte is in the next block stops at its backslash too.
         let mut other = ((escaped & controls) >> 1) | (starts & (1 << 63));
-        let mut rest = escaped & !backslashes & !quotes & !controls;
+        // `\n` and `\t` (common: one or two in every line of code) are left out with masks
+        // rather than checked one at a time.
+        let mut rest = escaped & !backslashes & !quotes & !controls & !common;
         while rest != 0 {
             let at = rest.trailing_zeros();
             if !matches!(
@@ -84,6 +93,18 @@ pub(crate) fn mask64(chunk: &[u8; 64], lanes: fn(&[u8; 16]) -> u32) -> u64 {
     mask
 }
 
+/// Bit `i` is set when byte `i` of `chunk` is `byte`.
+#[inline(always)]
+pub(crate) fn equal64(chunk: &[u8; 64], byte: u8) -> u64 {
+    let mut mask = 0;
+    for (k, part) in chunk.chunks_exact(16).enumerate() {
+        let mut quarter = [0u8; 16];
+        quarter.copy_from_slice(part);
+        mask |= u64::from(equal16(&quarter, byte)) << (16 * k);
+    }
+    mask
+}
+
 /// Bit `i` is set when byte `i` of `chunk` is a quote.
 pub(crate) fn quotes16(chunk: &[u8; 16]) -> u32 {
     equal16(chunk, b'"')
@@ -128,6 +149,57 @@ fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
         hit = v128_or(hit, u8x16_lt(v, u8x16_splat(0x20)));
     }
     u8x16_bitmask(hit) as u32
+}
+
+/// What [`skip_escaped`] reads of 16 bytes, one bit a byte: backslashes, quotes, control bytes
+/// (below 0x20), and the letters `n` and `t` (of the common escapes).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn escape_lanes(lanes: &[u8; 16]) -> [u32; 4] {
+    use core::arch::wasm32::*;
+    // SAFETY: `lanes` is 16 readable bytes; v128_load has no alignment requirement.
+    let v = unsafe { v128_load(lanes.as_ptr().cast()) };
+    let is = |byte: u8| u8x16_eq(v, u8x16_splat(byte));
+    let controls = u8x16_lt(v, u8x16_splat(0x20));
+    let bits = |x: v128| u32::from(u8x16_bitmask(x));
+    [
+        bits(is(b'\\')),
+        bits(is(b'"')),
+        bits(controls),
+        bits(v128_or(is(b'n'), is(b't'))),
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+fn escape_lanes(lanes: &[u8; 16]) -> [u32; 4] {
+    use core::arch::x86_64::*;
+    // SAFETY: as in `mask16`.
+    unsafe {
+        let v = _mm_loadu_si128(lanes.as_ptr().cast());
+        let is = |byte: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8));
+        let controls = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+        let bits = |x: __m128i| _mm_movemask_epi8(x) as u32;
+        [
+            bits(is(b'\\')),
+            bits(is(b'"')),
+            bits(controls),
+            bits(_mm_or_si128(is(b'n'), is(b't'))),
+        ]
+    }
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+fn escape_lanes(lanes: &[u8; 16]) -> [u32; 4] {
+    let mut masks = [0u32; 4];
+    for (i, &b) in lanes.iter().enumerate() {
+        let classes = [b == b'\\', b == b'"', b < 0x20, b == b'n' || b == b't'];
+        for (mask, yes) in masks.iter_mut().zip(classes) {
+            *mask |= u32::from(yes) << i;
+        }
+    }
+    masks
 }
 
 /// Bit `i` is set when byte `i` is `byte`.
