@@ -392,12 +392,12 @@ fn truncate_into(text: &str, keep: Keep, out: &mut String) {
 
 fn head(text: &str) -> &str {
     // A trailing line break does not start a line of its own (as in `tail`).
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut end = body
-        .match_indices('\n')
-        .nth(MAX_LINES - 1)
-        .map_or(text.len(), |(i, _)| i);
-    end = end.min(MAX_BYTES);
+    let body = text.strip_suffix('\n').unwrap_or(text).as_bytes();
+    // Only line breaks within the first MAX_BYTES bytes can end the kept part before
+    // MAX_BYTES, so the search stops there (arguments are one line of any length).
+    let window = body.get(..MAX_BYTES).unwrap_or(body);
+    let end = context_compaction_scan::nth_line_break(window, MAX_LINES - 1).unwrap_or(text.len());
+    let mut end = end.min(MAX_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -406,12 +406,14 @@ fn head(text: &str) -> &str {
 
 fn tail(text: &str) -> &str {
     // A trailing line break does not start a line of its own.
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut start = body
-        .rmatch_indices('\n')
-        .nth(MAX_LINES - 1)
-        .map_or(0, |(i, _)| i + 1);
-    start = start.max(text.len().saturating_sub(MAX_BYTES));
+    let body = text.strip_suffix('\n').unwrap_or(text).as_bytes();
+    // Only line breaks within the last MAX_BYTES bytes can start the kept part after
+    // `from`.
+    let from = text.len().saturating_sub(MAX_BYTES);
+    let window = body.get(from..).unwrap_or_default();
+    let start = context_compaction_scan::nth_line_break_back(window, MAX_LINES - 1)
+        .map_or(0, |i| from + i + 1);
+    let mut start = start.max(from);
     while !text.is_char_boundary(start) {
         start += 1;
     }
@@ -448,6 +450,64 @@ mod tests {
         assert_eq!(truncate(&text, Keep::Tail), text);
         let longer = format!("{text}100\n");
         assert!(truncate(&longer, Keep::Head).ends_with("\n99\n[… 5 of 294 bytes truncated]"));
+    }
+
+    /// `truncate` as it was before it searched for line breaks only within `MAX_BYTES` of the
+    /// kept end: every line break of the text counted, one character at a time.
+    fn truncate_everywhere(text: &str, keep: Keep) -> String {
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        let kept = match keep {
+            Keep::Head => {
+                let end = body.match_indices('\n').nth(MAX_LINES - 1);
+                let mut end = end.map_or(text.len(), |(i, _)| i).min(MAX_BYTES);
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                &text[..end]
+            }
+            Keep::Tail => {
+                let start = body.rmatch_indices('\n').nth(MAX_LINES - 1);
+                let start = start.map_or(0, |(i, _)| i + 1);
+                let mut start = start.max(text.len().saturating_sub(MAX_BYTES));
+                while !text.is_char_boundary(start) {
+                    start += 1;
+                }
+                &text[start..]
+            }
+        };
+        if kept.len() == text.len() {
+            return text.to_owned();
+        }
+        let note = format!(
+            "[… {} of {} bytes truncated]",
+            text.len() - kept.len(),
+            text.len()
+        );
+        match keep {
+            Keep::Head => format!("{kept}\n{note}"),
+            Keep::Tail => format!("{note}\n{kept}"),
+        }
+    }
+
+    proptest::proptest! {
+        /// Texts around 100 lines and 2 KiB, of one- to four-byte characters, with line breaks
+        /// on either side of the byte limit.
+        #[test]
+        fn cuts_where_counting_every_line_break_cuts(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec!["\n", "\n\n", "a", "abcdefghijklmnopqrstuvwxyz0123", "\u{e9}", "\u{65e5}\u{672c}", "\u{1f600}"]),
+                0..600,
+            ),
+            tail_break in proptest::bool::ANY,
+        ) {
+            let mut text = parts.concat();
+            if tail_break {
+                text.push('\n');
+            }
+            for keep in [Keep::Head, Keep::Tail] {
+                proptest::prop_assert_eq!(truncate(&text, keep), truncate_everywhere(&text, keep));
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 mod escape;
 mod find;
 mod held;
+mod json;
+mod lines;
 mod node;
 mod score;
 mod tape;
@@ -17,6 +19,8 @@ mod words;
 pub use escape::escape_into;
 pub use find::{backslash, rewritten_escape};
 pub use held::score_held_json;
+pub use json::{MAX_CHECKED_KEYS, NumberText, write_json};
+pub use lines::{nth_line_break, nth_line_break_back};
 pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};

@@ -14,7 +14,7 @@ use super::numbers::{js_number, js_number_text, serde_number_text};
 use crate::search::find;
 
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
-pub(crate) const MAX_CHECKED_KEYS: usize = 32;
+pub(crate) const MAX_CHECKED_KEYS: usize = tape::MAX_CHECKED_KEYS;
 
 /// Who reads the numbers of a value: `JSON.parse` for a message's own values (as a body's
 /// bytes hold them; the walker and `JSON.stringify` write them as JavaScript does already),
@@ -99,58 +99,16 @@ pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
     }
 }
 
-/// Appends `value` as compact JSON; `None` (with part of it written) when serde_json would
-/// write it differently in a way not known without building it: a repeated key, an object too
-/// large to check, a number it cannot hold.
+/// Appends `value` as compact JSON (see [`tape::write_json`], in the crate compiled for speed);
+/// `None` (with part of it written) when serde_json would write it differently in a way not
+/// known without building it: a repeated key, an object too large to check, a number it cannot
+/// hold.
 fn write(value: Val, numbers: Numbers, out: &mut String) -> Option<()> {
-    match value.kind() {
-        Kind::Null => out.push_str("null"),
-        Kind::Bool => out.push_str(if value.raw() == "true" {
-            "true"
-        } else {
-            "false"
-        }),
-        Kind::Number => out.push_str(&numbers.text(value.raw())?),
-        Kind::String => write_string(value, out),
-        Kind::Array => {
-            out.push('[');
-            for (i, item) in value.children().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(item, numbers, out)?;
-            }
-            out.push(']');
-        }
-        Kind::Object => {
-            out.push('{');
-            let mut children = value.children();
-            let mut entries = 0;
-            while let (Some(key), Some(item)) = (children.next(), children.next()) {
-                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
-                    return None;
-                }
-                if entries > 0 {
-                    out.push(',');
-                }
-                write_string(key, out);
-                out.push(':');
-                write(item, numbers, out)?;
-                entries += 1;
-            }
-            out.push('}');
-        }
-    }
-    Some(())
-}
-
-fn write_string(value: Val, out: &mut String) {
-    out.push('"');
-    match quoted(value) {
-        Quoted::Raw(raw) => out.push_str(raw),
-        Quoted::Value(text) => escape_into(&text, out),
-    }
-    out.push('"');
+    let number: tape::NumberText = match numbers {
+        Numbers::JavaScript => |raw| Some(js_number_text(raw)),
+        Numbers::SerdeJson => serde_number_text,
+    };
+    tape::write_json(value, number, out)
 }
 
 /// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep
