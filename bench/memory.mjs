@@ -20,7 +20,12 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 
 const plan = (dist, messages) => `const { Compactor } = await import(${JSON.stringify(`${dist}/index.js`)});
   new Compactor({ keepRecentTokens: 20000, summarizer: { summarize: async () => "" }, cacheFacts: false }).plan({ messages: ${messages}, inputTokenBudget: 0 });`;
-const cases = { "holding the history": "" };
+const cases = {
+  "holding the history": "",
+  // No package at all: what V8 adds when anything allocates 6 MB of short-lived objects
+  // after the history was built (its young generation grows), for scale.
+  "holding the history, then 6 MB of short-lived objects": "let x = []; for (let i = 0; i < 120000; i++) x.push({ a: i }); x = null;",
+};
 for (const dist of dists) {
   cases[`${dist}: loaded (a plan of 10 messages)`] = plan(dist, "m.slice(0, 10)");
   cases[`${dist}: cold plan`] = plan(dist, "m");
