@@ -81,7 +81,7 @@ pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
 pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS};
 pub use error::{BoxError, Error, Result, whole_number};
-pub use facts::{MessageFacts, RequestFacts, Step};
+pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };

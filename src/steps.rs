@@ -92,7 +92,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
         failed: message.failed,
         tool_call_ids: ids(&message.tool_call_ids, 0, calls),
         tool_result_ids: ids(&message.tool_result_ids, 0, results),
-        steps: Vec::new(),
+        steps: Default::default(),
     };
     let mut out = vec![(0, first)];
     for step in &message.steps {
@@ -105,7 +105,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
                 failed: message.failed,
                 tool_call_ids: ids(&message.tool_call_ids, calls, step.calls),
                 tool_result_ids: ids(&message.tool_result_ids, results, step.results),
-                steps: Vec::new(),
+                steps: Default::default(),
             },
         ));
         calls += step.calls;

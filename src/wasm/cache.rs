@@ -249,6 +249,6 @@ fn decode(value: &JsValue) -> Option<MessageFacts> {
         failed: list.get(3).as_bool()?,
         tool_result_ids: ids(ids_at..ids_at + results),
         tool_call_ids: ids(ids_at + results..list.length()),
-        steps,
+        steps: steps.into(),
     })
 }
