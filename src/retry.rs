@@ -47,7 +47,7 @@ impl FailureKind {
 }
 
 /// A failed model call.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("{message}")]
 pub struct GenerateError {
     /// How it failed.
@@ -57,6 +57,19 @@ pub struct GenerateError {
     /// The host's own error.
     #[source]
     pub source: Option<BoxError>,
+}
+
+// By hand, the message as it is: a derived `Debug` escapes it (`{:?}` of a `String`), which
+// brought char escaping and its Unicode tables (3.4 KB gzip with `src/wasm/error.rs`'s
+// `Failure`) into the wasm module, where nothing prints it.
+impl std::fmt::Debug for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GenerateError")
+            .field("kind", &self.kind)
+            .field("message", &format_args!("{}", self.message))
+            .field("source", &self.source)
+            .finish()
+    }
 }
 
 impl GenerateError {
