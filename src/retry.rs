@@ -47,7 +47,8 @@ impl FailureKind {
 }
 
 /// A failed model call.
-#[derive(Debug, thiserror::Error)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Debug))]
+#[derive(thiserror::Error)]
 #[error("{message}")]
 pub struct GenerateError {
     /// How it failed.
@@ -57,6 +58,17 @@ pub struct GenerateError {
     /// The host's own error.
     #[source]
     pub source: Option<BoxError>,
+}
+
+// In the wasm module, `Debug` (which a `dyn Error` keeps) shows the message as it is: nothing
+// there prints it, and a derived one escapes the message (`{:?}` of a `String`), which brought
+// char escaping and its Unicode tables (3.4 KB gzip with `src/wasm/error.rs`'s `Failure`) and
+// the struct and enum formatters into the module.
+#[cfg(target_arch = "wasm32")]
+impl std::fmt::Debug for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GenerateError({})", self.message)
+    }
 }
 
 impl GenerateError {

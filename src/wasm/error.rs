@@ -49,6 +49,25 @@ impl fmt::Display for HostError {
 
 impl std::error::Error for HostError {}
 
+/// An error the module words itself about a host callback's result (a `String` boxed as an
+/// error would do, but its derived `Debug` escapes the text: `{:?}` of a string brings char
+/// escaping and its Unicode tables into the module, where nothing prints it).
+pub(crate) struct Failure(pub String);
+
+impl fmt::Debug for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Failure({})", self.0)
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failure {}
+
 /// A short description of a thrown value: its `message`, or the string itself.
 pub(crate) fn describe(value: &JsValue) -> String {
     if let Some(text) = value.as_string() {

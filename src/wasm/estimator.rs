@@ -4,7 +4,7 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::error::{HostError, describe};
+use super::error::{Failure, HostError, describe};
 use super::fields::field;
 use crate::error::{BoxError, Error, whole_number};
 use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
@@ -123,11 +123,10 @@ impl Estimator for AnyEstimator {
             .call1(object, &JsValue::from_str(text))
             .map_err(|e| Box::new(HostError::new(e)) as BoxError)?;
         let Some(tokens) = value.as_f64().filter(|n| n.is_finite() && *n >= 0.0) else {
-            return Err(format!(
+            return Err(Box::new(Failure(format!(
                 "countTokens returned {}, not a non-negative number",
                 describe(&value)
-            )
-            .into());
+            ))));
         };
         // Fractions are rounded up; counts beyond 2^53 are not meaningful and are capped.
         Ok(tokens.ceil().min(9_007_199_254_740_991.0) as u64)
