@@ -113,8 +113,11 @@ export async function installCached(source, dir) {
     }
     writeFileSync(stamp, want);
   }
+  // Build output goes too (`.next` included): Turbopack's cache takes an installed package of
+  // the same version for unchanged, so a rebuilt tarball was served from a former build (a page
+  // whose glue and module came from two builds never loaded).
   for (const name of readdirSync(dir)) {
-    if (!["node_modules", "package-lock.json", ".installed", ".next"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
+    if (!["node_modules", "package-lock.json", ".installed"].includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
   }
   cpSync(source, dir, { recursive: true, filter: (path) => !path.includes("node_modules") });
 }
