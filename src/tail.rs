@@ -140,14 +140,15 @@ fn in_flight_run_read(tail: &[MessageFacts]) -> bool {
 }
 
 /// Whether no message of `tail` from `cut` on answers a call that `tail` does not make before
-/// it (such a call may be among the messages not read, and then block cuts up to its result).
+/// it or in the same message (such a call may be among the messages not read, and then block
+/// cuts up to its result). A UIMessage holds its calls and their results alike.
 fn no_earlier_call_answered_from(tail: &[MessageFacts], cut: usize) -> bool {
     let mut calls = std::collections::HashSet::new();
     for (j, f) in tail.iter().enumerate() {
+        calls.extend(&f.tool_call_ids);
         if j >= cut && f.tool_result_ids.iter().any(|id| !calls.contains(id)) {
             return false;
         }
-        calls.extend(&f.tool_call_ids);
     }
     true
 }

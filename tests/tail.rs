@@ -243,6 +243,28 @@ fn an_in_flight_run_that_starts_before_the_tail_asks_for_a_longer_tail() {
     tail_undecided(&facts, 6, 200.0);
 }
 
+#[test]
+fn a_message_that_answers_its_own_calls_lets_a_tail_decide() {
+    // UIMessages: an answer holds its tool calls and their results alike.
+    let calls: Vec<(usize, &str)> = ["a", "b", "c", "d", "e", "f"]
+        .into_iter()
+        .enumerate()
+        .map(|(k, id)| (2 * k + 1, id))
+        .collect();
+    let facts = synthetic("uauauauauaua", &calls, &calls);
+    let compactor = compactor(250.0, Fixed::new("s"));
+    let options = PlanOptions {
+        input_token_budget: None,
+        require_reduction: true,
+    };
+    let whole = compactor.plan_with_facts(&facts, options).unwrap();
+    let tail = unread_before(&facts, 6);
+    assert_eq!(
+        compactor.plan_from_tail(&tail, 6, options).unwrap(),
+        Some(whole)
+    );
+}
+
 /// `facts` with the messages before `start` unread and not even sized: placeholders of no
 /// tokens (failed attempts stay failed), as a plan calibrated inside its tail leaves them.
 fn unsized_before(facts: &RequestFacts, start: usize) -> RequestFacts {

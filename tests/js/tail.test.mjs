@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { CompactionError, Compactor, estimate } from "context-compaction";
 import { countingContent } from "./helpers.mjs";
 
-const { history, openAIChat } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const { history, openAIChat, aiSdkUi } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 const summarizer = { summarize: async () => "S" };
 
 const canonicalUsage = (input) => ({ input, output: 0, cacheRead: 0, cacheWrite: 0 });
@@ -227,4 +227,24 @@ test("a system message before the tail stays, read exactly", () => {
   assert.ok(Math.abs(tail.messageTokens[0] / whole.messageTokens[0] - 1) < 0.04);
   assert.ok(tail.estimateAfterWithoutSummary > tail.messageTokens[0]);
   assert.ok(Math.abs(tail.estimateAfterWithoutSummary / whole.estimateAfterWithoutSummary - 1) < 0.04);
+});
+
+test("AI SDK UIMessages, whose answers hold their calls and results: planned from the tail too", () => {
+  // 2,300 UIMessages, each answer a whole turn of steps, its usage in metadata.
+  const messages = aiSdkUi(history(12_000));
+  const tokens = estimate({ messages, format: "ai-sdk-ui" }).messages;
+  let sum = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") m.metadata = { usage: { inputTokens: Math.round(sum * 1.22), outputTokens: 0 } };
+    sum += tokens[i];
+  });
+  let reads = 0;
+  const proxies = messages.map((m) => new Proxy(m, { get: (t, k, r) => ((k === "parts" && reads++), Reflect.get(t, k, r)) }));
+  const c = compactor(20_000);
+  const plan = c.plan({ messages: proxies, format: "ai-sdk-ui", inputTokenBudget: 0 });
+  assert.ok(reads < messages.length / 2, `${reads} reads of parts for ${messages.length} messages`);
+  const whole = c.planBytes(JSON.stringify(messages), { format: "ai-sdk-ui", inputTokenBudget: 0 });
+  assert.equal(plan.firstKeptIndex, whole.firstKeptIndex);
+  assert.equal(plan.firstKeptPart, whole.firstKeptPart);
+  assert.equal(plan.estimateBefore, whole.estimateBefore);
 });
