@@ -44,10 +44,16 @@ fn request(messages: &[String], end: usize) -> (RequestFacts, Vec<Report>) {
 /// calibration comes out the same (failed attempts, which calibration leaves out, stay failed)
 /// and only what the tail decides is tested.
 fn unread_before(facts: &RequestFacts, start: usize) -> RequestFacts {
+    placeholders_before(facts, start, true)
+}
+
+/// `facts` with the messages before `start` replaced by placeholders that keep only whether
+/// they failed, and their tokens when `sized`.
+fn placeholders_before(facts: &RequestFacts, start: usize, sized: bool) -> RequestFacts {
     let mut tail = facts.clone();
     for f in &mut tail.messages[..start] {
         *f = MessageFacts {
-            tokens: f.tokens,
+            tokens: if sized { f.tokens } else { 0 },
             failed: f.failed,
             ..MessageFacts::default()
         };
@@ -268,14 +274,7 @@ fn a_message_that_answers_its_own_calls_lets_a_tail_decide() {
 /// `facts` with the messages before `start` unread and not even sized: placeholders of no
 /// tokens (failed attempts stay failed), as a plan calibrated inside its tail leaves them.
 fn unsized_before(facts: &RequestFacts, start: usize) -> RequestFacts {
-    let mut tail = facts.clone();
-    for f in &mut tail.messages[..start] {
-        *f = MessageFacts {
-            failed: f.failed,
-            ..MessageFacts::default()
-        };
-    }
-    tail
+    placeholders_before(facts, start, false)
 }
 
 #[test]

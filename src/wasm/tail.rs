@@ -204,13 +204,12 @@ fn span_calibration(
         for (&i, usage) in batch.iter().zip(usages) {
             let Some(usage) = usage else { continue };
             let earlier = Report::carried(i as usize, usage);
-            if raw_between(earlier.messages) < anchor::MIN_SPAN {
+            let raw = raw_between(earlier.messages);
+            if raw < anchor::MIN_SPAN {
                 // A later report spans less still.
                 return Ok(Span::Short);
             }
-            if let Some(calibration) =
-                anchor::span_ratio(earlier, anchor, raw_between(earlier.messages))
-            {
+            if let Some(calibration) = anchor::span_ratio(earlier, anchor, raw) {
                 return Ok(Span::Ratio(calibration));
             }
         }

@@ -57,15 +57,15 @@ export function liveTimers() {
   return process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 }
 
-/** `messages` behind Proxies that count the reads of their `content`: `{ messages, reads() }`. */
-export function countingContent(messages) {
+/** `messages` behind Proxies that count the reads of their `key` (`content` unless given): `{ messages, reads() }`. */
+export function countingContent(messages, key = "content") {
   let reads = 0;
   const proxies = messages.map(
     (m) =>
       new Proxy(m, {
-        get(target, key, receiver) {
-          if (key === "content") reads++;
-          return Reflect.get(target, key, receiver);
+        get(target, name, receiver) {
+          if (name === key) reads++;
+          return Reflect.get(target, name, receiver);
         },
       }),
   );

@@ -238,10 +238,10 @@ test("AI SDK UIMessages, whose answers hold their calls and results: planned fro
     if (m.role === "assistant") m.metadata = { usage: { inputTokens: Math.round(sum * 1.22), outputTokens: 0 } };
     sum += tokens[i];
   });
-  let reads = 0;
-  const proxies = messages.map((m) => new Proxy(m, { get: (t, k, r) => ((k === "parts" && reads++), Reflect.get(t, k, r)) }));
+  const watched = countingContent(messages, "parts");
   const c = compactor(20_000);
-  const plan = c.plan({ messages: proxies, format: "ai-sdk-ui", inputTokenBudget: 0 });
+  const plan = c.plan({ messages: watched.messages, format: "ai-sdk-ui", inputTokenBudget: 0 });
+  const reads = watched.reads();
   assert.ok(reads < messages.length / 2, `${reads} reads of parts for ${messages.length} messages`);
   const whole = c.planBytes(JSON.stringify(messages), { format: "ai-sdk-ui", inputTokenBudget: 0 });
   assert.equal(plan.firstKeptIndex, whole.firstKeptIndex);
