@@ -10,6 +10,8 @@
 //   walk      the package's own walker (dist/walk.js, the top-level keys the canonical reader
 //             reads) into a WebAssembly.Memory large enough for one call: the tape a plan's
 //             readers then read, nothing read or scored yet
+//   score     planBytes of one user message holding every text-bearing string, joined: the
+//             text already in bytes, scanned as one JSON string and scored, nothing else
 //   chars     the same visit, every UTF-16 unit of every string read once with charCodeAt:
 //             the least a scorer written in JavaScript reads
 //   plan      our cold plan from objects (nothing cached)
@@ -50,6 +52,7 @@ const memory = new WebAssembly.Memory({ initial: Math.ceil((nodesAt + 16 * nodes
 new Uint32Array(memory.buffer, indicesAt, n).set(messages.map((_, i) => i));
 // encode writes elsewhere (its own memory): the walker's indices stay as they are.
 const view = new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil((2 * body) / 65536) + 1 }).buffer);
+const joined = new TextEncoder().encode(JSON.stringify([{ role: "user", content: list.join("\n") }]));
 const canonicalKeys = ["role", "content", "stopReason", "isError", "toolCallId", "toolName", "parts"];
 
 // The walker's traversal: what JSON.stringify would see, each string handed to `text`.
@@ -90,6 +93,7 @@ const cases = {
     // A walk that marked messages as skipped would write almost nothing.
     if (laid !== n || bytes < body / 4) throw new Error(`the walker laid out ${laid} of ${n} messages (${bytes} bytes)`, { cause: laid?.cause });
   },
+  score: () => compactor.planBytes(joined, { inputTokenBudget: 0 }),
   chars: () => visit(messages, chars),
   plan: () => compactor.plan({ messages, inputTokenBudget: 0 }),
 };
