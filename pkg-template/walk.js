@@ -223,8 +223,9 @@ function digits(out, v) {
 // copied here when they are ASCII: as fast as encodeInto, without the view and the result object
 // it allocates for each string (a cold plan of 100k messages allocated 33 MB of JavaScript heap
 // with 32 here, 12 MB with 128; the time is the same within noise, and slower from about 512).
-// Buffer's utf8Write allocates nothing and is faster from 17 units on (the walk of
-// summarizerInput's 10k messages took 0.91-0.92 of the time with it for every string).
+// Buffer's utf8Write allocates nothing and, a call for every string longer than 16 units, made
+// summarizerInput and a cold plan from objects 3-5% faster than copying them here
+// (bench/ab.mjs, bench/README.md).
 const SHORT = 128;
 
 // Copies the string into the byte buffer; its UTF-8 length, or -1 when it does not fit.
