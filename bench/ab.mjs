@@ -12,8 +12,9 @@
 // `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && scripts/build)`, then
 // `/tmp/base/dist`).
 // Prints per case the median time of each and the median of the per-round ratios B / A; with the
-// peer installed, A's and B's summarizerInput against pi-coding-agent's serializeConversation, and
-// their cold plan from objects against its estimateTokens + findCutPoint.
+// peer installed, A's and B's summarizerInput against pi-coding-agent's serializeConversation (the
+// ratio of the medians and the median of each round's ratio), and their cold plan from objects
+// against its estimateTokens + findCutPoint.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -111,9 +112,11 @@ if (pi && "canonical summarizerInput".includes(only)) {
   const times = runs.map(() => []);
   for (let r = 0; r < rounds; r++) runs.forEach((run, i) => times[i].push(time(run)));
   const [p, a, b] = times.map(median);
-  console.log("\n| peer, canonical | pi serializeConversation (CPU ms) | A summarizerInput | B summarizerInput | A / pi | B / pi |");
-  console.log("|---|---:|---:|---:|---:|---:|");
-  console.log(`| ${n} messages | ${p.toFixed(1)} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / p).toFixed(2)}× | ${(b / p).toFixed(2)}× |`);
+  // Also the median of the rounds' own ratios: pi's few milliseconds swing with the load.
+  const perRound = (i) => median(times[i].map((t, r) => t / times[0][r])).toFixed(2);
+  console.log("\n| peer, canonical | pi serializeConversation (CPU ms) | A summarizerInput | B summarizerInput | A / pi | B / pi | A / pi, per round | B / pi, per round |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(`| ${n} messages | ${p.toFixed(1)} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / p).toFixed(2)}× | ${(b / p).toFixed(2)}× | ${perRound(1)}× | ${perRound(2)}× |`);
 }
 
 // The same for a cold plan from objects: pi's estimateTokens over every message + findCutPoint
