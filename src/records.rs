@@ -82,9 +82,7 @@ impl Piece for &str {
 
 impl Piece for Value {
     fn write_to(&self, out: &mut String) {
-        use std::fmt::Write;
-        // Writing into a String cannot fail.
-        let _ = write!(out, "{self}");
+        out.push_str(&crate::formats::text_of(self));
     }
 }
 
