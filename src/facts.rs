@@ -375,7 +375,7 @@ fn message_tokens(message: &Message, estimator: &dyn Estimator) -> Result<u64, B
                     AssistantBlock::ToolCall(call) => {
                         estimator.framing_tokens()
                             + estimator.count_tokens(&call.name)?
-                            + estimator.count_tokens(&call.arguments.to_string())?
+                            + estimator.count_tokens(&crate::formats::text_of(&call.arguments))?
                     }
                 };
             }
@@ -404,7 +404,7 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
             + estimator.count_tokens(&tool.name)?
             + estimator.count_tokens(&tool.description)?;
         if !tool.parameters.is_null() {
-            tokens += estimator.count_tokens(&tool.parameters.to_string())?;
+            tokens += estimator.count_tokens(&crate::formats::text_of(&tool.parameters))?;
         }
     }
     Ok(tokens)

@@ -3,7 +3,7 @@
 //! Calibrated to what the provider reported ([`Ledger::calibrate`]), the facts hold calibrated
 //! estimates and the raw ones are kept beside them.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::anchor::{self, Calibration, Report};
 use crate::error::Result;

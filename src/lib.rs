@@ -57,6 +57,7 @@ mod error;
 mod facts;
 pub mod formats;
 mod generator;
+mod hash;
 mod ids;
 mod ledger;
 pub mod manager;

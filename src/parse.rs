@@ -33,40 +33,51 @@ pub fn message(value: &Value, path: &str) -> Result<Message> {
 
 /// Reads a JSON array of tool definitions `{ name, description?, parameters? }`.
 pub fn tools(value: &Value) -> Result<Vec<ToolDefinition>> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| invalid("tools", "expected an array"))?;
+    tools_of(value.clone())
+}
+
+/// [`tools`] of a value the caller gives up: each definition's parameters are moved out of it
+/// rather than copied (the bindings read tools into a value of their own; with no copy, the
+/// module carries no code to clone `serde_json` values).
+pub(crate) fn tools_of(value: Value) -> Result<Vec<ToolDefinition>> {
+    let Value::Array(items) = value else {
+        return Err(invalid("tools", "expected an array"));
+    };
     items
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, item)| {
             let path = format!("tools[{i}]");
-            let mut object = object(item, &path)?;
+            let mut object = match item {
+                Value::Object(object) => object,
+                other => return Err(not_object(&other, &path)),
+            };
             // OpenAI Chat Completions nests the definition under `function`.
-            if let Some(function) = object.get("function").and_then(Value::as_object) {
-                object = function;
+            if let Some(Value::Object(function)) = object.get_mut("function") {
+                object = std::mem::take(function);
             }
+            let name = required_str(&object, "name", &path)?.to_owned();
+            let description = optional_str(&object, "description", &path)?
+                .unwrap_or_default()
+                .to_owned();
             // `parameters` (OpenAI, pi-ai), `input_schema` (Anthropic), `inputSchema` (AI SDK).
-            let parameters = ["parameters", "input_schema", "inputSchema"]
-                .iter()
-                .find_map(|key| object.get(*key))
-                .cloned()
-                .unwrap_or(Value::Null);
+            let key = ["parameters", "input_schema", "inputSchema"]
+                .into_iter()
+                .find(|key| object.contains_key(*key));
+            let parameters = key
+                .and_then(|key| object.get_mut(key))
+                .map_or(Value::Null, Value::take);
             Ok(ToolDefinition {
-                name: required_str(object, "name", &path)?.to_owned(),
-                description: optional_str(object, "description", &path)?
-                    .unwrap_or_default()
-                    .to_owned(),
+                name,
+                description,
                 parameters,
             })
         })
         .collect()
 }
 
-fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
-    value
-        .as_object()
-        .ok_or_else(|| invalid(path, &format!("expected an object, got {}", kind(value))))
+fn not_object(value: &Value, path: &str) -> Error {
+    invalid(path, &format!("expected an object, got {}", kind(value)))
 }
 
 fn required_str<'a>(object: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {

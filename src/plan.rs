@@ -2,7 +2,7 @@
 //!
 //! Pure and cheap: it works on [`RequestFacts`] alone and never calls the summarizer.
 
-use std::collections::HashMap;
+use crate::hash::{HashMap, map_with_capacity};
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -271,7 +271,7 @@ fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
     let mut delta = vec![0i32; n + 2];
     // Sized up front: growing it rehashes every id.
     let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
-    let mut calls: HashMap<&str, usize> = HashMap::with_capacity(count);
+    let mut calls: HashMap<&str, usize> = map_with_capacity(count);
     for (j, f) in messages.iter().enumerate() {
         for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
             // A call and its result in one host message constrain nothing.

@@ -4,7 +4,7 @@
 //! attempts are left out; thinking, tool arguments and tool results are truncated to
 //! [`MAX_LINES`] lines or [`MAX_BYTES`] bytes. Ids, signatures, metadata and payloads are dropped.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -82,9 +82,7 @@ impl Piece for &str {
 
 impl Piece for Value {
     fn write_to(&self, out: &mut String) {
-        use std::fmt::Write;
-        // Writing into a String cannot fail.
-        let _ = write!(out, "{self}");
+        out.push_str(&crate::formats::text_of(self));
     }
 }
 
@@ -297,10 +295,12 @@ impl Writer {
     /// The records with the held tool results written in their places.
     fn with_held(&self) -> String {
         let text = |range: &Range<usize>| self.calls_text.get(range.clone()).unwrap_or_default();
-        let names: HashMap<&str, &str> = self
+        // Id → the latest call with it (an index, not the name: the map type `plan` has already).
+        let calls: HashMap<&str, usize> = self
             .calls
             .iter()
-            .map(|(id, name)| (text(id), text(name)))
+            .enumerate()
+            .map(|(k, (id, _))| (text(id), k))
             .collect();
         let held = |range: &Range<usize>| self.held_text.get(range.clone()).unwrap_or_default();
         let mut out = String::with_capacity(self.out.len() + self.held_text.len() + 64);
@@ -308,7 +308,10 @@ impl Writer {
         for result in &self.held {
             out.push_str(self.out.get(copied..result.at).unwrap_or_default());
             copied = result.at;
-            let name = names.get(held(&result.id)).copied().unwrap_or("unknown");
+            let name = calls
+                .get(held(&result.id))
+                .and_then(|&k| self.calls.get(k))
+                .map_or("unknown", |(_, name)| text(name));
             out.push_str("\n\n");
             result_heading(&mut out, name, result.is_error);
             truncate_into(held(&result.content), keep(name, result.is_error), &mut out);

@@ -12,6 +12,7 @@
 //! reads a longer tail.
 
 use crate::facts::{MessageFacts, RequestFacts};
+use crate::hash::HashMap;
 use crate::message::Role;
 use crate::plan::{self, Plan};
 use crate::request::PlanOptions;
@@ -143,10 +144,12 @@ fn in_flight_run_read(tail: &[MessageFacts]) -> bool {
 /// it or in the same message (such a call may be among the messages not read, and then block
 /// cuts up to its result). A UIMessage holds its calls and their results alike.
 fn no_earlier_call_answered_from(tail: &[MessageFacts], cut: usize) -> bool {
-    let mut calls = std::collections::HashSet::new();
+    // A map to the message that made the call rather than a set: the type `plan` has already
+    // (each table type is its own copy of the hash table's code).
+    let mut calls: HashMap<&str, usize> = HashMap::default();
     for (j, f) in tail.iter().enumerate() {
-        calls.extend(&f.tool_call_ids);
-        if j >= cut && f.tool_result_ids.iter().any(|id| !calls.contains(id)) {
+        calls.extend(f.tool_call_ids.iter().map(|id| (id, j)));
+        if j >= cut && f.tool_result_ids.iter().any(|id| !calls.contains_key(id)) {
             return false;
         }
     }

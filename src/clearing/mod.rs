@@ -11,7 +11,7 @@
 mod find;
 mod text;
 
-use std::collections::HashMap;
+use crate::hash::{HashMap, map_with_capacity};
 
 use serde_json::Value;
 
@@ -212,7 +212,7 @@ pub fn plan(
     let protected_from =
         keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
     // The latest call with each id (`&str` to a place: the map type `plan` has already).
-    let mut places: HashMap<&str, usize> = HashMap::with_capacity(found.calls.len());
+    let mut places: HashMap<&str, usize> = map_with_capacity(found.calls.len());
     for (k, call) in found.calls.iter().enumerate() {
         places.insert(&call.id, k);
     }

@@ -15,7 +15,7 @@ pub(crate) fn js_number_text(raw: &str) -> Cow<'_, str> {
     if plain(raw, 15) {
         return Cow::Borrowed(raw);
     }
-    Cow::Owned(js_number(raw).to_string())
+    Cow::Owned(super::json::text_of(&js_number(raw)))
 }
 
 /// The text `serde_json` writes back for the number text `raw` it reads (in JSON held in a
@@ -25,9 +25,9 @@ pub(crate) fn serde_number_text(raw: &str) -> Option<Cow<'_, str>> {
     if plain(raw, 18) {
         return Some(Cow::Borrowed(raw));
     }
-    Some(Cow::Owned(
-        serde_json::from_str::<Value>(raw).ok()?.to_string(),
-    ))
+    Some(Cow::Owned(super::json::text_of(
+        &serde_json::from_str::<Value>(raw).ok()?,
+    )))
 }
 
 /// Whether `raw` is an integer of at most `digits` digits that is not `-0…`.

@@ -138,7 +138,11 @@ fn reasoning<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         [] => {}
         [one] => sink.thinking(Text::Str(*one)),
         many => {
-            let texts: Vec<_> = many.iter().map(|t| t.str().unwrap_or_default()).collect();
+            // Owned, as the other joins of the crate are: one copy of `join`'s code.
+            let texts: Vec<String> = many
+                .iter()
+                .map(|t| t.str().unwrap_or_default().into_owned())
+                .collect();
             sink.thinking(Text::Made(Cow::Owned(texts.join("\n"))));
         }
     }

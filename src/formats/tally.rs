@@ -81,7 +81,7 @@ impl Tally {
                 // Not known without writing it (an object with a repeated key): written once.
                 None => self
                     .heuristic
-                    .count(&super::json::to_value(Some(value)).to_string()),
+                    .count(&super::json::text_of(&super::json::to_value(Some(value)))),
             },
         }
     }

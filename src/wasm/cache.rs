@@ -3,7 +3,6 @@
 //! call. Messages are treated as immutable (`cacheFacts: false` turns this off).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use js_sys::{Array, Object, WeakMap};
 use wasm_bindgen::prelude::*;
@@ -21,7 +20,9 @@ thread_local! {
     /// Estimator key → format name → `WeakMap<message, encoded facts>`.
     static MAPS: WeakMap = WeakMap::new();
     /// A key object per image cost of the native heuristic (host estimators are their own key).
-    static NATIVE_KEYS: RefCell<HashMap<u64, Object>> = RefCell::new(HashMap::new());
+    /// A list rather than a hash map: a program uses one or a few image costs, and a map of
+    /// its own type would be one more copy of the hash table's code.
+    static NATIVE_KEYS: RefCell<Vec<(u64, Object)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The facts of `request`, reusing cached message facts when `use_cache`.
@@ -156,10 +157,16 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     let key: Object = match (estimator.host_object(), estimator) {
         (Some(object), _) => object.clone().unchecked_into(),
         (None, native) => NATIVE_KEYS.with(|keys| {
-            keys.borrow_mut()
-                .entry(native.image_tokens())
-                .or_insert_with(Object::new)
-                .clone()
+            let image_tokens = native.image_tokens();
+            let mut keys = keys.borrow_mut();
+            match keys.iter().find(|(tokens, _)| *tokens == image_tokens) {
+                Some((_, key)) => key.clone(),
+                None => {
+                    let key = Object::new();
+                    keys.push((image_tokens, key.clone()));
+                    key
+                }
+            }
         }),
     };
     MAPS.with(|maps| {

@@ -212,7 +212,7 @@ impl JsConversation {
             let tools = if key.tools.is_undefined() || key.tools.is_null() {
                 Vec::new()
             } else {
-                parse::tools(&stringify::json(&key.tools, "tools")?)?
+                parse::tools_of(stringify::json(&key.tools, "tools")?)?
             };
             let facts =
                 RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;

@@ -84,7 +84,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
     let tools = if tools.is_undefined() || tools.is_null() {
         Vec::new()
     } else {
-        parse::tools(&json(&tools, "tools")?)?
+        parse::tools_of(json(&tools, "tools")?)?
     };
     let options = plan_options(value, "request")?;
     Ok(JsRequest {

@@ -70,7 +70,7 @@ fn one(item: &JsValue, path: &str) -> Result<Explicit> {
         summary: text("summary")?,
         tools: match tools.is_undefined() || tools.is_null() {
             true => None,
-            false => Some(parse::tools(&json(&tools, &format!("{path}.tools"))?)?),
+            false => Some(parse::tools_of(json(&tools, &format!("{path}.tools"))?)?),
         },
     })
 }
