@@ -220,9 +220,10 @@ impl Ledger {
             pinned_tokens: self.pinned_tokens,
         };
         let plan = plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)?;
-        Ok(match &self.positions {
+        let plan = match &self.positions {
             Some(positions) => plan.map(|plan| plan.over_messages(positions, &self.facts)),
             None => plan,
-        })
+        };
+        Ok(plan.map(|plan| plan.with_tokens(&self.facts)))
     }
 }

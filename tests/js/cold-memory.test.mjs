@@ -20,3 +20,22 @@ test("a cold plan of 20,000 messages grows wasm memory by less than 8 MB", () =>
   // and the facts copied twice on the way.
   assert.ok(grown < 8, `grew ${grown.toFixed(1)} MB`);
 });
+
+test("a cold plan's messages to summarize are the caller's first ones, in an array of the package's own", () => {
+  const compactor = new Compactor({ keepRecentTokens: 2_000, summarizer: { summarize: async () => "" }, cacheFacts: false });
+  const messages = history(400);
+  const before = [...messages];
+  const plan = compactor.plan({ messages, inputTokenBudget: 0 });
+  assert.ok(plan !== null && plan.messagesToSummarize.length > 32);
+  // The package's copy of the array, cut to the summarized messages: the caller's is untouched.
+  assert.notEqual(plan.messagesToSummarize, messages);
+  assert.equal(messages.length, 400);
+  assert.deepEqual(messages, before);
+  const end = plan.messagesToSummarize.length;
+  assert.equal(end, plan.turnPrefixStart);
+  plan.messagesToSummarize.forEach((m, i) => assert.equal(m, messages[i]));
+  assert.equal(plan.turnPrefixMessages.length + end, plan.firstKeptIndex);
+  // A second plan of the same array reads it whole again.
+  const again = compactor.plan({ messages, inputTokenBudget: 0 });
+  assert.deepEqual({ ...again, messagesToSummarize: [], turnPrefixMessages: [] }, { ...plan, messagesToSummarize: [], turnPrefixMessages: [] });
+});
