@@ -14,6 +14,7 @@ use super::walk;
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, Step};
 use crate::formats::Format;
+use crate::ids::RecentCalls;
 use crate::message::Role;
 use crate::token::Estimator;
 
@@ -95,6 +96,8 @@ fn read_missed(
         None => Some(k),
     };
     let mut walked = vec![false; indices.len()];
+    // The results read share the ids of the calls read just before them.
+    let mut recent = RecentCalls::default();
     if indices.len() >= walk::BULK {
         let estimator = &request.estimator;
         walk::facts(
@@ -103,10 +106,11 @@ fn read_missed(
             0,
             request.format,
             estimator,
-            &mut |k, read| {
+            &mut |k, mut read| {
                 let (Some(&i), Some(slot)) = (indices.get(k), slot(k)) else {
                     return;
                 };
+                recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
                 if map.is_some() {
                     store(&request.messages.get(i), map, &read);
                 }
@@ -119,7 +123,8 @@ fn read_missed(
     }
     let left = indices.iter().enumerate().zip(&walked);
     for ((k, &i), _) in left.filter(|(_, done)| !**done) {
-        let read = message_facts(request, i, map)?;
+        let mut read = message_facts(request, i, map)?;
+        recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
         if let Some(place) = slot(k).and_then(|slot| messages.get_mut(slot)) {
             *place = read;
         }
