@@ -42,3 +42,21 @@ test("a cold plan's messages to summarize are the caller's first ones, in an arr
   const again = compactor.plan({ messages, inputTokenBudget: 0 });
   assert.deepEqual({ ...again, messagesToSummarize: [], turnPrefixMessages: [] }, { ...plan, messagesToSummarize: [], turnPrefixMessages: [] });
 });
+
+test("a long history read a chunk of messages at a time plans as when it is read at once", () => {
+  const messages = history(20_000);
+  // Messages the walker leaves to JSON.stringify, around where a chunk of 8,192 ends.
+  for (const at of [8_191, 8_192, 16_383]) messages[at] = { ...messages[at], toJSON() { return { ...this, toJSON: undefined }; } };
+  const options = { keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } };
+  const request = { messages, inputTokenBudget: 0 };
+  // Without the cache every message is read in chunks; with it (nothing cached yet), at once.
+  const chunked = new Compactor({ ...options, cacheFacts: false }).plan(request);
+  const whole = new Compactor({ ...options, cacheFacts: true }).plan(request);
+  assert.ok(chunked !== null && chunked.messageTokens.length === 20_000);
+  assert.deepEqual([...chunked.messageTokens], [...whole.messageTokens]);
+  const { messagesToSummarize, turnPrefixMessages, messageTokens, ...rest } = chunked;
+  const { messagesToSummarize: m2, turnPrefixMessages: t2, messageTokens: e2, ...want } = whole;
+  assert.deepEqual(rest, want);
+  assert.equal(messagesToSummarize.length, m2.length);
+  assert.equal(turnPrefixMessages.length, t2.length);
+});
