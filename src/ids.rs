@@ -28,6 +28,16 @@ impl Ids {
 
     /// Adds `id` after the others (one allocation of the exact size, the old one let go).
     pub fn push_str(&mut self, id: &str) {
+        // The first id of most messages is short: written on the stack, then copied once into
+        // its shared string (a `String` first was an allocation and a copy more per message, 5%
+        // of a cold plan of 10k messages).
+        let mut entry = [0u8; SHORT];
+        if self.is_empty()
+            && let Some(text) = short_entry(&mut entry, id)
+        {
+            self.0 = Some(Arc::from(text));
+            return;
+        }
         let own = self.text();
         let mut text = String::with_capacity(own.len() + decimal_len(id.len()) + 1 + id.len());
         text.push_str(own);
@@ -101,6 +111,25 @@ fn push_entry(text: &mut String, id: &str) {
     }
     text.push(':');
     text.push_str(id);
+}
+
+/// The longest entry [`Ids::push_str`] writes on the stack.
+const SHORT: usize = 96;
+
+/// The entry of `id` (see [`push_entry`]) written into `out`, when it fits.
+fn short_entry<'a>(out: &'a mut [u8; SHORT], id: &str) -> Option<&'a str> {
+    let digits = decimal_len(id.len());
+    let len = digits + 1 + id.len();
+    let entry = out.get_mut(..len)?;
+    let mut rest = id.len();
+    for d in entry.iter_mut().take(digits).rev() {
+        *d = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    let (colon, bytes) = entry.get_mut(digits..)?.split_first_mut()?;
+    *colon = b':';
+    bytes.copy_from_slice(id.as_bytes());
+    std::str::from_utf8(entry).ok()
 }
 
 /// How many decimal digits `n` takes.
@@ -241,6 +270,19 @@ mod tests {
         assert_eq!(extended, ids);
         assert_eq!(format!("{:?}", ids.slice(0, 2)), r#"["", "a"]"#);
         assert_eq!(Ids::new(), Vec::<String>::new().iter().collect::<Ids>());
+        // Written on the stack or through a `String`, the same entries.
+        for id in [
+            "",
+            "x",
+            &"y".repeat(SHORT - 3),
+            &"z".repeat(SHORT - 2),
+            &long,
+        ] {
+            let mut one = Ids::new();
+            one.push_str(id);
+            assert_eq!(one, vec![id]);
+            assert_eq!(one.text(), format!("{}:{id}", id.len()));
+        }
         assert!(std::iter::empty::<&str>().collect::<Ids>().is_empty());
     }
 
