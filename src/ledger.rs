@@ -211,14 +211,19 @@ impl Ledger {
     ) -> Result<Option<Plan>> {
         let history = History {
             facts: self.positions.as_ref().map_or(&self.facts, |p| &p.facts),
-            blocked: &|cut| self.blocked.get(cut).is_some_and(|n| *n > 0),
+            valid_cut: &|limit| {
+                (1..=limit)
+                    .rev()
+                    .find(|&cut| self.blocked.get(cut).is_none_or(|n| *n == 0))
+            },
             message_tokens: self.message_tokens,
             pinned_tokens: self.pinned_tokens,
         };
         let plan = plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)?;
-        Ok(match &self.positions {
+        let plan = match &self.positions {
             Some(positions) => plan.map(|plan| plan.over_messages(positions, &self.facts)),
             None => plan,
-        })
+        };
+        Ok(plan.map(|plan| plan.with_tokens(&self.facts)))
     }
 }

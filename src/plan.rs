@@ -2,7 +2,7 @@
 //!
 //! Pure and cheap: it works on [`RequestFacts`] alone and never calls the summarizer.
 
-use crate::hash::{HashMap, map_with_capacity};
+use crate::hash::HashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -48,6 +48,13 @@ impl Plan {
             first_kept_part: part,
             messages_to_summarize: 0..history,
             turn_prefix_messages: history..kept,
+            ..self
+        }
+    }
+
+    /// This plan with the estimate of each of `messages` (the messages it was made over).
+    pub(crate) fn with_tokens(self, messages: &[MessageFacts]) -> Plan {
+        Plan {
             message_tokens: messages.iter().map(|f| f.tokens).collect(),
             ..self
         }
@@ -111,7 +118,8 @@ impl Plan {
 /// to date by a [`crate::Ledger`] as the history grows.
 pub(crate) struct History<'a> {
     pub facts: &'a [MessageFacts],
-    pub blocked: &'a dyn Fn(usize) -> bool,
+    /// The largest cut in `1..=limit` that separates no tool call from its result.
+    pub valid_cut: &'a dyn Fn(usize) -> Option<usize>,
     pub message_tokens: u64,
     pub pinned_tokens: u64,
 }
@@ -123,13 +131,25 @@ pub(crate) fn plan(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
+    let plan = plan_without_tokens(facts, options, keep_recent_tokens, trigger_ratio)?;
+    Ok(plan.map(|plan| plan.with_tokens(&facts.messages)))
+}
+
+/// [`plan`] whose `message_tokens` is left empty: a caller that has the facts takes the
+/// estimates from them (at 100k messages, the vector was 0.8 MB of wasm memory at the peak of a
+/// cold plan, for a copy of what the facts hold).
+pub(crate) fn plan_without_tokens(
+    facts: &RequestFacts,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> Result<Option<Plan>> {
     // With steps inside messages, the plan is made over positions and turned back.
     let positions = Positions::of(&facts.messages);
     let planned = positions.as_ref().map_or(&facts.messages, |p| &p.facts);
-    let blocked = blocked_cuts(planned);
     let history = History {
         facts: planned,
-        blocked: &|cut| blocked.get(cut).copied().unwrap_or(false),
+        valid_cut: &|limit| largest_valid_cut(planned, limit),
         message_tokens: facts.message_tokens(0),
         pinned_tokens: facts.pinned_tokens(facts.messages.len()),
     };
@@ -141,7 +161,8 @@ pub(crate) fn plan(
 }
 
 /// Plans over `history`; `fixed` gives the system prompt, tools and summary (its messages are
-/// not read). Costs O(kept messages) apart from copying the per-message estimates.
+/// not read). Costs O(kept messages); the plan's `message_tokens` is left to the caller
+/// ([`Plan::with_tokens`]).
 pub(crate) fn plan_history(
     fixed: &RequestFacts,
     history: &History,
@@ -185,7 +206,7 @@ pub(crate) fn plan_history(
             + fixed.tools
             + (history.pinned_tokens - kept_pinned)
             + kept_tokens,
-        message_tokens: history.facts.iter().map(|f| f.tokens).collect(),
+        message_tokens: Vec::new(),
     }))
 }
 
@@ -204,7 +225,7 @@ pub(crate) fn over_trigger(estimate: u64, options: PlanOptions, trigger_ratio: f
 fn choose_cut(history: &History, keep_recent_tokens: u64) -> Option<usize> {
     let limit =
         keep_boundary(history.facts, keep_recent_tokens).min(in_flight_start(history.facts));
-    (1..=limit).rev().find(|&cut| !(history.blocked)(cut))
+    (history.valid_cut)(limit)
 }
 
 /// The start of the shortest suffix whose estimate reaches `keep` (0 when none does).
@@ -260,43 +281,48 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
         .unwrap_or(messages.len())
 }
 
-/// `blocked[c]` is true when cutting at `c` would separate a tool call at `i < c` from its
-/// result at `j >= c`. A result matches the latest earlier call with its id; results whose
-/// call is unknown constrain nothing.
-fn blocked_cuts(messages: &[MessageFacts]) -> Vec<bool> {
+/// The largest cut in `1..=limit` that separates no tool call at `i < cut` from its result at
+/// `j >= cut`. A result matches the latest earlier call with its id; results whose call is
+/// unknown constrain nothing. Scans back from the end holding only the ids of the results whose
+/// call is not found yet (a map of every call's id was about 1 MB of wasm memory at 100k
+/// messages, for a cut that is usually near the end): O(messages after the cut) when every
+/// result there finds its call soon, at most one pass over the history.
+pub(crate) fn largest_valid_cut(messages: &[MessageFacts], limit: usize) -> Option<usize> {
     let n = messages.len();
-    // Difference array over cuts 0..=n: +1 at i+1, -1 at j+1 for each pair (i, j). Counts of
-    // pairs fit an i32 (each pair holds more bytes of ids than that could count), half the
-    // memory of an i64 for a long history.
-    let mut delta = vec![0i32; n + 2];
-    // Sized up front: growing it rehashes every id.
-    let count = messages.iter().map(|f| f.tool_call_ids.len()).sum();
-    let mut calls: HashMap<&str, usize> = map_with_capacity(count);
-    for (j, f) in messages.iter().enumerate() {
-        for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
-            // A call and its result in one host message constrain nothing.
-            if i < j {
-                if let Some(d) = delta.get_mut(i + 1) {
-                    *d += 1;
-                }
-                if let Some(d) = delta.get_mut(j + 1) {
-                    *d -= 1;
+    // No result is at `n` or after: keeping nothing separates nothing.
+    if limit >= n {
+        return (n >= 1).then_some(n);
+    }
+    // The results whose call is not found yet: id → the latest position holding one. A call
+    // found for one answers all of them (none between them had the id).
+    let mut waiting: HashMap<&str, usize> = HashMap::default();
+    // The largest cut at or before `limit` that no pair found so far separates.
+    let mut candidate: Option<usize> = None;
+    for (p, f) in messages.iter().enumerate().rev() {
+        // Calls first: a result in the same message is not answered by them.
+        if !waiting.is_empty() {
+            for id in &f.tool_call_ids {
+                // The call at `p` and its results up to `j`: cuts `p + 1..=j` separate them.
+                if let Some(j) = waiting.remove(id)
+                    && candidate.is_some_and(|cut| cut <= j)
+                {
+                    candidate = None;
                 }
             }
         }
-        for id in &f.tool_call_ids {
-            calls.insert(id, j);
+        for id in &f.tool_result_ids {
+            waiting.entry(id).or_insert(p);
+        }
+        if candidate.is_none() && (1..=limit).contains(&p) {
+            candidate = Some(p);
+        }
+        // Every result after the candidate found its call: no earlier call can separate.
+        if candidate.is_some() && waiting.is_empty() {
+            return candidate;
         }
     }
-    let mut open = 0;
-    delta
-        .iter()
-        .take(n + 1)
-        .map(|d| {
-            open += d;
-            open > 0
-        })
-        .collect()
+    // The results still waiting have no call: they constrain nothing.
+    candidate
 }
 
 /// The start of the turn a cut at `cut` splits, or `None` when the cut is at a turn start
@@ -310,4 +336,88 @@ fn split_turn_start(facts: &[MessageFacts], cut: usize) -> Option<usize> {
     }
     let before = facts.get(..cut).unwrap_or(&[]);
     Some(before.iter().rposition(|f| f.starts_turn).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The pairing as it was done before [`largest_valid_cut`]: every cut's state from a map
+    /// of every call, read from the start.
+    fn reference(messages: &[MessageFacts], limit: usize) -> Option<usize> {
+        let n = messages.len();
+        let mut delta = vec![0i64; n + 2];
+        let mut calls: HashMap<&str, usize> = HashMap::default();
+        for (j, f) in messages.iter().enumerate() {
+            for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
+                delta[i + 1] += 1;
+                delta[j + 1] -= 1;
+            }
+            for id in &f.tool_call_ids {
+                calls.insert(id, j);
+            }
+        }
+        let mut open = 0;
+        let blocked: Vec<bool> = delta
+            .iter()
+            .take(n + 1)
+            .map(|d| {
+                open += d;
+                open > 0
+            })
+            .collect();
+        (1..=limit.min(n)).rev().find(|&cut| !blocked[cut])
+    }
+
+    fn message(calls: &[u8], results: &[u8]) -> MessageFacts {
+        MessageFacts {
+            tool_call_ids: calls.iter().map(|c| format!("c{c}")).collect(),
+            tool_result_ids: results.iter().map(|c| format!("c{c}")).collect(),
+            ..MessageFacts::default()
+        }
+    }
+
+    #[test]
+    fn a_cut_never_separates_a_call_from_its_results() {
+        // A pair at 1–2; two calls at 3 answered at 4, one of them again at 5 (not by the call
+        // at 5, which is answered at 7); an orphan result at 6.
+        let history = [
+            message(&[], &[]),
+            message(&[1], &[]),
+            message(&[], &[1]),
+            message(&[2, 3], &[]),
+            message(&[], &[2, 3]),
+            message(&[3], &[3]),
+            message(&[], &[9]),
+            message(&[], &[3]),
+        ];
+        let cuts: Vec<_> = (0..=9)
+            .map(|limit| largest_valid_cut(&history, limit))
+            .collect();
+        let (one, three, eight) = (Some(1), Some(3), Some(8));
+        assert_eq!(
+            cuts,
+            [
+                None, one, one, three, three, three, three, three, eight, eight
+            ]
+        );
+        for (limit, cut) in cuts.iter().enumerate() {
+            assert_eq!(*cut, reference(&history, limit));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_cut_is_the_one_a_map_of_every_call_gives(
+            history in prop::collection::vec(
+                (prop::collection::vec(0u8..6, 0..3), prop::collection::vec(0u8..6, 0..3)),
+                0..40,
+            ),
+            limit in 0usize..45,
+        ) {
+            let facts: Vec<_> = history.iter().map(|(c, r)| message(c, r)).collect();
+            prop_assert_eq!(largest_valid_cut(&facts, limit), reference(&facts, limit));
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::formats::json_text;
 use crate::formats::{Format, Path};
+use crate::ids::RecentCalls;
 use crate::token::Estimator;
 use context_compaction_scan::{self as tape, Val};
 
@@ -41,6 +42,7 @@ pub fn facts(bytes: &[u8], format: Format, estimator: &dyn Estimator) -> Result<
         estimator,
         nodes: Vec::new(),
         out: BodyFacts::default(),
+        recent: RecentCalls::default(),
     };
     let start = tape::skip_space(bytes, 0);
     if bytes.get(start) == Some(&b'[') {
@@ -58,6 +60,8 @@ struct BodyScan<'a> {
     estimator: &'a dyn Estimator,
     nodes: Vec<tape::Node>,
     out: BodyFacts,
+    /// The latest calls, whose ids the results read after them share.
+    recent: RecentCalls,
 }
 
 impl BodyScan<'_> {
@@ -129,7 +133,8 @@ impl BodyScan<'_> {
         };
         let path = Path::message(self.out.messages.len());
         let message = Val::root(self.text, &self.nodes);
-        let facts = self.format.facts(message, path, self.estimator)?;
+        let mut facts = self.format.facts(message, path, self.estimator)?;
+        (self.recent).note(&facts.tool_call_ids, &mut facts.tool_result_ids);
         self.out.messages.push(facts);
         self.out.spans.push(pos..end);
         Ok(Some(end))

@@ -13,6 +13,7 @@ use super::walk;
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, Step};
 use crate::formats::Format;
+use crate::ids::RecentCalls;
 use crate::message::Role;
 use crate::token::Estimator;
 
@@ -28,8 +29,46 @@ thread_local! {
 /// The facts of `request`, reusing cached message facts when `use_cache`.
 pub(crate) fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
     let mut facts = request.fixed_facts()?;
-    let all: Vec<u32> = (0..request.messages.length()).collect();
-    facts.messages = messages_facts(request, &all, use_cache)?;
+    let count = request.messages.length();
+    facts.messages = if use_cache {
+        let all: Vec<u32> = (0..count).collect();
+        messages_facts(request, &all, true)?
+    } else {
+        all_facts(request, count)?
+    };
+    Ok(facts)
+}
+
+/// How many messages [`all_facts`] reads together.
+const CHUNK: u32 = 8192;
+
+/// The facts of the `count` messages of `request`, none cached, read a chunk at a time into
+/// their places: a list of every index (and a flag per message) was 0.5 MB of wasm memory at
+/// the peak of a cold plan of 100k messages.
+fn all_facts(request: &JsRequest, count: u32) -> Result<Vec<MessageFacts>> {
+    let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
+        .take(count as usize)
+        .collect();
+    let mut recent = RecentCalls::default();
+    let mut indices = Vec::new();
+    let mut start = 0;
+    while start < count {
+        // The last chunk takes what is left rather than leave a few, which would be read one
+        // by one (the walker reads from `walk::BULK` messages on).
+        let rest = count - start;
+        let end = if rest < CHUNK + walk::BULK as u32 {
+            count
+        } else {
+            start + CHUNK
+        };
+        indices.clear();
+        indices.extend(start..end);
+        let places = facts
+            .get_mut(start as usize..end as usize)
+            .unwrap_or(&mut []);
+        read_missed(request, &indices, None, places, None, &mut recent)?;
+        start = end;
+    }
     Ok(facts)
 }
 
@@ -47,7 +86,14 @@ pub(crate) fn messages_facts(
         let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
             .take(indices.len())
             .collect();
-        read_missed(request, indices, None, &mut facts, None)?;
+        read_missed(
+            request,
+            indices,
+            None,
+            &mut facts,
+            None,
+            &mut RecentCalls::default(),
+        )?;
         return Ok(facts);
     }
     let map = Some(map_for(&request.estimator, request.format));
@@ -70,6 +116,7 @@ pub(crate) fn messages_facts(
         Some(&missed.slots),
         &mut facts,
         map.as_ref(),
+        &mut RecentCalls::default(),
     )?;
     Ok(facts)
 }
@@ -83,13 +130,15 @@ struct Missed {
 
 /// Reads (and caches) the facts of the messages `indices` into their places in `messages`
 /// (`slots`, in the same order; `None`: the k-th goes to place k): together (`walk::facts`)
-/// when there are enough of them, then one by one those the walker left out.
+/// when there are enough of them, then one by one those the walker left out. The results read
+/// share the ids of the calls in `recent` and read just before them.
 fn read_missed(
     request: &JsRequest,
     indices: &[u32],
     slots: Option<&[usize]>,
     messages: &mut [MessageFacts],
     map: Option<&WeakMap>,
+    recent: &mut RecentCalls,
 ) -> Result<()> {
     let slot = |k: usize| match slots {
         Some(slots) => slots.get(k).copied(),
@@ -104,10 +153,11 @@ fn read_missed(
             0,
             request.format,
             estimator,
-            &mut |k, read| {
+            &mut |k, mut read| {
                 let (Some(&i), Some(slot)) = (indices.get(k), slot(k)) else {
                     return;
                 };
+                recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
                 if map.is_some() {
                     store(&request.messages.get(i), map, &read);
                 }
@@ -120,7 +170,8 @@ fn read_missed(
     }
     let left = indices.iter().enumerate().zip(&walked);
     for ((k, &i), _) in left.filter(|(_, done)| !**done) {
-        let read = message_facts(request, i, map)?;
+        let mut read = message_facts(request, i, map)?;
+        recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
         if let Some(place) = slot(k).and_then(|slot| messages.get_mut(slot)) {
             *place = read;
         }

@@ -58,7 +58,9 @@ impl JsCompactor {
         let Some(plan) = plan else {
             return Ok(JsValue::NULL);
         };
-        let js = convert::plan_to_js(&plan, &request.messages, &facts.messages);
+        // Without a deferred sizing (which reads them later), the messages are not read again.
+        let last_use = unread_before.is_none();
+        let js = convert::preview_to_js(&plan, &request.messages, &facts.messages, last_use);
         let js = js.and_then(|js| match unread_before {
             // The messages before the tail were not read: sized when the plan's
             // `messageTokens` is first read.

@@ -299,19 +299,52 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
 /// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
 /// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
 pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
+    let tokens = float64s(plan.message_tokens.iter().copied());
+    plan_object(plan, messages, facts, tokens, false)
+}
+
+/// [`plan_to_js`] for a plan made over `facts`, its `messageTokens` read from the facts (the
+/// plan may carry none: `Engine::plan`). With `last_use` (the caller reads `messages`, the
+/// package's own copy of the caller's array, no more), that array cut to its length becomes
+/// `messagesToSummarize` instead of a copy of it (at 100k messages, 0.8 MB of JavaScript heap).
+pub(crate) fn preview_to_js(
+    plan: &Plan,
+    messages: &Array,
+    facts: &[MessageFacts],
+    last_use: bool,
+) -> Result<JsValue> {
+    let tokens = float64s(facts.iter().map(|f| f.tokens));
+    plan_object(plan, messages, facts, tokens, last_use)
+}
+
+fn plan_object(
+    plan: &Plan,
+    messages: &Array,
+    facts: &[MessageFacts],
+    tokens: JsValue,
+    last_use: bool,
+) -> Result<JsValue> {
     let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
     let prefix = slice(&plan.turn_prefix_messages);
     if let Some(partial) = summarized_part(messages, plan)? {
         prefix.push(&partial);
     }
+    let kept_id = first_kept_id(messages, plan);
+    // Last: the array may be cut to the summarized messages here.
+    let history = &plan.messages_to_summarize;
+    let pinned = |i: usize| facts.get(i).is_some_and(|f| f.role == Role::System);
+    let summarize = if last_use && history.start == 0 && !history.clone().any(pinned) {
+        // The package's own array: setting its length runs no caller code.
+        messages.set_length(history.end as u32);
+        messages.clone()
+    } else {
+        slice(history)
+    };
     Ok(object(&[
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         ("firstKeptPart", number(plan.first_kept_part as u64)),
-        ("firstKeptId", first_kept_id(messages, plan)),
-        (
-            "messagesToSummarize",
-            slice(&plan.messages_to_summarize).into(),
-        ),
+        ("firstKeptId", kept_id),
+        ("messagesToSummarize", summarize.into()),
         ("turnPrefixMessages", prefix.into()),
         (
             "turnPrefixStart",
@@ -323,7 +356,7 @@ pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) 
             "estimateAfterWithoutSummary",
             number(plan.estimate_after_without_summary),
         ),
-        ("messageTokens", float64s(&plan.message_tokens)),
+        ("messageTokens", tokens),
     ]))
 }
 
@@ -371,7 +404,10 @@ pub(crate) fn bytes_plan_to_js(
             "estimateAfterWithoutSummary",
             number(plan.estimate_after_without_summary),
         ),
-        ("messageTokens", float64s(&plan.message_tokens)),
+        (
+            "messageTokens",
+            float64s(plan.message_tokens.iter().copied()),
+        ),
         ("messageSpans", spans_to_js(spans)),
     ])
 }
@@ -522,19 +558,20 @@ fn number(n: u64) -> JsValue {
 }
 
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
-fn float64s(values: &[u64]) -> JsValue {
+fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
     // Converted a chunk at a time into the array: a long history's estimates are not copied
     // whole into wasm memory first (which never shrinks; 0.8 MB at 100k messages).
     const CHUNK: usize = 4096;
     let array = js_sys::Float64Array::new_with_length(values.len() as u32);
     let mut floats = Vec::with_capacity(values.len().min(CHUNK));
-    for (k, chunk) in values.chunks(CHUNK).enumerate() {
+    let mut start = 0u32;
+    let mut values = values.peekable();
+    while values.peek().is_some() {
         floats.clear();
-        floats.extend(chunk.iter().map(|n| *n as f64));
-        let start = (k * CHUNK) as u32;
-        array
-            .subarray(start, start + chunk.len() as u32)
-            .copy_from(&floats);
+        floats.extend(values.by_ref().take(CHUNK).map(|n| n as f64));
+        let end = start + floats.len() as u32;
+        array.subarray(start, end).copy_from(&floats);
+        start = end;
     }
     array.into()
 }

@@ -75,10 +75,13 @@ impl Engine {
         reported::request_facts(request, self.cache, learned)
     }
 
-    /// The facts of `request` and its plan (`None` when there is nothing to do).
+    /// The facts of `request` and its plan (`None` when there is nothing to do), whose
+    /// `message_tokens` is left empty: the estimates are those of the facts
+    /// (`convert::preview_to_js` reads them there).
     pub(super) fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
         let facts = self.facts(request)?;
-        let plan = self.core.plan_with_facts(&facts, options(request))?;
+        let (keep, ratio) = (self.core.keep_recent_tokens(), self.core.trigger_ratio());
+        let plan = crate::plan::plan_without_tokens(&facts, options(request), keep, ratio)?;
         Ok((facts, plan))
     }
 

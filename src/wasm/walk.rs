@@ -227,6 +227,7 @@ fn each_with(
         indices,
         base,
         keys,
+        args: Array::new(),
     };
     let read = walk.all(&mut buffers, each);
     // Only buffers of the usual size are kept (a huge message's are let go).
@@ -289,6 +290,8 @@ struct Walk<'a> {
     base: usize,
     /// The top-level keys to lay out (`null` for all).
     keys: JsValue,
+    /// The walker's arguments, one array for every call (a long history takes hundreds).
+    args: Array,
 }
 
 impl Walk<'_> {
@@ -325,7 +328,7 @@ impl Walk<'_> {
     fn call(&self, k: usize, buffers: &mut Buffers) -> Result<usize> {
         // The walker writes into the buffers through wasm memory; nothing here touches them
         // until it returns.
-        let args: Array = [
+        let args = [
             self.messages.clone().into(),
             wasm_bindgen::memory(),
             address(self.indices.as_ptr()),
@@ -336,14 +339,17 @@ impl Walk<'_> {
             address(buffers.words.as_mut_ptr()),
             JsValue::from(buffers.words.len() as u32),
             self.keys.clone(),
-        ]
-        .iter()
-        .collect();
+        ];
+        // Set in place: the package's own array, which runs no caller code.
+        for (at, arg) in args.iter().enumerate() {
+            self.args.set(at as u32, arg.clone());
+        }
+        let args = &self.args;
         // Anything the walker throws (it catches the caller's exceptions itself) is caught at
         // this call too: nothing unwinds through a wasm frame.
         let walked = self
             .walker
-            .apply(&JsValue::NULL, &args)
+            .apply(&JsValue::NULL, args)
             .map_err(|thrown| host::fault(&thrown))?;
         match walked.as_f64() {
             Some(count) => Ok(count as usize),

@@ -26,6 +26,26 @@ test("importing compiles nothing; the first call loads the module", () => {
   assert.ok(result.total > 0);
 });
 
+test("without Node's zlib, the inlined module is inflated by the bundled inflater, set up on first use", () => {
+  // What a runtime without node:zlib (a browser, Deno, workerd) does; the tables the inflater
+  // builds when it is evaluated are not built at import.
+  const result = inChild(`
+    const builtin = process.getBuiltinModule;
+    process.getBuiltinModule = undefined;
+    const arrays = { count: 0 };
+    const Uint16 = globalThis.Uint16Array;
+    globalThis.Uint16Array = class extends Uint16 { constructor(...args) { super(...args); arrays.count++; } };
+    const api = await import("context-compaction");
+    const atImport = arrays.count;
+    const total = api.estimate(${request}).total;
+    const afterLoad = arrays.count;
+    process.getBuiltinModule = builtin;
+    console.log(JSON.stringify({ atImport, afterLoad, total }));`);
+  assert.equal(result.atImport, 0);
+  assert.ok(result.afterLoad > 0);
+  assert.ok(result.total > 0);
+});
+
 test("where synchronous compilation is refused, a call says not_ready and ready() loads it", () => {
   // What an older Chromium page does with a module over 4 KB.
   const result = inChild(`
