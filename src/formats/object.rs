@@ -234,22 +234,14 @@ impl<'a, 'p> Obj<'a, 'p> {
         attachments: &[&str],
         sink: &mut dyn Sink<'a>,
     ) -> Result<()> {
-        // One lookup of `key` serves both shapes.
-        let content = self.get(key);
-        if let Some(text) = content.filter(|v| v.kind() == Kind::String) {
-            sink.text(Text::Str(text));
-            return Ok(());
-        }
-        for (i, value) in self.items(key, content)?.enumerate() {
-            let part = self.item(value, key, i)?;
-            let kind = part.kind()?;
-            if texts.contains(&kind.as_ref()) {
+        self.blocks(key, sink, &mut |part, kind, sink| {
+            if texts.contains(&kind) {
                 let (text, refusal) = (part.string("text")?, part.string("refusal")?);
                 sink.text(match text.or(refusal) {
                     Some(text) => Text::Str(text),
                     None => Text::Made(Cow::Borrowed("")),
                 });
-            } else if attachments.contains(&kind.as_ref()) {
+            } else if attachments.contains(&kind) {
                 sink.image();
             } else {
                 let expected: Vec<String> = texts
@@ -257,10 +249,10 @@ impl<'a, 'p> Obj<'a, 'p> {
                     .chain(attachments)
                     .map(|t| format!("\"{t}\""))
                     .collect();
-                return Err(part.unknown(&kind, &expected.join(", ")));
+                return Err(part.unknown(kind, &expected.join(", ")));
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 

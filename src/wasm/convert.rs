@@ -340,24 +340,42 @@ fn plan_object(
     } else {
         slice(history)
     };
-    Ok(object(&[
+    Ok(plan_js(
+        plan,
+        kept_id,
+        vec![
+            ("messagesToSummarize", summarize.into()),
+            ("turnPrefixMessages", prefix.into()),
+        ],
+        tokens,
+        Vec::new(),
+    ))
+}
+
+/// The fields every plan object has, in this order: where the kept suffix starts, `between`,
+/// the turn prefix, the estimates, `messageTokens`, then `after`.
+fn plan_js(
+    plan: &Plan,
+    kept_id: JsValue,
+    between: Vec<(&str, JsValue)>,
+    tokens: JsValue,
+    after: Vec<(&str, JsValue)>,
+) -> JsValue {
+    let mut fields = vec![
         ("firstKeptIndex", number(plan.first_kept_index as u64)),
         ("firstKeptPart", number(plan.first_kept_part as u64)),
         ("firstKeptId", kept_id),
-        ("messagesToSummarize", summarize.into()),
-        ("turnPrefixMessages", prefix.into()),
-        (
-            "turnPrefixStart",
-            number(plan.turn_prefix_messages.start as u64),
-        ),
-        ("splitTurn", plan.split_turn.into()),
-        ("estimateBefore", number(plan.estimate_before)),
-        (
-            "estimateAfterWithoutSummary",
-            number(plan.estimate_after_without_summary),
-        ),
-        ("messageTokens", tokens),
-    ]))
+    ];
+    fields.extend(between);
+    let start = plan.turn_prefix_messages.start as u64;
+    fields.push(("turnPrefixStart", number(start)));
+    fields.push(("splitTurn", plan.split_turn.into()));
+    fields.push(("estimateBefore", number(plan.estimate_before)));
+    let after_without = number(plan.estimate_after_without_summary);
+    fields.push(("estimateAfterWithoutSummary", after_without));
+    fields.push(("messageTokens", tokens));
+    fields.extend(after);
+    object(&fields)
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -390,26 +408,13 @@ pub(crate) fn bytes_plan_to_js(
     let id = text
         .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
         .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
-    object(&[
-        ("firstKeptIndex", number(plan.first_kept_index as u64)),
-        ("firstKeptPart", number(plan.first_kept_part as u64)),
-        ("firstKeptId", id.unwrap_or(JsValue::NULL)),
-        (
-            "turnPrefixStart",
-            number(plan.turn_prefix_messages.start as u64),
-        ),
-        ("splitTurn", plan.split_turn.into()),
-        ("estimateBefore", number(plan.estimate_before)),
-        (
-            "estimateAfterWithoutSummary",
-            number(plan.estimate_after_without_summary),
-        ),
-        (
-            "messageTokens",
-            float64s(plan.message_tokens.iter().copied()),
-        ),
-        ("messageSpans", spans_to_js(spans)),
-    ])
+    plan_js(
+        plan,
+        id.unwrap_or(JsValue::NULL),
+        Vec::new(),
+        float64s(plan.message_tokens.iter().copied()),
+        vec![("messageSpans", spans_to_js(spans))],
+    )
 }
 
 /// Where each message is in a body: start and end offsets, in a `Uint32Array`.
