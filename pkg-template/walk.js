@@ -46,11 +46,22 @@ const MARKS = 1 << 9;
 // does not keep many of a caller's strings alive).
 const SEEN_MAX = 1 << 14;
 let marks = 0;
+// Whether a walk is running: a getter of its messages may plan another history, whose walk
+// then keeps its strings in Maps of its own and takes no marks. Sharing `seen` or the marks
+// would let it leave entries under the interrupted walk's mark, or turn the marks round to it
+// again, with entries pointing at nodes that are not that walk's.
+let walking = false;
 
 function newMark() {
   marks = (marks + 1) % MARKS;
   if (marks === 0 || seen.size > SEEN_MAX) seen.clear();
   return marks * SPAN;
+}
+
+// Forgets the strings written so far in this walk (its nodes may be overwritten now).
+function forget(out) {
+  if (out.seen === seen) out.mark = newMark();
+  else out.seen = new Map();
 }
 
 // Node's (and Bun's) Buffer writes UTF-8 at an offset of a buffer without allocating anything:
@@ -70,6 +81,8 @@ const NodeBuffer =
  */
 export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, nodesAt, nodesCap, keys) {
   let k = from;
+  const nested = walking;
+  walking = true;
   try {
     const buffer = memory.buffer;
     const indices = new Uint32Array(buffer, indicesAt, indicesLen);
@@ -81,7 +94,8 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
       nodes: new Uint32Array(buffer, nodesAt + 16, nodesCap - 4),
       b: 0,
       n: 0,
-      mark: newMark(),
+      seen: nested ? new Map() : seen,
+      mark: nested ? 0 : newMark(),
       inherited: enumerates(Object.prototype),
       // The top-level keys the format's reader reads (all when null).
       only: keys === null ? null : new Set(keys),
@@ -95,7 +109,7 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
       out.b = b;
       out.n = n;
       // Keys written since may be overwritten now.
-      out.mark = newMark();
+      forget(out);
       if (read === FULL || node(out, SKIPPED, 0, 0) < 0) break;
     }
     header[0] = out.n >> 2;
@@ -103,6 +117,8 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
     return k - from;
   } catch (cause) {
     return Fault.at(k < indicesLen ? new Uint32Array(memory.buffer, indicesAt, indicesLen)[k] : 0, cause);
+  } finally {
+    walking = nested;
   }
 }
 
@@ -187,11 +203,11 @@ const REPEATED = 16;
 // A key (or a short string): the bytes of the same string written before in this walk, or
 // new ones.
 function name(out, key) {
-  const at = (seen.get(key) ?? -1) - out.mark;
+  const at = (out.seen.get(key) ?? -1) - out.mark;
   if (at >= 0 && at < SPAN) return literal(out, STRING, out.nodes[at + 1], out.nodes[at + 2]);
   const node = out.n;
   const read = string(out, key);
-  if (read === DONE && node < SPAN) seen.set(key, out.mark + node);
+  if (read === DONE && node < SPAN) out.seen.set(key, out.mark + node);
   return read;
 }
 

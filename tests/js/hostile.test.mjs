@@ -227,3 +227,34 @@ test("a getter that calls back into the object reading it, or frees it, gets a C
   history.free();
   c.free();
 });
+
+test("a getter that plans other histories while its own is walked changes nothing in its plan", () => {
+  // The walker remembers the short strings it wrote, under a mark per walk, and takes a new
+  // mark when a message is laid out again (a toJSON inside it) so that what that message wrote
+  // is forgotten. A getter's own plans walk too, as many times again as they have messages
+  // left to JSON.stringify: over j from 0 to a whole turn of the marks, one of them would end
+  // on the interrupted walk's mark, or bring its next mark back to the one it forgot.
+  const c = new Compactor({ keepRecentTokens: 50, summarizer: generator(async () => "SUMMARY"), cacheFacts: false });
+  const odd = () => ({ toJSON: () => user("left to JSON.stringify") });
+  const history = (j) => {
+    const messages = conversation(20);
+    const content = messages[41].content;
+    Object.defineProperty(messages[41], "content", {
+      get() {
+        if (j >= 0) c.plan({ messages: [...Array.from({ length: j }, odd), ...conversation(10)], inputTokenBudget: 0 });
+        return content;
+      },
+      enumerable: true,
+    });
+    // A short string first written by a message laid out again, then written anew.
+    const again = user([{ type: "text", text: "once more" }, { toJSON: () => ({ type: "text", text: "!" }) }]);
+    messages.splice(44, 0, again, user("once more"));
+    return messages;
+  };
+  const plan = (messages) => {
+    const p = c.plan({ messages, inputTokenBudget: 0 });
+    return [p.estimateBefore, p.firstKeptIndex, [...p.messageTokens]];
+  };
+  const quiet = plan(history(-1));
+  for (let j = 0; j < 520; j++) assert.deepEqual(plan(history(j)), quiet, `after ${j} messages left to JSON.stringify`);
+});
