@@ -61,8 +61,24 @@ impl Ids {
     }
 
     /// The ids written out (see [`Ids`]).
-    fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         self.0.as_deref().unwrap_or("")
+    }
+
+    /// The ids `text` writes out (as [`Ids::text`] gives them), or `None` when it is not such
+    /// a text: each entry's length in decimal, with no leading zero, a `:`, that many bytes.
+    #[cfg(any(target_arch = "wasm32", test))]
+    pub(crate) fn from_text(text: &str) -> Option<Ids> {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (len, after) = rest.split_once(':')?;
+            let plain = !len.is_empty() && len.bytes().all(|b| b.is_ascii_digit());
+            if !plain || (len.len() > 1 && len.starts_with('0')) {
+                return None;
+            }
+            rest = after.get(len.parse::<usize>().ok()?..)?;
+        }
+        Some(Ids::of(text.to_owned()))
     }
 
     /// The ids written out in `text` (none when it is empty).

@@ -55,6 +55,9 @@ pub mod clearing;
 mod compactor;
 mod error;
 mod facts;
+// Only the bindings' cache keeps facts as text.
+#[cfg(any(target_arch = "wasm32", test))]
+mod facts_text;
 pub mod formats;
 mod generator;
 mod hash;

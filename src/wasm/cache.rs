@@ -4,17 +4,17 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Object, WeakMap};
+use js_sys::{Object, WeakMap};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use super::walk;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts, Step};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::facts_text;
 use crate::formats::Format;
 use crate::ids::RecentCalls;
-use crate::message::Role;
 use crate::token::Estimator;
 
 thread_local! {
@@ -240,73 +240,12 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
     })
 }
 
-/// `[tokens, role, startsTurn, failed, resultCount, stepCount, ...steps (part, tokens, calls,
-/// results each), ...toolResultIds, ...toolCallIds]`.
+/// The facts as the cache keeps them: one string (`crate::facts_text`).
 fn encode(facts: &MessageFacts) -> JsValue {
-    let role = match facts.role {
-        Role::User => 0,
-        Role::Assistant => 1,
-        Role::ToolResult => 2,
-        Role::System => 3,
-    };
-    let out = Array::new();
-    out.push(&JsValue::from_f64(facts.tokens as f64));
-    out.push(&JsValue::from_f64(role as f64));
-    out.push(&JsValue::from_bool(facts.starts_turn));
-    out.push(&JsValue::from_bool(facts.failed));
-    out.push(&JsValue::from_f64(facts.tool_result_ids.len() as f64));
-    out.push(&JsValue::from_f64(facts.steps.len() as f64));
-    for step in &facts.steps {
-        for n in [
-            step.part as u64,
-            step.tokens,
-            step.calls as u64,
-            step.results as u64,
-        ] {
-            out.push(&JsValue::from_f64(n as f64));
-        }
-    }
-    for id in facts.tool_result_ids.iter().chain(&facts.tool_call_ids) {
-        out.push(&JsValue::from_str(id));
-    }
-    out.into()
+    JsValue::from_str(&facts_text::write(facts))
 }
 
+/// The facts [`encode`] kept, `None` for anything else (nothing cached: `undefined`).
 fn decode(value: &JsValue) -> Option<MessageFacts> {
-    if !Array::is_array(value) {
-        return None;
-    }
-    let list: &Array = value.unchecked_ref();
-    let tokens = list.get(0).as_f64()? as u64;
-    let role = match list.get(1).as_f64()? as u8 {
-        0 => Role::User,
-        1 => Role::Assistant,
-        2 => Role::ToolResult,
-        _ => Role::System,
-    };
-    let results = list.get(4).as_f64()? as u32;
-    let step_count = list.get(5).as_f64()? as u32;
-    let number = |i: u32| list.get(i).as_f64().map(|n| n as u64);
-    let steps = (0..step_count)
-        .map(|k| {
-            let at = 6 + 4 * k;
-            Some(Step {
-                part: number(at)? as usize,
-                tokens: number(at + 1)?,
-                calls: number(at + 2)? as usize,
-                results: number(at + 3)? as usize,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let ids_at = 6 + 4 * step_count;
-    let ids = |range: std::ops::Range<u32>| range.filter_map(|i| list.get(i).as_string()).collect();
-    Some(MessageFacts {
-        tokens,
-        role,
-        starts_turn: list.get(2).as_bool()?,
-        failed: list.get(3).as_bool()?,
-        tool_result_ids: ids(ids_at..ids_at + results),
-        tool_call_ids: ids(ids_at + results..list.length()),
-        steps: steps.into(),
-    })
+    facts_text::read(&value.as_string()?)
 }

@@ -1,8 +1,9 @@
 // Concurrency on one Compactor, and the per-message facts cache.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { Compactor, estimate } from "context-compaction";
-import { conversation, generator, user } from "./helpers.mjs";
+import { call, conversation, generator, result, say, user } from "./helpers.mjs";
 
 test("many applies in flight at once, and plan while they wait", async () => {
   const releases = [];
@@ -59,4 +60,33 @@ test("cacheFacts: false re-reads every message", () => {
   const first = counted;
   compactor.plan({ messages, inputTokenBudget: 0, estimator });
   assert.equal(counted, 2 * first);
+});
+
+test("a plan from cached facts equals one read afresh: every format, steps, odd ids, failed attempts", () => {
+  const fixture = (name) => JSON.parse(readFileSync(new URL(`./formats/${name}.json`, import.meta.url), "utf8"));
+  // Ids with the cache's separators, digits, other scripts, and none at all; an aborted attempt.
+  const odd = ["a;1,2", "9:x", "调用", ""].flatMap((id) => [user(`use ${id}`), call(id), result(id, `out of ${id}`), say("next")]);
+  odd.push({ role: "assistant", content: [{ type: "text", text: "cut off" }], stopReason: "aborted" });
+  const histories = [["canonical", odd], ...["canonical", "openai-chat", "openai-responses", "anthropic", "ai-sdk", "ai-sdk-ui"].map((f) => [f, fixture(f)])];
+  const shape = (p) => p && { ...p, messageTokens: [...p.messageTokens], messagesToSummarize: p.messagesToSummarize.length, turnPrefixMessages: p.turnPrefixMessages.length };
+  for (const [format, messages] of histories) {
+    // A host estimator counts each text it is given: a plan from cached facts counts none.
+    let counted = 0;
+    const estimator = { countTokens: (text) => (counted++, Math.ceil(text.length / 3)) };
+    for (const keepRecentTokens of [0, 40, 200]) {
+      const request = { format, messages, inputTokenBudget: 0, estimator };
+      const fresh = new Compactor({ keepRecentTokens, summarizer: generator(async () => "S"), cacheFacts: false }).plan(request);
+      const caching = new Compactor({ keepRecentTokens, summarizer: generator(async () => "S") });
+      caching.plan(request);
+      counted = 0;
+      const cached = caching.plan(request);
+      assert.equal(counted, 0, `${format}: the second plan's facts come from the cache`);
+      assert.deepEqual(shape(cached), shape(fresh), `${format}, keepRecentTokens ${keepRecentTokens}`);
+      // The native estimator's facts are cached apart from the host's.
+      const native = { format, messages, inputTokenBudget: 0 };
+      const nativeFresh = new Compactor({ keepRecentTokens, summarizer: generator(async () => "S"), cacheFacts: false }).plan(native);
+      caching.plan(native);
+      assert.deepEqual(shape(caching.plan(native)), shape(nativeFresh), `${format}, native, keepRecentTokens ${keepRecentTokens}`);
+    }
+  }
 });
