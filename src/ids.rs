@@ -78,7 +78,8 @@ impl Ids {
             }
             rest = after.get(len.parse::<usize>().ok()?..)?;
         }
-        Some(Ids::of(text.to_owned()))
+        // Copied once, straight into the shared string.
+        Some(Ids((!text.is_empty()).then(|| Arc::from(text))))
     }
 
     /// The ids written out in `text` (none when it is empty).
