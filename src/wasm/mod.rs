@@ -19,6 +19,7 @@ mod js;
 mod manager;
 mod reported;
 mod sample;
+mod seam;
 mod sizer;
 mod stringify;
 mod tail;
