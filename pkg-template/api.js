@@ -8,10 +8,7 @@ import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
 export function register(glue) {
-  glue.__registerErrorClass(CompactionError);
-  glue.__registerHost(list, record, bytes, settle);
-  glue.__registerWalker(walk);
-  glue.__registerSizer(sizes, roles, deferTokens);
+  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens });
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     guardFreed(glue[name], name);
   }

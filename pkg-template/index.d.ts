@@ -191,6 +191,8 @@ export type AiSdkMessage =
         | ReadonlyArray<
             | Part<"text" | "reasoning", { text: string; providerOptions?: unknown }>
             | Part<"tool-call", { toolCallId: string; toolName: string; input: unknown; providerExecuted?: boolean; providerOptions?: unknown }>
+            /** A tool call as AI SDK 4 wrote it (`args`, read when there is no `input`). */
+            | Part<"tool-call", { toolCallId: string; toolName: string; args: unknown; providerOptions?: unknown }>
             | AiSdkToolResult
             | AiSdkFile
             | Part<"custom", { kind: string; providerOptions?: unknown }>
@@ -225,6 +227,8 @@ type AiSdkToolPart = {
   toolCallId: string;
   state: AiSdkToolState;
   input?: unknown;
+  /** A failed call's input as the model sent it (`output-error`), read when `input` is absent. */
+  rawInput?: unknown;
   output?: unknown;
   errorText?: string;
   providerExecuted?: boolean;
@@ -279,9 +283,9 @@ export type AnyMessage = MessageFormats[MessageFormat];
  */
 export type ProviderUsage =
   | MessageUsage
-  | { input_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; output_tokens?: number }
-  | { prompt_tokens?: number; completion_tokens?: number }
-  | { inputTokens?: number; outputTokens?: number };
+  | { input_tokens?: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; output_tokens?: number; output_tokens_details?: { reasoning_tokens?: number } }
+  | { prompt_tokens?: number; completion_tokens?: number; completion_tokens_details?: { reasoning_tokens?: number } }
+  | { inputTokens?: number; outputTokens?: number; reasoningTokens?: number; outputTokenDetails?: { reasoningTokens?: number } };
 
 /**
  * What the provider counted for an earlier request this one extends: "the request made of the

@@ -3,11 +3,10 @@
 //! Planning works on facts alone, so a caller that keeps them can re-plan a grown history by
 //! computing facts for the new messages only.
 
-use crate::anchor::{self, Calibration};
 use crate::error::{BoxError, Error, Result};
 use crate::ids::Ids;
 use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
-use crate::request::Request;
+use crate::report::Calibration;
 use crate::summary;
 use crate::token::Estimator;
 
@@ -240,30 +239,6 @@ pub struct RequestFacts {
 }
 
 impl RequestFacts {
-    /// Computes the facts of every part of `request`.
-    pub fn of(request: &Request) -> Result<Self> {
-        let estimator = request.estimator;
-        let mut facts = Self::fixed(
-            request.system_prompt,
-            request.summary,
-            request.tools,
-            estimator,
-        )?;
-        facts.messages = request
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(i, message)| {
-                MessageFacts::of(message, estimator)
-                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
-            })
-            .collect::<Result<_>>()?;
-        if !request.reports.is_empty() {
-            anchor::calibrate(&mut facts, request.reports);
-        }
-        Ok(facts)
-    }
-
     /// The facts of a request whose messages are host messages of any format.
     pub fn of_hosts(
         system_prompt: &str,
@@ -375,7 +350,7 @@ fn message_tokens(message: &Message, estimator: &dyn Estimator) -> Result<u64, B
                     AssistantBlock::ToolCall(call) => {
                         estimator.framing_tokens()
                             + estimator.count_tokens(&call.name)?
-                            + estimator.count_tokens(&crate::formats::text_of(&call.arguments))?
+                            + estimator.count_tokens(&crate::json_text::text_of(&call.arguments))?
                     }
                 };
             }
@@ -404,7 +379,7 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
             + estimator.count_tokens(&tool.name)?
             + estimator.count_tokens(&tool.description)?;
         if !tool.parameters.is_null() {
-            tokens += estimator.count_tokens(&crate::formats::text_of(&tool.parameters))?;
+            tokens += estimator.count_tokens(&crate::json_text::text_of(&tool.parameters))?;
         }
     }
     Ok(tokens)

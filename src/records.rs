@@ -82,7 +82,7 @@ impl Piece for &str {
 
 impl Piece for Value {
     fn write_to(&self, out: &mut String) {
-        out.push_str(&crate::formats::text_of(self));
+        out.push_str(&crate::json_text::text_of(self));
     }
 }
 

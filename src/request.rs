@@ -1,7 +1,9 @@
 //! What a plan or a compaction is asked about: the conversation state and how strictly to act.
 
-use crate::anchor::Report;
+use crate::error::Result;
+use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
+use crate::report::Report;
 use crate::token::{Estimator, Heuristic};
 
 static DEFAULT_ESTIMATOR: Heuristic = Heuristic::new();
@@ -74,4 +76,32 @@ pub struct PlanOptions {
     pub input_token_budget: Option<u64>,
     /// See [`Request::require_reduction`].
     pub require_reduction: bool,
+}
+
+// Here rather than in `crate::facts`: the facts of a request are calibrated by its reports
+// (`crate::anchor`), which itself works on facts.
+impl RequestFacts {
+    /// Computes the facts of every part of `request`.
+    pub fn of(request: &Request) -> Result<Self> {
+        let estimator = request.estimator;
+        let mut facts = Self::fixed(
+            request.system_prompt,
+            request.summary,
+            request.tools,
+            estimator,
+        )?;
+        facts.messages = request
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, message)| {
+                MessageFacts::of(message, estimator)
+                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
+            })
+            .collect::<Result<_>>()?;
+        if !request.reports.is_empty() {
+            crate::anchor::calibrate(&mut facts, request.reports);
+        }
+        Ok(facts)
+    }
 }

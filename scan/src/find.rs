@@ -31,7 +31,7 @@ pub(crate) fn skip_escaped(bytes: &[u8], mut pos: usize) -> usize {
             }
         }
         let [backslashes, quotes, controls, common] = masks;
-        let (starts, escaped) = crate::score::escapes(backslashes, &mut false);
+        let (starts, escaped) = escapes(backslashes, &mut false);
         // What an escape may not escape: a control byte; and what is checked one at a time
         // (escapes are sparse once `\\` and `\"` are left out): `/` and the letters of
         // one-letter escapes go on, anything else (`\u`) stops at its backslash. An escape
@@ -76,7 +76,7 @@ pub fn rewritten_escape(raw: &[u8]) -> bool {
         if backslashes == 0 && !split {
             return false;
         }
-        let (_, escaped) = crate::score::escapes(backslashes, &mut split);
+        let (_, escaped) = escapes(backslashes, &mut split);
         let rewritten = mask64(&chunk, |lanes| equal16(lanes, b'u') | equal16(lanes, b'/'));
         escaped & rewritten != 0
     })
@@ -265,6 +265,23 @@ fn mask16(lanes: &[u8; 16], stops: bool) -> u32 {
         }
     }
     mask
+}
+
+/// The backslashes of a block that start an escape, and the bytes they escape, from the mask
+/// of its `backslashes`: a run of them escapes every second one, and the byte after the run
+/// when it is odd. `split` says a backslash ending the block before escapes this block's first
+/// byte, and is set when this block's last one escapes the next. Without a loop: subtracting
+/// the run starts at even bits from the bits one up carries through each run and leaves the
+/// bits after its odd positions (as simdjson finds escaped quotes).
+pub(crate) fn escapes(backslashes: u64, split: &mut bool) -> (u64, u64) {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let carried = u64::from(*split);
+    let potential = backslashes & !carried;
+    let codes = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
+    let escaped = codes ^ (backslashes | carried);
+    let starts = codes & backslashes;
+    *split = starts >> 63 != 0;
+    (starts, escaped)
 }
 
 #[cfg(test)]

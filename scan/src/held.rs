@@ -3,8 +3,9 @@
 //! writes of the value it reads, the heuristic score of that value is the score of the held
 //! text, which [`score_escaped`] takes from the escaped text directly.
 
+use crate::find::escapes;
 use crate::find::{backslashes16, mask64, quotes16};
-use crate::score::{escapes, score_escaped};
+use crate::score::score_escaped;
 
 // Deeper nesting, and more keys open at once, are left to the general path (arguments are
 // shallow: a handful of keys, seldom more than two levels).

@@ -25,4 +25,4 @@ pub use node::{Children, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
 pub use text::{ascii_end, utf8};
-pub use words::{SKIPPED, from_words};
+pub use words::{SKIPPED, TAG_NAMES, WALK_DEPTH, from_words};

@@ -8,6 +8,7 @@
 
 mod classify;
 
+use crate::find::escapes;
 use classify::{Masks, classify};
 
 // Weights in hundredths of a token. Words, long words, punctuation, line breaks and indents
@@ -98,23 +99,6 @@ pub fn score_escaped(raw: &[u8]) -> Option<u64> {
         runs.escaped_block(chunk, valid, &mut split)
     })?;
     (!split).then(|| total + runs.finish())
-}
-
-/// The backslashes of a block that start an escape, and the bytes they escape, from the mask
-/// of its `backslashes`: a run of them escapes every second one, and the byte after the run
-/// when it is odd. `split` says a backslash ending the block before escapes this block's first
-/// byte, and is set when this block's last one escapes the next. Without a loop: subtracting
-/// the run starts at even bits from the bits one up carries through each run and leaves the
-/// bits after its odd positions (as simdjson finds escaped quotes).
-pub(crate) fn escapes(backslashes: u64, split: &mut bool) -> (u64, u64) {
-    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
-    let carried = u64::from(*split);
-    let potential = backslashes & !carried;
-    let codes = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
-    let escaped = codes ^ (backslashes | carried);
-    let starts = codes & backslashes;
-    *split = starts >> 63 != 0;
-    (starts, escaped)
 }
 
 /// What runs carry from one block into the next: the previous block's masks (their top bits

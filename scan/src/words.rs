@@ -4,7 +4,17 @@
 
 use crate::tape::{Checker, Kind, Node};
 
-/// The kind of each tag below [`SKIPPED`] (keep in step with pkg-template/walk.js).
+/// The writer's name of each tag below [`SKIPPED`], in tag order: the package's walker takes
+/// them from a module generated from this list (`pkg-template/tape.js`, checked by the
+/// crate's `tests/js_constants.rs`).
+pub const TAG_NAMES: [&str; 6] = ["NULL", "BOOL", "NUMBER", "STRING", "ARRAY", "OBJECT"];
+
+/// How deep the walker and the sizer follow containers; a message nested deeper is left to
+/// `JSON.stringify` and the scanner, which refuse it with the error that path gives (the
+/// scanner's limit is serde_json's, 127, and a message sits a few levels down already).
+pub const WALK_DEPTH: usize = 120;
+
+/// The kind of each tag below [`SKIPPED`] (named by [`TAG_NAMES`]).
 const KINDS: [Kind; 6] = [
     Kind::Null,
     Kind::Bool,

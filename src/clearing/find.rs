@@ -432,6 +432,6 @@ fn arguments_freed(
     call: &ToolCall,
     estimator: &dyn Estimator,
 ) -> Result<u64, crate::error::BoxError> {
-    let before = estimator.count_tokens(&crate::formats::text_of(&call.arguments))?;
+    let before = estimator.count_tokens(&crate::json_text::text_of(&call.arguments))?;
     Ok(before.saturating_sub(estimator.count_tokens("{}")?))
 }

@@ -20,7 +20,7 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
         return Some(score);
     }
     let value = super::json::json_text(text).ok()?;
-    Some(score(super::json::text_of(&value).as_bytes()))
+    Some(score(crate::json_text::text_of(&value).as_bytes()))
 }
 
 /// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the

@@ -11,6 +11,7 @@ use context_compaction_scan::{
 use serde_json::Value;
 
 use super::numbers::{js_number, js_number_text, serde_number_text};
+use crate::json_text::text_of;
 use crate::search::find;
 
 // Objects with more keys than this are left to serde_json (checking for repeats is quadratic).
@@ -109,13 +110,6 @@ fn write(value: Val, numbers: Numbers, out: &mut String) -> Option<()> {
         Numbers::SerdeJson => serde_number_text,
     };
     tape::write_json(value, number, out)
-}
-
-/// `value` as compact JSON, as its `to_string()` writes it. `Display` would bring in
-/// `serde_json`'s pretty printer too (for `{:#}`) and write through `core::fmt` (0.35 KB gzip).
-pub(crate) fn text_of(value: &Value) -> String {
-    // A value's keys are strings: writing it cannot fail.
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A value of a tape as a `serde_json` value (`null` when missing), for the places that keep

@@ -11,6 +11,7 @@
 mod ai_sdk;
 mod ai_sdk_ui;
 mod anthropic;
+mod blocks;
 mod canonical;
 pub(crate) mod count;
 mod edit;
@@ -35,7 +36,6 @@ use crate::token::Estimator;
 pub use edit::{Edit, Edited};
 
 pub use json::json_text;
-pub(crate) use json::text_of;
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
@@ -146,7 +146,7 @@ impl Format {
 
     /// Reads one host message; `path` names it in errors (`messages[3]`).
     pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
-        self.read_json(&json::text_of(value), path)
+        self.read_json(&crate::json_text::text_of(value), path)
     }
 
     /// Reads one host message from its JSON text.

@@ -15,7 +15,7 @@ pub(crate) fn js_number_text(raw: &str) -> Cow<'_, str> {
     if plain(raw, 15) {
         return Cow::Borrowed(raw);
     }
-    Cow::Owned(super::json::text_of(&js_number(raw)))
+    Cow::Owned(crate::json_text::text_of(&js_number(raw)))
 }
 
 /// The text `serde_json` writes back for the number text `raw` it reads (in JSON held in a
@@ -25,7 +25,7 @@ pub(crate) fn serde_number_text(raw: &str) -> Option<Cow<'_, str>> {
     if plain(raw, 18) {
         return Some(Cow::Borrowed(raw));
     }
-    Some(Cow::Owned(super::json::text_of(
+    Some(Cow::Owned(crate::json_text::text_of(
         &serde_json::from_str::<Value>(raw).ok()?,
     )))
 }

@@ -6,7 +6,6 @@ use std::fmt;
 
 use context_compaction_scan::{Children, Kind, Val};
 
-use super::sink::{Sink, Text};
 use crate::error::{Error, Result};
 
 /// Where a value is in the request: a root label, then keys and indices.
@@ -201,58 +200,6 @@ impl<'a, 'p> Obj<'a, 'p> {
             "type",
             &format!("unknown block type \"{found}\" (expected {expected})"),
         )
-    }
-
-    /// A content at `key` given as a string (one text) or as an array of typed blocks, each
-    /// read by `block` with its type.
-    pub(crate) fn blocks(
-        &self,
-        key: &str,
-        sink: &mut dyn Sink<'a>,
-        block: &mut dyn FnMut(&Obj<'a, '_>, &str, &mut dyn Sink<'a>) -> Result<()>,
-    ) -> Result<()> {
-        // One lookup of `key` serves both shapes.
-        let content = self.get(key);
-        if let Some(text) = content.filter(|v| v.kind() == Kind::String) {
-            sink.text(Text::Str(text));
-            return Ok(());
-        }
-        for (i, value) in self.items(key, content)?.enumerate() {
-            let item = self.item(value, key, i)?;
-            let kind = item.kind()?;
-            block(&item, &kind, sink)?;
-        }
-        Ok(())
-    }
-
-    /// A content at `key`: a string, or an array of text parts (`texts`: their `text`, else
-    /// their `refusal`) and attachments (`attachments`, counted as images), into `sink`.
-    pub(crate) fn content(
-        &self,
-        key: &str,
-        texts: &[&str],
-        attachments: &[&str],
-        sink: &mut dyn Sink<'a>,
-    ) -> Result<()> {
-        self.blocks(key, sink, &mut |part, kind, sink| {
-            if texts.contains(&kind) {
-                let (text, refusal) = (part.string("text")?, part.string("refusal")?);
-                sink.text(match text.or(refusal) {
-                    Some(text) => Text::Str(text),
-                    None => Text::Made(Cow::Borrowed("")),
-                });
-            } else if attachments.contains(&kind) {
-                sink.image();
-            } else {
-                let expected: Vec<String> = texts
-                    .iter()
-                    .chain(attachments)
-                    .map(|t| format!("\"{t}\""))
-                    .collect();
-                return Err(part.unknown(kind, &expected.join(", ")));
-            }
-            Ok(())
-        })
     }
 }
 

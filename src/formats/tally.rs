@@ -81,7 +81,9 @@ impl Tally {
                 // Not known without writing it (an object with a repeated key): written once.
                 None => self
                     .heuristic
-                    .count(&super::json::text_of(&super::json::to_value(Some(value)))),
+                    .count(&crate::json_text::text_of(&super::json::to_value(Some(
+                        value,
+                    )))),
             },
         }
     }

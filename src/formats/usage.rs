@@ -9,15 +9,7 @@ use super::sink::{Args, Sink, Text, Unit};
 use super::{Format, Obj};
 use crate::error::Result;
 use crate::message::StopReason;
-
-/// What a provider reported for one request, in tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MessageUsage {
-    /// The prompt: input, cache reads and cache writes.
-    pub input: u64,
-    /// The answer.
-    pub output: u64,
-}
+pub use crate::report::MessageUsage;
 
 /// The input keys of each usage shape (added up) and its output key, tried in order by their
 /// first key: the canonical shape, Anthropic and OpenAI Responses, OpenAI Chat Completions,

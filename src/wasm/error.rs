@@ -1,24 +1,12 @@
 //! Errors across the boundary: core errors become `CompactionError`, host throws become
 //! [`HostError`] so the original value can be handed back as `cause`.
 
-use std::cell::RefCell;
 use std::fmt;
 
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-
-thread_local! {
-    static ERROR_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
-}
-
-/// Registers the package's `CompactionError` class; the entry files call it once after init.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = __registerErrorClass)]
-pub fn register_error_class(class: Function) {
-    ERROR_CLASS.with(|slot| *slot.borrow_mut() = Some(class));
-}
 
 /// A value a host callback threw or rejected with, kept as it is.
 pub(crate) struct HostError {
@@ -108,10 +96,10 @@ pub(crate) fn to_js(error: &Error) -> JsValue {
     if let Some(cause) = host_cause(error) {
         let _ = Reflect::set(&options, &"cause".into(), &cause);
     }
-    let class = ERROR_CLASS.with(|slot| slot.borrow().clone());
-    if let Some(class) = class {
+    if let Some(package) = super::seam::registered() {
+        let class = &package.error_class;
         let args = js_sys::Array::of3(&code, &message, &options);
-        if let Ok(made) = Reflect::construct(&class, &args) {
+        if let Ok(made) = Reflect::construct(class, &args) {
             return made;
         }
     }

@@ -5,40 +5,13 @@
 //! becomes an error naming the place, with the caller's exception as `cause`: no host
 //! exception ever unwinds through a wasm frame.
 
-use std::cell::RefCell;
-
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::error::{HostError, describe, to_js};
+use super::seam::{Package, package};
 use crate::error::{Error, Result};
-
-/// The guarded copy functions of `pkg-template/host.js`.
-struct Guards {
-    list: Function,
-    record: Function,
-    bytes: Function,
-    settle: Function,
-}
-
-thread_local! {
-    static GUARDS: RefCell<Option<Guards>> = const { RefCell::new(None) };
-}
-
-/// Registers `list`, `record`, `bytes` and `settle` of `pkg-template/host.js`; the entries
-/// call it once after init.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = __registerHost)]
-pub fn register_host(list: Function, record: Function, bytes: Function, settle: Function) {
-    let guards = Guards {
-        list,
-        record,
-        bytes,
-        settle,
-    };
-    GUARDS.with(|slot| *slot.borrow_mut() = Some(guards));
-}
 
 /// The package's own promise of what a caller's function returned (see [`settle`]).
 pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
@@ -70,14 +43,8 @@ pub(crate) fn bytes(value: &JsValue, path: &str) -> Result<JsValue> {
     read(|r| &r.bytes, value, path)
 }
 
-fn read(pick: fn(&Guards) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
-    let guard = GUARDS.with(|slot| slot.borrow().as_ref().map(|r| pick(r).clone()));
-    let Some(guard) = guard else {
-        return Err(Error::invalid_config(
-            "the package's host readers are not registered: import context-compaction through one of its entries",
-        ));
-    };
-    let read = guard.call2(&JsValue::NULL, value, &JsValue::from_str(path));
+fn read(pick: fn(&Package) -> &Function, value: &JsValue, path: &str) -> Result<JsValue> {
+    let read = pick(&*package()?).call2(&JsValue::NULL, value, &JsValue::from_str(path));
     let copy = read.map_err(|thrown| fault(&thrown))?;
     Ok(if copy.is_null() {
         JsValue::UNDEFINED

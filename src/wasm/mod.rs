@@ -19,6 +19,7 @@ mod js;
 mod manager;
 mod reported;
 mod sample;
+mod seam;
 mod sizer;
 mod stringify;
 mod tail;
@@ -44,7 +45,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
     };
     match read().map_err(|e| error::to_js(&e))? {
         None => Ok(JsValue::NULL),
-        Some(message) => js_sys::JSON::parse(&crate::formats::text_of(&message)),
+        Some(message) => js_sys::JSON::parse(&crate::json_text::text_of(&message)),
     }
 }
 

@@ -5,51 +5,20 @@
 //! not read. Each catches what a message throws and returns it as a `Fault` naming the message;
 //! anything else it throws is caught at the call: nothing unwinds through a wasm frame.
 
-use std::cell::RefCell;
-
 use js_sys::{Array, Float64Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::convert::JsRequest;
 use super::host;
-use crate::error::{Error, Result};
+use super::seam::Package;
+use crate::error::Result;
 use crate::formats::Format;
 
-/// The sizer's three functions, registered once by the entry files.
-struct Sizer {
-    sizes: Function,
-    roles: Function,
-    defer: Function,
-}
-
-thread_local! {
-    static SIZER: RefCell<Option<Sizer>> = const { RefCell::new(None) };
-}
-
-/// Registers the package's sizer; the entry files call it once after init.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = __registerSizer)]
-pub fn register_sizer(sizes: Function, roles: Function, defer: Function) {
-    SIZER.with(|slot| {
-        *slot.borrow_mut() = Some(Sizer {
-            sizes,
-            roles,
-            defer,
-        })
-    });
-}
-
 /// Calls one of the sizer's functions with `args`.
-fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
-    let function = SIZER
-        .with(|slot| slot.borrow().as_ref().map(|sizer| pick(sizer).clone()))
-        .ok_or_else(|| {
-            Error::invalid_config(
-                "the package's sizer is not registered: import context-compaction through one of its entries",
-            )
-        })?;
+fn call(pick: fn(&Package) -> &Function, args: &[JsValue]) -> Result<JsValue> {
+    let package = super::seam::package()?;
     let args: Array = args.iter().collect();
-    function
+    pick(&package)
         .apply(&JsValue::NULL, &args)
         .map_err(|thrown| host::fault(&thrown))
 }
@@ -128,7 +97,7 @@ pub(super) fn defer_tokens(
         read.into(),
     ];
     args.extend(format_args(request.format));
-    call(|s| &s.defer, &args).map(|_| ())
+    call(|s| &s.defer_tokens, &args).map(|_| ())
 }
 
 /// What the sizer needs to know of `format`: the top-level keys its reader reads (all when

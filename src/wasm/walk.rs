@@ -15,24 +15,16 @@ use super::convert;
 use super::host;
 use super::stringify;
 use crate::clearing::Finder;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::facts::MessageFacts;
 use crate::formats::{Format, MessageUsage, Path, Records, Units};
 use crate::message::Message;
 use crate::token::Estimator;
 
 thread_local! {
-    static WALKER: RefCell<Option<Function>> = const { RefCell::new(None) };
     /// The buffers of the last walk, kept for the next one: wasm memory never shrinks, so
     /// keeping them costs nothing, and a new walk does not zero them again.
     static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::new()) };
-}
-
-/// Registers the package's walker; the entry files call it once after init.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = __registerWalker)]
-pub fn register_walker(walker: Function) {
-    WALKER.with(|slot| *slot.borrow_mut() = Some(walker));
 }
 
 // Buffer sizes of the first walk: small, so that a short history does not pay for a large one.
@@ -237,14 +229,9 @@ fn each_with(
     read
 }
 
-/// The walker, or an error when the glue is used without an entry file (every entry registers
-/// it).
+/// The walker, or an error when the glue is used without an entry file.
 fn walker() -> Result<Function> {
-    WALKER.with(|slot| slot.borrow().clone()).ok_or_else(|| {
-        Error::invalid_config(
-            "the package's walker is not registered: import context-compaction through one of its entries",
-        )
-    })
+    Ok(super::seam::package()?.walk.clone())
 }
 
 /// What the walker writes into, and the nodes read from it.
