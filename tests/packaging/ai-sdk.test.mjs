@@ -53,7 +53,7 @@ async function converse(version, turns = TURNS) {
   // The mock provider keeps this object from its first import (a route module loads once).
   const log = Object.assign((globalThis.__roundTrip ??= {}), { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
   process.env.CHAT_STATE_DIR = join(dir, ".chats");
-  const { POST } = await import(pathToFileURL(join(dir, "route.mjs")));
+  const { GET, POST } = await import(pathToFileURL(join(dir, "route.mjs")));
   const { load } = await import(pathToFileURL(join(dir, "load.mjs")));
   const ai = await load("ai");
   const chat = new (class extends ai.AbstractChat {})({
@@ -77,7 +77,9 @@ async function converse(version, turns = TURNS) {
   const state = JSON.parse(readFileSync(join(dir, ".chats/chat-1.json"), "utf8") || "null");
   // Left for a look after a failure: every prompt and summary request.
   writeFileSync(join(dir, "log.json"), JSON.stringify(log));
-  return { log, chat, approvals, state };
+  // What the page's preview reads after each response: the stored state, through the route's GET.
+  const served = await (await GET(new Request("http://127.0.0.1/api/chat?id=chat-1"))).json();
+  return { log, chat, approvals, state, served };
 }
 
 /** The highest "Summary #n" in a message (0 for none). */
@@ -135,6 +137,7 @@ for (const version of [5, 6, 7]) {
   test(`ai ${version}: ${TURNS} turns through the route compact when due, pair every tool call, never re-summarize, send the summary first`, async () => {
     const result = await converse(version);
     checkRoundTrips(result, version);
+    assert.deepEqual(result.served, result.state, `ai ${version}: the route's GET serves the stored state`);
     // The 28-step loop of one request compacted between its steps (prepareStep).
     const long = result.log.prompts.filter((p) => p.turn === LONG_TURN).map((p) => summaryNumber(p.prompt.find((m) => m.role !== "system")));
     assert.notEqual(long[0], long.at(-1), `ai ${version}: no compaction inside the long tool loop`);

@@ -244,10 +244,13 @@ async function chatPageWorks(url) {
     await page.goto(url, { timeout: 120_000 });
     const preview = page.locator("#preview");
     await preview.filter({ hasText: "Fits: nothing to compact (0 messages)" }).waitFor({ timeout: 60_000 });
+    // The preview reads the chat's state from the route (its GET) once each response is complete.
+    const stateRead = page.waitForResponse((response) => response.request().method() === "GET" && response.url().includes("/api/chat?id="), { timeout: 60_000 });
     await page.fill("#input", "Hello");
     await page.press("#input", "Enter");
     await page.locator(".message", { hasText: "assistant: Hello from the mock model." }).waitFor({ timeout: 60_000 });
     await preview.filter({ hasText: "Fits: nothing to compact (2 messages)" }).waitFor({ timeout: 10_000 });
+    assert.equal((await stateRead).status(), 200, "the route's GET served the chat's state");
     assert.deepEqual(errors, []);
   } catch (error) {
     throw new Error(`${url}: ${error.message}; page errors: ${errors.join("\n") || "none"}`);
