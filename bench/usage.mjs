@@ -77,7 +77,7 @@ console.log(line("anchored and calibrated, second half", second, "anchored"));
 console.log(line(`held out: second half × ratio of the first (${ratioFirst.toFixed(3)})`, heldOut(second, ratioFirst), "calibrated"));
 console.log(line(`held out: first half × ratio of the second (${ratioSecond.toFixed(3)})`, heldOut(first, ratioSecond), "calibrated"));
 
-// The ratio a plan from the tail calibrates by (README, "What an anchored plan reads"): the
+// The ratio a plan from the tail calibrates by (docs/anchored.md): the
 // provider's count over ours between the earliest answer of the tail that carries usage and
 // the latest, against the whole conversation's ratio (what a plan reading every message uses),
 // at each request, for spans of at least 16,000 and 40,000 of our tokens (a tail holds at
@@ -162,7 +162,7 @@ if (pi) {
   const plan = cold.plan({ messages: long, inputTokenBudget: 0 });
   const median = (values) => quantile(values, 0.5);
   console.log(`\ncold plan of an anchored 10k history (CPU ms, median of ${rounds}, alternating): ours ${median(ours).toFixed(1)}, pi prepareCompaction ${median(theirs).toFixed(1)}, ratio ${(median(ours) / median(theirs)).toFixed(2)}×, median of the rounds' ratios ${median(ratios).toFixed(2)}× (anchored: ${estimate({ messages: long }).anchor ? "yes" : "no"}, estimateBefore ${plan.estimateBefore})`);
-  // The plan reads only the tail (README, "What an anchored plan reads"); planBytes reads every
+  // The plan reads only the tail (docs/anchored.md); planBytes reads every
   // message of the same history: the same rules, with the exact ratio.
   const whole = cold.planBytes(JSON.stringify(long), { inputTokenBudget: 0 });
   const tailSum = (p) => p.messageTokens.slice(-100).reduce((a, b) => a + b, 0);

@@ -303,7 +303,7 @@ export interface ReportedUsage {
 }
 
 interface RequestOptions {
-  /** What the provider counted for earlier requests (anchoring and calibration; see the README). */
+  /** What the provider counted for earlier requests (anchoring and calibration; see docs/usage.md). */
   reportedUsage?: ReportedUsage | readonly ReportedUsage[] | null;
   /** A string, or (Anthropic's `system`) an array of text blocks. */
   systemPrompt?: string | ReadonlyArray<{ type: "text"; text: string }> | null;
@@ -359,7 +359,7 @@ export interface Plan<M extends AnyMessage = Message> {
   estimateAfterWithoutSummary: number;
   /**
    * Estimated tokens of each message (framing included), in order. In a plan of a long history
-   * from its tail (README, "What an anchored plan reads"), the messages not read are sized when
+   * from its tail (docs/anchored.md), the messages not read are sized when
    * this field is first read; a message that throws then makes the read throw a `CompactionError`.
    */
   messageTokens: Float64Array;

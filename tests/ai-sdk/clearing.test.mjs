@@ -319,12 +319,12 @@ for (const major of [5, 6, 7]) {
   });
 }
 
-test("the README's AI SDK clearing recipe is examples/ai-sdk-clearing.mjs, and it runs (ai 7)", async () => {
+test("the AI SDK clearing recipe of docs/clearing.md is examples/ai-sdk-clearing.mjs, and it runs (ai 7)", async () => {
   const { readFileSync, writeFileSync, rmSync } = await import("node:fs");
   const source = new URL("./examples/ai-sdk-clearing.mjs", import.meta.url);
   const example = readFileSync(source, "utf8");
-  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
-  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/ai-sdk-clearing.mjs exactly");
+  const doc = readFileSync(new URL("./docs/clearing.md", import.meta.url), "utf8");
+  assert.ok(doc.includes("```js\n" + example + "```"), "docs/clearing.md must quote examples/ai-sdk-clearing.mjs exactly");
   // Run next to the example (so that "context-compaction" resolves), with ai 7 as "ai".
   const run = new URL("./examples/ai-sdk-clearing.run.mjs", import.meta.url);
   writeFileSync(run, example.replace('from "ai"', `from ${JSON.stringify(pathToFileURL(require.resolve("ai7")).href)}`));
@@ -340,7 +340,7 @@ test("the README's AI SDK clearing recipe is examples/ai-sdk-clearing.mjs, and i
   assert.match(logs[0], /^40 turns: cleared, (\d+) results cleared, \d+ tokens freed$/);
   assert.equal(logs[1], `41 turns: belowThreshold, ${logs[0].match(/(\d+) results/)[1]} results cleared`);
   assert.match(JSON.parse(logs[3]).text, /^\[Tool result cleared to save context: read of src\/file0\.ts/);
-  assert.ok(readme.includes("```text\n" + logs.join("\n") + "\n```"), "README must show the example's output");
+  assert.ok(doc.includes("```text\n" + logs.join("\n") + "\n```"), "docs/clearing.md must show the example's output");
 });
 
 /** The state of an `AbstractChat` (what useChat keeps in React state). */

@@ -1,4 +1,4 @@
-// The README's chat-loop section is examples/chat-loop.mjs, verbatim; this drives it against a
+// The chat-loop section of docs/api.md is examples/chat-loop.mjs, verbatim; this drives it against a
 // local stub: a long conversation is maintained, it goes on, then an overflow is recovered.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -6,10 +6,10 @@ import { readFileSync } from "node:fs";
 import { conversation } from "./helpers.mjs";
 import { openAIOverflow, openAIText, startStub } from "./stub.mjs";
 
-test("the README chat loop maintains a long conversation and recovers from an overflow", async () => {
+test("the docs/api.md chat loop maintains a long conversation and recovers from an overflow", async () => {
   const example = readFileSync(new URL("./examples/chat-loop.mjs", import.meta.url), "utf8");
-  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
-  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/chat-loop.mjs exactly");
+  const doc = readFileSync(new URL("./docs/api.md", import.meta.url), "utf8");
+  assert.ok(doc.includes("```js\n" + example + "```"), "docs/api.md must quote examples/chat-loop.mjs exactly");
 
   let chats = 0;
   const stub = await startStub((req) => {

@@ -1,4 +1,5 @@
-// The README's usage example is examples/usage.mjs, verbatim, and it runs against a local stub.
+// The README's usage example is examples/usage.mjs, verbatim, and it runs against a local stub;
+// so do the examples docs/formats.md and docs/clearing.md quote.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -28,7 +29,7 @@ test("the README usage example is examples/usage.mjs and it runs", async () => {
   const session = readFileSync(new URL("./large-session.jsonl", import.meta.url), "utf8")
     .split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((e) => e.type === "message").map((e) => e.message)
     // Without the usage it recorded, which would make the estimates Anthropic's own counts (the
-    // README's "What the provider counted"); the figures quoted are the local estimate's.
+    // docs/usage.md); the figures quoted are the local estimate's.
     .map(({ usage: _, ...message }) => message);
   const logs = [];
   const log = console.log;
@@ -51,10 +52,10 @@ test("the README usage example is examples/usage.mjs and it runs", async () => {
   assert.equal(state.messages[0], session[session.length - state.messages.length]);
 });
 
-test("the README formats example is examples/formats.mjs and it runs", async () => {
+test("the docs/formats.md example is examples/formats.mjs and it runs", async () => {
   const example = readFileSync(new URL("./examples/formats.mjs", import.meta.url), "utf8");
-  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
-  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/formats.mjs exactly");
+  const doc = readFileSync(new URL("./docs/formats.md", import.meta.url), "utf8");
+  assert.ok(doc.includes("```js\n" + example + "```"), "docs/formats.md must quote examples/formats.mjs exactly");
   const logs = [];
   const log = console.log;
   console.log = (...args) => logs.push(args.join(" "));
@@ -66,10 +67,10 @@ test("the README formats example is examples/formats.mjs and it runs", async () 
   assert.equal(JSON.parse(logs[0]).type, "message");
 });
 
-test("the README clearing example is examples/clearing.mjs, and it clears without a model call", async () => {
+test("the docs/clearing.md example is examples/clearing.mjs, and it clears without a model call", async () => {
   const example = readFileSync(new URL("./examples/clearing.mjs", import.meta.url), "utf8");
-  const readme = readFileSync(new URL("./README.md", import.meta.url), "utf8");
-  assert.ok(readme.includes("```js\n" + example + "```"), "README must quote examples/clearing.mjs exactly");
+  const doc = readFileSync(new URL("./docs/clearing.md", import.meta.url), "utf8");
+  assert.ok(doc.includes("```js\n" + example + "```"), "docs/clearing.md must quote examples/clearing.mjs exactly");
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
@@ -89,5 +90,5 @@ test("the README clearing example is examples/clearing.mjs, and it clears withou
   assert.equal(requests, 0, "no summary was asked for");
   assert.match(logs[0], /^cleared: \d+ results cleared, \d+ → \d+ tokens$/);
   assert.match(logs[1], /^\[Tool result cleared to save context: read of src\/file0\.ts, about [\d,]+ tokens\. Read the file again if it is needed\.\]$/);
-  assert.ok(readme.includes("```text\n" + logs.join("\n") + "\n```"), "README must show the example's output");
+  assert.ok(doc.includes("```text\n" + logs.join("\n") + "\n```"), "docs/clearing.md must show the example's output");
 });

@@ -1,5 +1,5 @@
 // Round trips through the AI SDK chat route example (apps/ai-sdk/app/api/chat/route.ts, quoted
-// in the README) with real `ai` 5, 6 and 7 and the SDK's mock models: the SDK's own chat client
+// in the README; apps/ai-sdk/route-ai5-ai6.ts for ai 5 and 6) with real `ai` 5, 6 and 7 and the SDK's mock models: the SDK's own chat client
 // (`AbstractChat`, what `useChat` runs on, with its HTTP transport) posts 200 turns with tool
 // calls, approvals and denials (ai 6 and 7) and one 28-step tool loop to the route, which stores
 // its compaction state in JSON files. Every prompt the model received is then checked.
@@ -34,6 +34,8 @@ async function routeFor(version) {
   mkdirSync(join(dir, "node_modules"), { recursive: true });
   symlinkSync(join(app, `node_modules/ai${version}`), join(dir, "node_modules/ai"));
   cpSync(join(app, "app"), join(dir, "app"), { recursive: true });
+  // ai 5 and 6 have no standalone `toUIMessageStream`: their route uses the result's method.
+  if (version < 7) cpSync(join(app, "route-ai5-ai6.ts"), join(dir, "app/api/chat/route.ts"));
   writeFileSync(
     join(dir, "app/model.js"),
     'import * as ai from "ai";\nimport * as mocks from "ai/test";\nimport { mockProvider } from "../../mock-provider.mjs";\n\nexport const { model, summaryModel, system, tools } = mockProvider(ai, mocks);\n',
@@ -51,7 +53,7 @@ async function converse(version, turns = TURNS) {
   // The mock provider keeps this object from its first import (a route module loads once).
   const log = Object.assign((globalThis.__roundTrip ??= {}), { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
   process.env.CHAT_STATE_DIR = join(dir, ".chats");
-  const { POST } = await import(pathToFileURL(join(dir, "route.mjs")));
+  const { GET, POST } = await import(pathToFileURL(join(dir, "route.mjs")));
   const { load } = await import(pathToFileURL(join(dir, "load.mjs")));
   const ai = await load("ai");
   const chat = new (class extends ai.AbstractChat {})({
@@ -75,7 +77,9 @@ async function converse(version, turns = TURNS) {
   const state = JSON.parse(readFileSync(join(dir, ".chats/chat-1.json"), "utf8") || "null");
   // Left for a look after a failure: every prompt and summary request.
   writeFileSync(join(dir, "log.json"), JSON.stringify(log));
-  return { log, chat, approvals, state };
+  // What the page's preview reads after each response: the stored state, through the route's GET.
+  const served = await (await GET(new Request("http://127.0.0.1/api/chat?id=chat-1"))).json();
+  return { log, chat, approvals, state, served };
 }
 
 /** The highest "Summary #n" in a message (0 for none). */
@@ -133,6 +137,7 @@ for (const version of [5, 6, 7]) {
   test(`ai ${version}: ${TURNS} turns through the route compact when due, pair every tool call, never re-summarize, send the summary first`, async () => {
     const result = await converse(version);
     checkRoundTrips(result, version);
+    assert.deepEqual(result.served, result.state, `ai ${version}: the route's GET serves the stored state`);
     // The 28-step loop of one request compacted between its steps (prepareStep).
     const long = result.log.prompts.filter((p) => p.turn === LONG_TURN).map((p) => summaryNumber(p.prompt.find((m) => m.role !== "system")));
     assert.notEqual(long[0], long.at(-1), `ai ${version}: no compaction inside the long tool loop`);
@@ -143,7 +148,8 @@ for (const version of [5, 6, 7]) {
 test("the route example type-checks with ai 5, 6 and 7 (strict, no casts) and stays short", async () => {
   const route = readFileSync(join(here, "apps/ai-sdk/app/api/chat/route.ts"), "utf8");
   const code = route.split("\n").filter((line) => line.trim() && !line.trim().startsWith("//"));
-  assert.ok(code.length <= 22, `${code.length} lines of code`);
+  // 22 lines of code before the route answered the page's GET for its state (the preview's).
+  assert.ok(code.length <= 30, `${code.length} lines of code`);
   assert.doesNotMatch(route, /\bas\b(?! the)|\bany\b|@ts-/, "no casts");
   for (const version of [5, 6, 7]) {
     const dir = await routeFor(version);

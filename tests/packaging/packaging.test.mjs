@@ -3,7 +3,7 @@
 // (Node, headless Chromium, `next start`, workerd). Every app works on the same conversation
 // (scenario.js): pages and workers must show the plan Node shows, servers must return the
 // compaction Node makes (against a stub model on 127.0.0.1). Prints the shipped size (gzip) per
-// stack. The app files are the README's recipes.
+// stack. The app files are the recipes of the README and docs/recipes.md.
 //   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
 // Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
 // keyed by the app's lockfile; a missing cache is filled from the registry.
@@ -59,7 +59,7 @@ const sharedFiles = {
   esbuild: [["vite/src/main.js", "src/main.js", withoutWorker]],
   rollup: [["vite/src/main.js", "src/main.js", withoutWorker]],
   // The AI SDK chat route the round trips drive (ai-sdk.test.mjs), in the Next.js app.
-  next: [["ai-sdk/app/api/chat/route.ts", "app/api/chat/route.ts"], ["ai-sdk/app/store.ts", "app/store.ts"]],
+  next: [["ai-sdk/app/api/chat/route.ts", "app/api/chat/route.ts"], ["ai-sdk/app/store.ts", "app/store.ts"], ["ai-sdk/app/compaction.ts", "app/compaction.ts"]],
 };
 
 /** A fresh copy of `apps/<app>` with its dependencies (cached) and the tarball installed. */
@@ -141,12 +141,17 @@ async function servedTexts(dir, path, selectors) {
   }
 }
 
-test("the README's recipes are the apps this suite builds, verbatim", () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = ["next/app/preview.tsx", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"];
-  for (const recipe of recipes) {
-    const text = readFileSync(join(here, "apps", recipe), "utf8");
-    assert.ok(readme.includes("\n" + text + "```"), `README must quote tests/packaging/apps/${recipe} exactly`);
+test("the recipes of the README and docs/recipes.md are the apps this suite builds, verbatim", () => {
+  const quoted = {
+    "README.md": ["vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/compaction.ts", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/compaction-preview.tsx"],
+    "docs/recipes.md": ["next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "next/app/preview.tsx", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"],
+  };
+  for (const [doc, recipes] of Object.entries(quoted)) {
+    const text = readFileSync(join(root, doc), "utf8");
+    for (const recipe of recipes) {
+      const app = readFileSync(join(here, "apps", recipe), "utf8");
+      assert.ok(text.includes("\n" + app + "```"), `${doc} must quote tests/packaging/apps/${recipe} exactly`);
+    }
   }
 });
 
@@ -239,10 +244,13 @@ async function chatPageWorks(url) {
     await page.goto(url, { timeout: 120_000 });
     const preview = page.locator("#preview");
     await preview.filter({ hasText: "Fits: nothing to compact (0 messages)" }).waitFor({ timeout: 60_000 });
+    // The preview reads the chat's state from the route (its GET) once each response is complete.
+    const stateRead = page.waitForResponse((response) => response.request().method() === "GET" && response.url().includes("/api/chat?id="), { timeout: 60_000 });
     await page.fill("#input", "Hello");
     await page.press("#input", "Enter");
     await page.locator(".message", { hasText: "assistant: Hello from the mock model." }).waitFor({ timeout: 60_000 });
     await preview.filter({ hasText: "Fits: nothing to compact (2 messages)" }).waitFor({ timeout: 10_000 });
+    assert.equal((await stateRead).status(), 200, "the route's GET served the chat's state");
     assert.deepEqual(errors, []);
   } catch (error) {
     throw new Error(`${url}: ${error.message}; page errors: ${errors.join("\n") || "none"}`);

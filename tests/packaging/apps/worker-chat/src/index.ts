@@ -1,7 +1,7 @@
 // The AI SDK chat route as a Cloudflare Worker: `useChat` posts { id, messages } here, and each
 // chat's compaction state lives in its own Durable Object (one per chat id), in its storage.
 import { DurableObject } from "cloudflare:workers";
-import { convertToModelMessages, generateId, generateText, streamText, type UIMessage } from "ai";
+import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, toUIMessageStream, type UIMessage } from "ai";
 import { ChatCompaction, aiSdkSummarizer, type ChatCompactionState } from "context-compaction/ai-sdk";
 import { model, summaryModel, system, tools } from "./model";
 
@@ -26,11 +26,14 @@ export default {
     const { id, messages }: { id: string; messages: UIMessage[] } = await request.json();
     const store = env.CHAT_STATE.get(env.CHAT_STATE.idFromName(id));
     const chat = await compaction.prepare(messages, await store.load());
-    const result = streamText({ model, system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
-    return result.toUIMessageStreamResponse({
+    const result = streamText({ model, instructions: system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
+    const stream = toUIMessageStream({
+      stream: result.stream,
+      tools,
       originalMessages: messages,
       generateMessageId: generateId, // stable ids: the stored state refers to them
-      onFinish: ({ responseMessage }) => store.save(chat.stateAfter(responseMessage)),
+      onEnd: ({ responseMessage }) => store.save(chat.stateAfter(responseMessage)),
     });
+    return createUIMessageStreamResponse({ stream });
   },
 } satisfies ExportedHandler<Env>;

@@ -1,12 +1,13 @@
 // A chat route that keeps every chat inside the model's window: `useChat` posts the whole
 // history each turn; the compaction state stored per chat says what its summary covers.
-import { convertToModelMessages, generateId, generateText, streamText, type UIMessage } from "ai";
+import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, toUIMessageStream, type UIMessage } from "ai";
 import { ChatCompaction, aiSdkSummarizer } from "context-compaction/ai-sdk";
+import { compactionOptions } from "../../compaction";
 import { model, summaryModel, system, tools } from "../../model";
 import { chats } from "../../store";
 
 const compaction = new ChatCompaction({
-  contextWindowTokens: 128_000,
+  ...compactionOptions,
   system,
   summarizer: aiSdkSummarizer({ model: summaryModel, generateText }),
   convertToModelMessages,
@@ -15,10 +16,18 @@ const compaction = new ChatCompaction({
 export async function POST(request: Request) {
   const { id, messages }: { id: string; messages: UIMessage[] } = await request.json();
   const chat = await compaction.prepare(messages, await chats.load(id));
-  const result = streamText({ model, system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
-  return result.toUIMessageStreamResponse({
+  const result = streamText({ model, instructions: system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
+  const stream = toUIMessageStream({
+    stream: result.stream,
+    tools,
     originalMessages: messages,
     generateMessageId: generateId, // stable ids: the stored state refers to them
-    onFinish: ({ responseMessage }) => chats.save(id, chat.stateAfter(responseMessage)),
+    onEnd: ({ responseMessage }) => chats.save(id, chat.stateAfter(responseMessage)),
   });
+  return createUIMessageStreamResponse({ stream });
+}
+
+// The chat's stored state, for the page's preview (after a compaction it needs the summary).
+export async function GET(request: Request) {
+  return Response.json(await chats.load(new URL(request.url).searchParams.get("id") ?? ""));
 }

@@ -1,0 +1,32 @@
+// The route of app/api/chat/route.ts for `ai` 5 and 6, which have no standalone
+// `toUIMessageStream` and no `onEnd`: the result's own method and `onFinish`, the same options.
+// ai-sdk.test.mjs puts it in place of route.ts for those versions.
+import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, type UIMessage } from "ai";
+import { ChatCompaction, aiSdkSummarizer } from "context-compaction/ai-sdk";
+import { compactionOptions } from "../../compaction";
+import { model, summaryModel, system, tools } from "../../model";
+import { chats } from "../../store";
+
+const compaction = new ChatCompaction({
+  ...compactionOptions,
+  system,
+  summarizer: aiSdkSummarizer({ model: summaryModel, generateText }),
+  convertToModelMessages,
+});
+
+export async function POST(request: Request) {
+  const { id, messages }: { id: string; messages: UIMessage[] } = await request.json();
+  const chat = await compaction.prepare(messages, await chats.load(id));
+  const result = streamText({ model, system, tools, messages: chat.messages, prepareStep: chat.prepareStep, stopWhen: ({ steps }) => steps.length >= 30 });
+  const stream = result.toUIMessageStream({
+    originalMessages: messages,
+    generateMessageId: generateId, // stable ids: the stored state refers to them
+    onFinish: ({ responseMessage }) => chats.save(id, chat.stateAfter(responseMessage)),
+  });
+  return createUIMessageStreamResponse({ stream });
+}
+
+// The chat's stored state, for the page's preview (after a compaction it needs the summary).
+export async function GET(request: Request) {
+  return Response.json(await chats.load(new URL(request.url).searchParams.get("id") ?? ""));
+}
