@@ -477,6 +477,36 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
     assert_eq!(after.total(), clearing.estimate_after);
 }
 
+#[test]
+fn ui_messages_never_clear_provider_executed_results() {
+    let format = Format::AiSdkUi;
+    let search = |id: &str, state: &str, key: &str| {
+        json!({ "type": "tool-web_search", "toolCallId": id, "state": state, "input": { "q": id }, key: big(id, 1000), "providerExecuted": true })
+    };
+    let messages = vec![
+        json!({ "id": "u1", "role": "user", "parts": [{ "type": "text", "text": "look" }] }),
+        json!({ "id": "a1", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            search("p1", "output-available", "output"),
+            search("p2", "output-error", "errorText"),
+            { "type": "step-start" },
+            { "type": "tool-read", "toolCallId": "c1", "state": "output-available", "input": { "path": "a" }, "output": big("alpha", 1000) },
+            { "type": "text", "text": "done" },
+        ] }),
+        json!({ "id": "u2", "role": "user", "parts": [{ "type": "text", "text": "next" }] }),
+    ];
+    let clearing = plan(format, &messages, &policy(0)).expect("the application's result");
+    let ids: Vec<&str> = clearing
+        .results
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    assert_eq!(ids, ["c1"]);
+    let after = applied(format, &messages, &clearing);
+    assert_eq!(after[1]["parts"][1], messages[1]["parts"][1]);
+    assert_eq!(after[1]["parts"][2], messages[1]["parts"][2]);
+}
+
 /// The Rust `Compactor` clears canonical messages as every format's reader path does: the
 /// same results, the same estimate, the same rewritten messages (on the real session).
 #[test]
