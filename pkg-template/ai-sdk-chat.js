@@ -12,7 +12,7 @@
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY, chatInput, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
+import { CHAT_ONLY, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
@@ -26,6 +26,7 @@ export class ChatCompaction {
   #system;
   #maxOutputTokens;
   #estimator;
+  #clearable;
 
   constructor(options) {
     const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY);
@@ -35,6 +36,7 @@ export class ChatCompaction {
     this.#maxOutputTokens = read.maxOutputTokens ?? null;
     this.#estimator = read.estimator;
     this.#compactor = new Compactor(compactorConfig(read, read.summarizer));
+    this.#clearable = clearableOf(this.#compactor, read);
     const { contextWindowTokens, reserveTokens, estimator, onEvent } = read;
     this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent });
   }
@@ -47,7 +49,7 @@ export class ChatCompaction {
    */
   async prepare(messages, state, options = {}) {
     const signal = signalOf(options, "options");
-    const chat = chatInput(messages, state);
+    const chat = chatInput(messages, state, { clearable: this.#clearable });
     const valid = chat.state;
     const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens });
     const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;

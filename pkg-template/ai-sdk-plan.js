@@ -49,6 +49,12 @@ export function compactorConfig(read, summarizer) {
   return { keepRecentTokens, triggerRatio, summarizer, ...(clearing === undefined ? {} : { clearing }) };
 }
 
+/** The check of stored cleared entries (`chatInput`'s `clearable`) for a compactor and options. */
+export function clearableOf(compactor, read) {
+  const estimator = read.estimator ?? undefined;
+  return (messages, summary) => compactor.clearableResults({ format: "ai-sdk-ui", messages, systemPrompt: read.system ?? null, summary, ...(estimator ? { estimator } : {}) });
+}
+
 /**
  * The chat to plan: `{ state, live, messages, offsets }`. `state` is the stored state when it
  * still applies (null when its first kept message is gone: edited or regenerated history),
@@ -56,12 +62,15 @@ export function compactorConfig(read, summarizer) {
  * `messages` those UIMessages as sent (trimmed to their first live part, the state's cleared
  * results cleared), and `offsets` maps each of them to the part of the posted message it
  * starts at. `memo` (a `ChatMemo`) keeps the copies made for a message while it stays the
- * same, so that a preview's conversation only appends what is new.
+ * same, so that a preview's conversation only appends what is new. `clearable(messages,
+ * summary)` is the compactor's `clearableResults` of the UIMessages uncleared: the stored
+ * entries are checked against it (see `checkEntries`).
  */
-export function chatInput(messages, state, memo = new ChatMemo()) {
+export function chatInput(messages, state, { memo = new ChatMemo(), clearable } = {}) {
   let valid = checkState(state);
   let live = liveMessages(messages, valid);
   if (live === null) [valid, live] = [null, liveMessages(messages, null)];
+  if (valid?.cleared && clearable) valid = checkEntries(valid, live, memo, clearable);
   const cleared = entriesByMessage(valid?.cleared);
   const offsets = new Map();
   const sent = live.map(({ message, from }) => {
@@ -71,6 +80,21 @@ export function chatInput(messages, state, memo = new ChatMemo()) {
     return copy;
   });
   return { state: valid, live, messages: sent, offsets };
+}
+
+/**
+ * `state` with only the cleared entries a clearing of these messages may have made: a stored
+ * list (a corrupt or foreign state, or one of another configuration) never replaces a result
+ * the route protects (the newest output, the kept suffix, calls in flight, `neverClear` tools,
+ * a provider's results). The compactor decides which those are, on the messages as posted.
+ */
+function checkEntries(state, live, memo, clearable) {
+  const uncleared = live.map(({ message, from }) => (from === 0 ? message.source : memo.trimmed(message, from)));
+  const allowed = new Set(clearable(uncleared, state.summary).map((r) => `${live[r.index]?.message.id}\u0000${r.toolCallId}`));
+  const kept = state.cleared.filter((entry) => allowed.has(`${entry.messageId}\u0000${entry.toolCallId}`));
+  if (kept.length === state.cleared.length) return state;
+  const { cleared: _, ...rest } = state;
+  return kept.length > 0 ? { ...rest, cleared: kept } : rest;
 }
 
 /** The copies `chatInput` makes, one per posted message while it stays the same. */

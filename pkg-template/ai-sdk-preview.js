@@ -3,7 +3,7 @@
 // (ai-sdk-plan.js), appended to a conversation handle so that `plan` costs O(kept messages) and
 // can run on every keystroke.
 import { Compactor } from "context-compaction";
-import { chatInput, ChatMemo, compactorConfig, readChatOptions } from "./ai-sdk-plan.js";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, readChatOptions } from "./ai-sdk-plan.js";
 
 export class ChatPreview {
   #compactor;
@@ -12,6 +12,7 @@ export class ChatPreview {
   #system;
   #state = null;
   #memo = new ChatMemo();
+  #clearable;
 
   constructor(options) {
     const read = readChatOptions(options, "ChatPreview");
@@ -21,11 +22,12 @@ export class ChatPreview {
     // Planning never summarizes: the preview's compactor has a summarizer that is never called.
     this.#compactor = new Compactor(compactorConfig(read, { summarize: async () => "" }));
     this.#conversation = this.#compactor.conversation({ format: "ai-sdk-ui", estimator: read.estimator });
+    this.#clearable = clearableOf(this.#compactor, read);
   }
 
   /** Takes `useChat`'s messages (and the chat's stored state, if the page has it). */
   update(messages, state = null) {
-    const chat = chatInput(messages, state, this.#memo);
+    const chat = chatInput(messages, state, { memo: this.#memo, clearable: this.#clearable });
     const current = chat.messages;
     const had = this.#conversation.messages;
     const grows = had.length <= current.length && had.every((message, index) => message === current[index]);

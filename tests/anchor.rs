@@ -168,7 +168,9 @@ fn usage_is_read_in_every_format() {
 #[test]
 fn a_ui_message_total_over_several_steps_is_no_request_count() {
     let ui = |parts: &str, metadata: &str| {
-        let text = format!(r#"{{"id": "a", "role": "assistant", "parts": [{parts}], "metadata": {metadata}}}"#);
+        let text = format!(
+            r#"{{"id": "a", "role": "assistant", "parts": [{parts}], "metadata": {metadata}}}"#
+        );
         Format::AiSdkUi.usage_json(&text, "messages[0]").unwrap()
     };
     let one = r#"{"type": "step-start"}, {"type": "text", "text": "ok"}"#;

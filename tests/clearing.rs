@@ -257,6 +257,33 @@ fn the_newest_tool_output_is_protected() {
     }
 }
 
+/// What `clearable` lists is what a plan may clear: a stored list of cleared results (a chat
+/// route's state) is checked against it, so it never names a protected one.
+#[test]
+fn clearable_results_are_those_a_plan_may_clear() {
+    for format in FORMATS {
+        let messages = conversation(format);
+        let (facts, found) = (facts(format, &messages), found(format, &messages, false));
+        let ids = |policy: &ClearingPolicy, keep: u64| -> Vec<String> {
+            clearing::clearable(&found, &facts, policy, keep)
+                .into_iter()
+                .map(|k| found.results[k].id.clone())
+                .collect()
+        };
+        // The newest 1,000 tokens of output cover the `bash` result only.
+        assert_eq!(ids(&policy(1_000), 0), ["c1"], "{format:?}");
+        assert_eq!(ids(&policy(0), 0), ["c1", "c2"], "{format:?}");
+        assert!(ids(&policy(1_000_000), 0).is_empty(), "{format:?}");
+        // The kept suffix protects too, and so does `neverClear`.
+        assert!(ids(&policy(0), 1_000_000).is_empty(), "{format:?}");
+        let never = ClearingPolicy {
+            never_clear: vec!["read".to_owned()],
+            ..policy(0)
+        };
+        assert_eq!(ids(&never, 0), ["c2"], "{format:?}");
+    }
+}
+
 #[test]
 fn the_kept_suffix_and_calls_in_flight_are_protected() {
     for format in FORMATS {
@@ -480,9 +507,7 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
 #[test]
 fn ui_messages_never_clear_provider_executed_results() {
     let format = Format::AiSdkUi;
-    let search = |id: &str, state: &str, key: &str| {
-        json!({ "type": "tool-web_search", "toolCallId": id, "state": state, "input": { "q": id }, key: big(id, 1000), "providerExecuted": true })
-    };
+    let search = |id: &str, state: &str, key: &str| json!({ "type": "tool-web_search", "toolCallId": id, "state": state, "input": { "q": id }, key: big(id, 1000), "providerExecuted": true });
     let messages = vec![
         json!({ "id": "u1", "role": "user", "parts": [{ "type": "text", "text": "look" }] }),
         json!({ "id": "a1", "role": "assistant", "parts": [

@@ -185,3 +185,73 @@ test("ChatPreview and ChatCompaction check their options alike, naming the field
   new ChatCompaction({ ...base, reserveTokens: 0, maxOutputTokens: 100 }).free();
   new ChatPreview({ contextWindowTokens: 12_000, reserveTokens: 0, maxOutputTokens: 100 }).free();
 });
+
+/** `turns` exchanges, each with a web search the provider ran and a file read by the application. */
+function searches(turns) {
+  const ui = [];
+  for (let i = 0; i < turns; i++) {
+    const body = `export const value${i} = ${i}; // line of file ${i}\n`.repeat(60);
+    ui.push({ id: `u${i}`, role: "user", parts: [{ type: "text", text: `Search, then read src/f${i}.ts.` }] });
+    ui.push({
+      id: `a${i}`,
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "tool-web_search", toolCallId: `p${i}`, state: "output-available", input: { q: `f${i}` }, output: { hits: body }, providerExecuted: true },
+        { type: "tool-read", toolCallId: `c${i}`, state: "output-available", input: { path: `src/f${i}.ts` }, output: body },
+        { type: "step-start" },
+        { type: "text", text: `It exports value${i}.` },
+      ],
+    });
+  }
+  return ui;
+}
+
+const clearingOptions = { contextWindowTokens: 14_000, reserveTokens: 2_000, keepRecentTokens: 1_000, clearing: { protectRecentTokens: 1_500 } };
+const sentResults = (messages) => messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === "tool-result") : []));
+
+test("clearing in a chat never rewrites provider-executed results; the preview shows what the route clears", async () => {
+  const ui = searches(10);
+  const route = new ChatCompaction({ ...base, ...clearingOptions });
+  const chat = await route.prepare(ui, null);
+  assert.equal(chat.reason, "cleared");
+  const ids = chat.state.cleared.map((e) => e.toolCallId);
+  assert.ok(ids.length > 0 && ids.every((id) => id.startsWith("c")), `${ids}`);
+  for (const part of sentResults(chat.messages).filter((p) => p.toolCallId.startsWith("p"))) assert.deepEqual(part.output.value, { hits: ui.find((m) => m.id === `a${part.toolCallId.slice(1)}`).parts[1].output.hits });
+  const preview = new ChatPreview(clearingOptions);
+  preview.update(ui);
+  const plan = preview.plan();
+  assert.equal(plan.kind, "clear");
+  assert.deepEqual(plan.cleared.map((c) => [c.id, c.toolCallId, c.text]), chat.state.cleared.map((e) => [e.messageId, e.toolCallId, e.text]));
+  // The next turn, with the stored state, sends the same results cleared.
+  const next = await route.prepare(ui, JSON.parse(JSON.stringify(chat.state)));
+  assert.deepEqual(sentResults(next.messages), sentResults(chat.messages));
+  route.free();
+  preview.free();
+});
+
+test("a stored cleared list cannot clear a protected result (the newest output, a provider's, a neverClear tool's)", async () => {
+  const ui = searches(10);
+  const route = new ChatCompaction({ ...base, ...clearingOptions, clearing: { ...clearingOptions.clearing, neverClear: ["todo"] } });
+  const good = (await route.prepare(ui, null)).state;
+  const placeholder = good.cleared[0].text;
+  const foreign = [
+    { messageId: "a9", toolCallId: "c9", text: placeholder },
+    { messageId: "a2", toolCallId: "p2", text: placeholder },
+    { messageId: "a9", toolCallId: "nowhere", text: placeholder },
+  ];
+  const state = { ...good, cleared: [...good.cleared, ...foreign] };
+  const chat = await route.prepare(ui, state);
+  const newest = sentResults(chat.messages).find((p) => p.toolCallId === "c9");
+  assert.equal(newest.output.value, ui.at(-1).parts[2].output, "the newest result is sent as it is");
+  assert.ok(sentResults(chat.messages).filter((p) => p.toolCallId.startsWith("p")).every((p) => typeof p.output.value === "object"));
+  assert.deepEqual(chat.state.cleared, good.cleared, "only the entries a clearing could have made are kept");
+  // The preview reads the stored list the same way.
+  const preview = new ChatPreview({ ...clearingOptions, reserveTokens: 13_000 });
+  preview.update(ui, good);
+  const expected = preview.plan();
+  preview.update(ui, state);
+  assert.deepEqual(preview.plan(), expected);
+  route.free();
+  preview.free();
+});
