@@ -105,7 +105,7 @@ export async function clearingChat(state: ChatCompactionState | null): Promise<C
 // `messageMetadata` goes into each major's UIMessage stream as it is, and alongside one's own.
 declare const result5: Result5<Tools5, never>;
 declare const result6: Result6<Tools6, never>;
-declare const result7: Result7<Tools7, never>;
+declare const result7: Result7<Tools7, never, never>;
 export function metadata(): void {
   result5.toUIMessageStreamResponse({ messageMetadata });
   result6.toUIMessageStreamResponse({ messageMetadata });
