@@ -76,9 +76,9 @@ export class ChatCompaction {
     };
   }
 
-/** A `prepareStep` for one tool loop over model messages (no stored chat state). */
-  prepareStep(options = {}) {
-    return new StepCompaction(this.#maintainer(), null, null, { signal: options.signal, reapply: this.#reapplier() }).prepareStep;
+  /** A `prepareStep` for one tool loop over model messages (no stored chat state). */
+  prepareStep(options) {
+    return new StepCompaction(this.#maintainer(), null, null, { signal: signalOf(options, "options"), reapply: this.#reapplier() }).prepareStep;
   }
 
   /** The maintenance state of the chat's UIMessages (what `ChatPreview` plans too). */

@@ -122,6 +122,11 @@ export interface ProjectedSummary {
 }
 
 export interface ChatCompactionOptions<ModelMessage> {
+  /**
+   * The summary model (`aiSdkSummarizer`), or an application summarizer: `prepare` plans and
+   * summarizes the posted UIMessages (format `ai-sdk-ui`, as `ChatPreview` plans them), so
+   * that one is handed UIMessages; between the steps of a request, the steps' model messages.
+   */
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
   /** The model's context window; compaction starts above `triggerRatio` of it minus the reserve. */
   contextWindowTokens: number;
