@@ -37,57 +37,86 @@ function answer(turn) {
   ];
 }
 
+/**
+ * 70 turns of a chat through the route (`ai` `major`'s convertToModelMessages) and its preview,
+ * the provider counting 25% above our estimate and the route recording it with
+ * messageMetadata. Checks every request against the budget and the preview against the route
+ * every turn (same options, same stored state); returns how often each reason came (and
+ * whether the stored state ever listed cleared results or held a summary: a tool loop may
+ * compact between its steps, which the next turn's state carries).
+ */
+async function replay(major, options, answerOf = answer) {
+  const convertToModelMessages = (ui) => sdk[major].convertToModelMessages(ui);
+  const summarizer = { summarize: async () => "Summary: the chat so far." };
+  const route = new ChatCompaction({ ...options, summarizer, convertToModelMessages });
+  const preview = new ChatPreview(options);
+  const messages = [];
+  const reasons = {};
+  let state = null;
+  let highest = 0;
+  for (let turn = 0; turn < 70; turn++) {
+    messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 90) }] });
+    preview.update(messages, state);
+    const planned = preview.plan();
+    const chat = await route.prepare(messages, state);
+    assert.equal(chat.error, undefined);
+    reasons[chat.reason] = (reasons[chat.reason] ?? 0) + 1;
+    // The same decision: compact or not, clear or summarize, and where the kept messages start.
+    assert.equal(chat.compacted, planned !== null, `turn ${turn}: route ${chat.reason}, preview planned ${planned?.kind ?? null}`);
+    if (planned?.kind === "clear") assert.equal(chat.reason, "cleared", `turn ${turn}`);
+    if (planned?.kind === "summary") assert.deepEqual([chat.reason, chat.state.firstKeptId, chat.state.firstKeptPart], ["compacted", planned.firstKeptId, planned.firstKeptPart], `turn ${turn}`);
+    // The response's steps, as the provider counts their requests.
+    const parts = answerOf(turn);
+    const blocks = parts.findLastIndex((part) => part.type === "step-start") > 0 ? 2 : 1;
+    let sent = chat.messages;
+    let usage;
+    for (let step = 0; step < blocks; step++) {
+      if (step > 0) {
+        const done = await convertToModelMessages([{ id: "r", role: "assistant", parts: parts.slice(0, 2) }]);
+        // The SDK hands prepareStep the steps so far, with what the provider counted for each.
+        const prepared = await chat.prepareStep({ messages: [...chat.messages, ...done], steps: [{ response: { messages: done }, usage }] });
+        sent = prepared?.messages ?? [...chat.messages, ...done];
+      }
+      const count = providerCount(sent);
+      highest = Math.max(highest, count);
+      assert.ok(count <= BUDGET, `ai ${major}, turn ${turn}, step ${step}: the provider counted ${count} > ${BUDGET}`);
+      // Its answer: the step's parts (the last step's are what the next prompt adds).
+      const produced = step === blocks - 1 ? parts.slice(blocks === 1 ? 0 : 2) : parts.slice(0, 2);
+      const output = Math.ceil(OVER * estimate({ format: "ai-sdk-ui", messages: [{ id: "r", role: "assistant", parts: produced }] }).total);
+      usage = { inputTokens: count, outputTokens: output };
+    }
+    const response = { id: `a${turn}`, role: "assistant", parts };
+    // What messageMetadata records at each step's end: the last step's wins.
+    response.metadata = messageMetadata({ part: { type: "finish-step", usage } });
+    messages.push(response);
+    state = JSON.parse(JSON.stringify(chat.stateAfter(response)));
+    if (state?.cleared) reasons.stateCleared = Math.max(reasons.stateCleared ?? 0, state.cleared.length);
+    if (state?.summary) reasons.stateSummarized = true;
+  }
+  assert.ok(highest > BUDGET * 0.6, `the prompts came near the budget (${highest})`);
+  route.free();
+  preview.free();
+  return reasons;
+}
+
 for (const major of [5, 6, 7]) {
   test(`ai ${major}: 70 turns with usage 25% above our estimate: the route never sends more than the budget, and the preview agrees every turn`, async () => {
-    const convertToModelMessages = (ui) => sdk[major].convertToModelMessages(ui);
-    let summaries = 0;
-    const summarizer = { summarize: async () => `Summary #${++summaries}: the chat so far.` };
-    const route = new ChatCompaction({ ...OPTIONS, summarizer, convertToModelMessages });
-    const preview = new ChatPreview(OPTIONS);
-    const messages = [];
-    let state = null;
-    let highest = 0;
-    for (let turn = 0; turn < 70; turn++) {
-      messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 90) }] });
-      preview.update(messages, state);
-      const planned = preview.plan();
-      const chat = await route.prepare(messages, state);
-      assert.equal(chat.error, undefined);
-      // The same decision: compact or not, and where the kept messages start.
-      assert.equal(chat.compacted, planned !== null, `turn ${turn}: route compacted ${chat.compacted}, preview planned ${planned?.kind ?? null}`);
-      if (planned) assert.deepEqual([chat.state.firstKeptId, chat.state.firstKeptPart], [planned.firstKeptId, planned.firstKeptPart], `turn ${turn}`);
-      // The response's steps, as the provider counts their requests.
-      const parts = answer(turn);
-      const blocks = parts.findLastIndex((part) => part.type === "step-start") > 0 ? 2 : 1;
-      let sent = chat.messages;
-      let usage;
-      for (let step = 0; step < blocks; step++) {
-        if (step > 0) {
-          const done = await convertToModelMessages([{ id: "r", role: "assistant", parts: parts.slice(0, 2) }]);
-          // The SDK hands prepareStep the steps so far, with what the provider counted for each.
-          const prepared = await chat.prepareStep({ messages: [...chat.messages, ...done], steps: [{ response: { messages: done }, usage }] });
-          sent = prepared?.messages ?? [...chat.messages, ...done];
-        }
-        const count = providerCount(sent);
-        highest = Math.max(highest, count);
-        assert.ok(count <= BUDGET, `ai ${major}, turn ${turn}, step ${step}: the provider counted ${count} > ${BUDGET}`);
-        // Its answer: the step's parts (the last step's are what the next prompt adds).
-        const produced = step === blocks - 1 ? parts.slice(blocks === 1 ? 0 : 2) : parts.slice(0, 2);
-        const output = Math.ceil(OVER * estimate({ format: "ai-sdk-ui", messages: [{ id: "r", role: "assistant", parts: produced }] }).total);
-        usage = { inputTokens: count, outputTokens: output };
-      }
-      const response = { id: `a${turn}`, role: "assistant", parts };
-      // What messageMetadata records at each step's end: the last step's wins.
-      response.metadata = messageMetadata({ part: { type: "finish-step", usage } });
-      messages.push(response);
-      state = chat.stateAfter(response);
-    }
-    assert.ok(summaries >= 3, `${summaries} summaries`);
-    assert.ok(highest > BUDGET * 0.6, `the prompts came near the budget (${highest})`);
-    route.free();
-    preview.free();
+    const reasons = await replay(major, OPTIONS);
+    assert.ok(reasons.compacted >= 3, JSON.stringify(reasons));
   });
 }
+
+test("ai 7: the same with clearing on: the preview agrees with the route turn by turn on the states its tool loops leave (cleared results, summaries), never over the budget", async () => {
+  // Every answer reads a large file first: its second step clears or summarizes when due.
+  const reads = (turn) => [
+    { type: "step-start" },
+    { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `src/m${turn}.rs` }, output: words(`f${turn}`, 300) },
+    { type: "step-start" },
+    { type: "text", text: words(`a${turn}`, 40), state: "done" },
+  ];
+  const reasons = await replay(7, { ...OPTIONS, clearing: { protectRecentTokens: 1_500 } }, reads);
+  assert.ok(reasons.stateCleared > 0 && reasons.stateSummarized, JSON.stringify(reasons));
+});
 
 test("usage read from the messages' metadata moves the trigger: without it the route sends more than the budget", async () => {
   // The same replay with no usage recorded: the estimate alone is 25% low, and some prompt
