@@ -1,18 +1,22 @@
 // Compaction for `useChat` round trips and long tool loops. `useChat` posts the whole history
 // every turn, so the route stores a small state per chat (the summary and the UIMessage id and
-// part where the kept messages start); `prepare` drops what the summary covers, compacts when
-// maintenance says so, and hands back the model messages to send. Between the steps of one
-// request, `prepareStep` carries the compaction on (ai 5 and 6 rebuild each step's messages
-// from their own list; ai 7 keeps what prepareStep returned: both are handled). With the
-// `clearing` option, old tool results are cleared before anything is summarized, and the state
-// lists them so that every later request clears them again (ai-sdk-clearing.js).
+// part where the kept messages start). `prepare` plans the posted UIMessages as `ChatPreview`
+// does (ai-sdk-plan.js: the same input, options and state, with the usage their `metadata`
+// carries), compacts when maintenance says so, and converts what is kept into the model
+// messages to send. Between the steps of one request, `prepareStep` carries the compaction on
+// over model messages (ai 5 and 6 rebuild each step's messages from their own list; ai 7 keeps
+// what prepareStep returned: both are handled). With the `clearing` option, old tool results
+// are cleared before anything is summarized, and the state lists them so that every later
+// request clears them again (ai-sdk-plan.js for the posted messages, ai-sdk-clearing.js for a
+// request's steps).
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
-import { checkState, convertLive, liveMessages, readUiMessage } from "./ai-sdk-ui.js";
-import { checkCleared, mapOrigins, newlyCleared, presentIn, reapply } from "./ai-sdk-clearing.js";
-import { guarded, guardedOr } from "./host.js";
+import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
+import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
+import { CHAT_ONLY, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
+import { guardedOr, list, record } from "./host.js";
 
-const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
-const KEYS = ["summarizer", "keepRecentTokens", "triggerRatio", "contextWindowTokens", "reserveTokens", "maxOutputTokens", "system", "estimator", "onEvent", "clearing", "convertToModelMessages"];
+const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
+const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 
 /** Compaction for an AI SDK chat route (see the README's AI SDK section). */
 export class ChatCompaction {
@@ -22,24 +26,18 @@ export class ChatCompaction {
   #system;
   #maxOutputTokens;
   #estimator;
+  #clearable;
 
   constructor(options) {
-    if (options === null || typeof options !== "object") throw invalid("ChatCompaction needs { summarizer, contextWindowTokens, convertToModelMessages }");
-    const read = (key) => {
-      try {
-        return guarded(`options.${key}`, () => options[key]);
-      } catch (fault) {
-        throw invalid(`ChatCompaction ${fault.message}`, fault.cause);
-      }
-    };
-    const [summarizer, keepRecentTokens, triggerRatio, contextWindowTokens, reserveTokens, maxOutputTokens, system, estimator, onEvent, clearing, convert] = KEYS.map(read);
-    if (typeof convert !== "function") throw invalid('ChatCompaction: convertToModelMessages must be the function from "ai"');
-    this.#convert = convert;
-    this.#system = system ?? null;
-    this.#maxOutputTokens = maxOutputTokens ?? null;
-    this.#estimator = estimator;
-    // `clearing` is the Compactor's own config section, checked there (off when absent).
-    this.#compactor = new Compactor({ keepRecentTokens, triggerRatio, summarizer, ...(clearing === undefined ? {} : { clearing }) });
+    const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY);
+    if (typeof read.convertToModelMessages !== "function") throw invalid('ChatCompaction: convertToModelMessages must be the function from "ai"');
+    this.#convert = read.convertToModelMessages;
+    this.#system = read.system ?? null;
+    this.#maxOutputTokens = read.maxOutputTokens ?? null;
+    this.#estimator = read.estimator;
+    this.#compactor = new Compactor(compactorConfig(read, read.summarizer));
+    this.#clearable = clearableOf(this.#compactor, read);
+    const { contextWindowTokens, reserveTokens, estimator, onEvent } = read;
     this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent });
   }
 
@@ -50,28 +48,22 @@ export class ChatCompaction {
    * `{ messages, state, compacted, reason, record, error?, prepareStep, stateAfter }`.
    */
   async prepare(messages, state, options = {}) {
-    let valid = checkState(state);
-    let live = liveMessages(messages, valid);
-    if (live === null) {
-      // The message the state starts at is gone (edited or regenerated history): start over.
-      valid = null;
-      live = liveMessages(messages, null);
-    }
-    const converted = await convertLive(this.#convert, live);
-    const { origins } = converted;
-    // What earlier turns cleared is cleared again (useChat posts the results as they were).
-    const { messages: model, entries } = await reapply(this.#compactor, this.#request(converted.messages), checkCleared(valid?.cleared), origins);
-    const result = await this.#maintain(valid?.summary ?? null, model, options.signal);
+    const signal = signalOf(options, "options");
+    const chat = chatInput(messages, state, { clearable: this.#clearable });
+    const valid = chat.state;
+    const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens });
+    const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;
+    // The stored entries whose results are still sent, and what this clearing added.
+    const entries = presentIn(valid?.cleared ?? [], kept);
     let next = entries.length === (valid?.cleared?.length ?? 0) ? valid : withCleared(valid, entries);
     if (result.compacted) {
-      // A clearing rewrites messages in place (index for index); a summary keeps a suffix.
-      const fresh = result.reason === "cleared" ? newlyCleared(model, result.state.messages, origins) : [];
-      if (result.reason === "cleared") mapOrigins(model, result.state.messages, origins);
-      const kept = origins.get(firstNonSystem(result.state.messages)) ?? pastEnd(live);
-      const cleared = [...presentIn(entries, result.state.messages, origins), ...fresh];
-      next = withCleared({ summary: result.state.summary ?? "", firstKeptId: kept.id, firstKeptPart: kept.part, record: result.record }, cleared);
+      const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept) : [];
+      const first = origin(firstNonSystem(kept), chat) ?? pastEnd(chat.live);
+      next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record: result.record }, [...entries, ...fresh]);
     }
-    const steps = new StepCompaction(this.#maintainer(), next, result.state.messages, { origins, last: live.at(-1)?.message, signal: options.signal, reapply: this.#reapplier() });
+    const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
+    const { messages: model, origins } = await convertLive(this.#convert, live);
+    const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier() });
     return {
       messages: steps.initialMessages,
       state: next,
@@ -85,11 +77,16 @@ export class ChatCompaction {
   }
 
   /** A `prepareStep` for one tool loop over model messages (no stored chat state). */
-  prepareStep(options = {}) {
-    return new StepCompaction(this.#maintainer(), null, null, { signal: options.signal, reapply: this.#reapplier() }).prepareStep;
+  prepareStep(options) {
+    return new StepCompaction(this.#maintainer(), null, null, { signal: signalOf(options, "options"), reapply: this.#reapplier() }).prepareStep;
   }
 
-  /** Maintenance of model messages under `summary`. */
+  /** The maintenance state of the chat's UIMessages (what `ChatPreview` plans too). */
+  #uiRequest(summary, messages) {
+    return { format: "ai-sdk-ui", systemPrompt: this.#system, summary, messages };
+  }
+
+  /** Maintenance of model messages under `summary` (between the steps of a request). */
   #maintain(summary, messages, signal) {
     return this.#manager.maintain({ format: "ai-sdk", systemPrompt: this.#system, summary, messages }, { signal, maxOutputTokens: this.#maxOutputTokens });
   }
@@ -117,7 +114,31 @@ export class ChatCompaction {
   }
 }
 
-const firstNonSystem = (messages) => messages.find((message) => message.role !== "system");
+const firstNonSystem = (messages) => messages.find((message) => guardedOr(() => message.role !== "system", true));
+
+/** The signal of `options` (`{ signal }` or nothing), read once. */
+function signalOf(options, path) {
+  const copy = read(() => record(options, path));
+  if (options !== undefined && options !== null && copy === null) throw bad(`${path} must be an object ({ signal })`);
+  return copy?.signal;
+}
+
+/**
+ * Where kept UIMessage `message` starts in the posted history: its id and part. A copy the
+ * compaction made (a split message trimmed, results cleared) holds the last parts of the
+ * message the plan was given.
+ */
+function origin(message, chat) {
+  if (message === undefined) return undefined;
+  const known = chat.offsets.get(message);
+  if (known) return { id: known.id, part: known.from };
+  const id = guardedOr(() => message.id, undefined);
+  const length = guardedOr(() => message.parts.length, undefined);
+  for (const [, sent] of chat.offsets) {
+    if (sent.id === id && Number.isInteger(length)) return { id, part: sent.from + Math.max(0, sent.length - length) };
+  }
+  return undefined;
+}
 
 // A state with `cleared` set (left out when empty: a chat that never cleared keeps its shape).
 function withCleared(state, cleared) {
@@ -172,16 +193,20 @@ class StepCompaction {
 
   #first;
 
-  async #step({ messages, steps = [], abortSignal } = {}) {
-    if (!Array.isArray(messages)) return undefined;
+  async #step(options) {
+    const { messages, steps, abortSignal } = stepOptions(options);
     let live = this.#live(messages);
     // ai 5 and 6 rebuild the step's messages from the uncleared ones: cleared again here.
     const before = live;
     ({ messages: live, entries: this.#cleared } = await this.#reapply(live, this.#cleared, this.#origins));
     // The SDK's own object of each copy made here: ai 5 and 6 hand the same list again.
     const sdkOwn = new Map(live.flatMap((message, index) => (message === before[index] ? [] : [[message, before[index]]])));
-    const result = await this.#maintain(this.#summary, live, abortSignal ?? this.#signal);
+    const withUsage = carryUsage(live, steps);
+    const result = await this.#maintain(this.#summary, withUsage.messages, abortSignal ?? this.#signal);
+    // A step message that cannot be read would fail the SDK's own request too: named here.
+    if (result.error?.code === "invalid_request") throw result.error;
     if (result.compacted) {
+      result.state.messages = withUsage.restore(result.state.messages);
       this.#record = result.record;
       if (result.reason === "cleared") {
         // Rewritten in place, index for index: the new objects come from where theirs did.
@@ -191,7 +216,7 @@ class StepCompaction {
         this.#clearedInSteps = true;
         return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };
       }
-      this.#cleared = presentIn(this.#cleared, result.state.messages, this.#origins);
+      this.#cleared = presentInSteps(this.#cleared, result.state.messages, this.#origins);
       this.#summary = result.state.summary;
       this.#projection = projectSummary(this.#summary, "ai-sdk");
       const keptFrom = firstNonSystem(result.state.messages) ?? null;
@@ -208,7 +233,7 @@ class StepCompaction {
     if (this.#projection && messages[0] === this.#projection) return messages.slice(1);
     const at = this.#keptFrom ? messages.indexOf(this.#keptFrom) : -1;
     // System messages before the cut stay (never cut); the earlier projection is a user message.
-    if (at >= 0) return [...messages.slice(0, at).filter((m) => m.role === "system"), ...messages.slice(at)];
+    if (at >= 0) return [...messages.slice(0, at).filter((m) => guardedOr(() => m.role === "system", false)), ...messages.slice(at)];
     // The kept message was not found (the SDK copied the list): the request's own messages.
     return this.#state?.summary && messages[0] === this.initialMessages?.[0] ? messages.slice(1) : messages;
   }
@@ -240,7 +265,7 @@ class StepCompaction {
     const offset = this.#last && this.#last.id === response.id ? this.#last.parts.length : 0;
     let step = -1;
     for (let index = offset; index < response.parts.length; index++) {
-      if (response.parts[index]?.type === "step-start" && ++step === this.#keptStep) return next(response.id, index);
+      if (guardedOr(() => response.parts[index]?.type === "step-start", false) && ++step === this.#keptStep) return next(response.id, index);
     }
     return this.#state;
   }
@@ -249,7 +274,37 @@ class StepCompaction {
 /** Which step's response produced `message` (the SDK may hand out copies: compared as JSON). */
 function stepOf(message, steps) {
   if (!message) return undefined;
-  const text = JSON.stringify(message);
-  const at = steps.findIndex((step) => (step?.response?.messages ?? []).some((m) => m === message || JSON.stringify(m) === text));
+  const text = guardedOr(() => JSON.stringify(message), null);
+  const produced = (step) => guardedOr(() => [...(step?.response?.messages ?? [])].some((m) => m === message || (text !== null && JSON.stringify(m) === text)), false);
+  const at = steps.findIndex(produced);
   return at >= 0 ? at : undefined;
+}
+
+/**
+ * `messages` with what the provider counted for the last step's request on the assistant
+ * message that step produced (the last one): a copy with the step's `usage`, so that
+ * maintenance between steps is anchored to the provider's count as `prepare` is. `restore`
+ * puts the SDK's own message back in a list maintenance returned.
+ */
+function carryUsage(messages, steps) {
+  const none = { messages, restore: (list) => list };
+  const usage = guardedOr(() => record(steps.at(-1)?.usage, "usage"), null);
+  if (usage === null) return none;
+  const at = messages.findLastIndex((message) => guardedOr(() => message.role === "assistant", false));
+  const copy = at < 0 ? null : guardedOr(() => record(messages[at], "message"), null);
+  if (copy === null) return none;
+  copy.usage = usage;
+  const own = messages[at];
+  return { messages: messages.with(at, copy), restore: (list) => list.map((message) => (message === copy ? own : message)) };
+}
+
+/** `prepareStep`'s options as the SDK passes them (`{ messages, steps, abortSignal }`), read once. */
+function stepOptions(options) {
+  const copy = read(() => record(options, "prepareStep options"));
+  if (copy === null) throw bad("prepareStep options must be the AI SDK's step options ({ messages, steps })");
+  const messages = read(() => list(copy.messages, "prepareStep options.messages"));
+  if (messages === null) throw bad("prepareStep options.messages must be an array of model messages");
+  const steps = copy.steps === undefined ? [] : read(() => list(copy.steps, "prepareStep options.steps"));
+  if (steps === null) throw bad("prepareStep options.steps must be an array");
+  return { messages, steps, abortSignal: copy.abortSignal };
 }

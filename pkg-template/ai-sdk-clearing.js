@@ -6,9 +6,18 @@
 // the estimate does not jump back up. Model messages are read here through guards: a custom
 // `convertToModelMessages` may hand back anything.
 import { CompactionError } from "context-compaction";
-import { guardedOr } from "./host.js";
+import { guardedOr, list, record } from "./host.js";
 
-const bad = (message) => new CompactionError("invalid_request", `invalid request: ${message}`);
+const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
+
+/** What `copy` returns; a `Fault` it throws (a caller's getter or Proxy) as a CompactionError. */
+function copied(copy) {
+  try {
+    return copy();
+  } catch (fault) {
+    throw bad(fault.message, fault.cause);
+  }
+}
 
 /**
  * `state.cleared`, checked (it comes from the application's store): `[]` when absent, else
@@ -16,10 +25,12 @@ const bad = (message) => new CompactionError("invalid_request", `invalid request
  * `messageId` may be null: a result of the request's own steps, whose UIMessage id comes with
  * the response; `stateAfter` names it or leaves it out.)
  */
-export function checkCleared(list) {
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw bad("state.cleared must be an array of { messageId, toolCallId, text } as prepare returned it");
-  return list.map((entry, index) => {
+export function checkCleared(value) {
+  if (value === undefined || value === null) return [];
+  const entries = copied(() => list(value, "state.cleared"));
+  if (entries === null) throw bad("state.cleared must be an array of { messageId, toolCallId, text } as prepare returned it");
+  return entries.map((item, index) => {
+    const entry = copied(() => record(item, `state.cleared[${index}]`));
     const ok =
       entry !== null &&
       typeof entry === "object" &&

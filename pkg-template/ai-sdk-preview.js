@@ -1,12 +1,9 @@
-// What the route would compact, computed in the page (or a worker) from `useChat`'s messages
-// with `format: "ai-sdk-ui"` (no conversion): `update` appends what is new to a conversation
-// handle, so `plan` costs O(kept messages) and can run on every keystroke.
-import { CompactionError, Compactor } from "context-compaction";
-import { checkState, liveMessages } from "./ai-sdk-ui.js";
-import { guarded, guardedOr } from "./host.js";
-
-const DEFAULT_RESERVE = 16_384;
-const KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
+// What the route would compact, computed in the page (or a worker) from `useChat`'s messages:
+// the same UIMessages, options and state as the route's `ChatCompaction` plans
+// (ai-sdk-plan.js), appended to a conversation handle so that `plan` costs O(kept messages) and
+// can run on every keystroke.
+import { Compactor } from "context-compaction";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, readChatOptions } from "./ai-sdk-plan.js";
 
 export class ChatPreview {
   #compactor;
@@ -14,66 +11,29 @@ export class ChatPreview {
   #budget;
   #system;
   #state = null;
-  #trimmed = new WeakMap();
-  #cleared = new WeakMap();
+  #memo = new ChatMemo();
+  #clearable;
 
   constructor(options) {
-    if (options === null || typeof options !== "object") throw new CompactionError("invalid_config", "invalid config: ChatPreview needs { contextWindowTokens }");
-    const read = (key) => {
-      try {
-        return guarded(`options.${key}`, () => options[key]);
-      } catch (fault) {
-        throw new CompactionError("invalid_config", `invalid config: ChatPreview ${fault.message}`, { cause: fault.cause });
-      }
-    };
-    const [contextWindowTokens, reserveTokens, maxOutputTokens, keepRecentTokens, triggerRatio, system, estimator, clearing] = KEYS.map(read);
-    if (!(typeof contextWindowTokens === "number" && contextWindowTokens > 0)) {
-      throw new CompactionError("invalid_config", "invalid config: ChatPreview: contextWindowTokens must be a number > 0");
-    }
-    // The budget the route's maintenance uses (ContextManager, as ChatCompaction sets it up).
-    this.#budget = Math.max(0, contextWindowTokens - Math.max(reserveTokens ?? DEFAULT_RESERVE, maxOutputTokens ?? 0));
-    this.#system = system ?? null;
+    const read = readChatOptions(options, "ChatPreview");
+    // The budget the route's maintenance plans against (its ContextManager's).
+    this.#budget = read.budget;
+    this.#system = read.system ?? null;
     // Planning never summarizes: the preview's compactor has a summarizer that is never called.
-    this.#compactor = new Compactor({ keepRecentTokens, triggerRatio, summarizer: { summarize: async () => "" }, ...(clearing === undefined ? {} : { clearing }) });
-    this.#conversation = this.#compactor.conversation({ format: "ai-sdk-ui", estimator });
+    this.#compactor = new Compactor(compactorConfig(read, { summarize: async () => "" }));
+    this.#conversation = this.#compactor.conversation({ format: "ai-sdk-ui", estimator: read.estimator });
+    this.#clearable = clearableOf(this.#compactor, read);
   }
 
   /** Takes `useChat`'s messages (and the chat's stored state, if the page has it). */
   update(messages, state = null) {
-    let valid = checkState(state);
-    let live = liveMessages(messages, valid);
-    if (live === null) [valid, live] = [null, liveMessages(messages, null)];
-    // What the route cleared (the state's `cleared`) is cleared here too, as the route sends it.
-    const cleared = entriesByMessage(valid?.cleared);
-    const current = live.map(({ message, from }) => {
-      const entries = cleared.get(message.id);
-      return entries ? this.#clear(message, from, entries) : from === 0 ? message.source : this.#trim(message, from);
-    });
+    const chat = chatInput(messages, state, { memo: this.#memo, clearable: this.#clearable });
+    const current = chat.messages;
     const had = this.#conversation.messages;
     const grows = had.length <= current.length && had.every((message, index) => message === current[index]);
     if (grows) this.#conversation.append(current.slice(had.length));
     else this.#conversation.reset(current);
-    this.#state = valid;
-  }
-
-  /** The posted message from part `from` on: one object per (message, from), so appends stay cheap. */
-  #trim(message, from) {
-    const known = this.#trimmed.get(message.source);
-    if (known && known.from === from && known.length === message.parts.length) return known.trimmed;
-    const trimmed = { id: message.id, role: message.role, parts: message.parts.slice(from) };
-    this.#trimmed.set(message.source, { from, length: message.parts.length, trimmed });
-    return trimmed;
-  }
-
-  /** The posted message from part `from` on with `entries` cleared: one object while they stay the same. */
-  #clear(message, from, entries) {
-    const key = JSON.stringify(entries);
-    const known = this.#cleared.get(message.source);
-    if (known && known.from === from && known.length === message.parts.length && known.key === key) return known.cleared;
-    const parts = message.parts.slice(from).map((part) => clearPart(part, entries));
-    const cleared = { id: message.id, role: message.role, parts };
-    this.#cleared.set(message.source, { from, length: message.parts.length, key, cleared });
-    return cleared;
+    this.#state = chat.state;
   }
 
   /**
@@ -118,26 +78,6 @@ export class ChatPreview {
   [Symbol.dispose]() {
     this.free();
   }
-}
-
-/** The state's cleared results by UIMessage id. */
-function entriesByMessage(list) {
-  const by = new Map();
-  for (const entry of list ?? []) by.set(entry.messageId, [...(by.get(entry.messageId) ?? []), entry]);
-  return by;
-}
-
-/** A tool part of a UIMessage as the route clears it: its output (or error text) the placeholder. */
-function clearPart(part, entries) {
-  const id = guardedOr(() => part?.toolCallId, undefined);
-  const entry = typeof id === "string" && entries.find((e) => e.toolCallId === id);
-  if (!entry) return part;
-  // A part that throws when read is left as it is: planning names it.
-  return guardedOr(() => {
-    const copy = { ...part, ...(part.state === "output-error" ? { errorText: entry.text } : { output: entry.text }) };
-    if (entry.arguments) copy.input = {};
-    return copy;
-  }, part);
 }
 
 /** A clear plan in UIMessage terms: which results of which messages, and what that frees. */

@@ -5,7 +5,7 @@
 // converting block by block gives the same messages and lets a cut map back to (id, part).
 import { CompactionError } from "context-compaction";
 import { checkCleared } from "./ai-sdk-clearing.js";
-import { describe, guardedOr } from "./host.js";
+import { describe, guardedOr, list, record } from "./host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 
@@ -32,18 +32,33 @@ export function blockStarts(parts) {
   return starts;
 }
 
-/** A stored compaction state, checked (it comes from the application's store). */
+/**
+ * A stored compaction state, checked (it comes from the application's store): a copy of the
+ * package's own, read once (a Proxy or a getter that throws is an error naming it).
+ */
 export function checkState(state) {
   if (state === null || state === undefined) return null;
+  const copy = read(() => record(state, "state"));
   const ok =
-    typeof state === "object" &&
-    typeof state.summary === "string" &&
-    typeof state.firstKeptId === "string" &&
-    Number.isInteger(state.firstKeptPart) &&
-    state.firstKeptPart >= 0;
+    copy !== null &&
+    typeof copy.summary === "string" &&
+    typeof copy.firstKeptId === "string" &&
+    Number.isInteger(copy.firstKeptPart) &&
+    copy.firstKeptPart >= 0;
   if (!ok) throw bad("state must be null or { summary, firstKeptId, firstKeptPart, record, cleared? } as prepare returned it");
-  checkCleared(state.cleared);
-  return state;
+  const cleared = checkCleared(copy.cleared);
+  const { cleared: _, ...rest } = copy;
+  return cleared.length > 0 ? { ...rest, cleared } : rest;
+}
+
+/** What `copy` returns; a `Fault` it throws (a caller's getter or Proxy) as a CompactionError. */
+export function read(copy) {
+  try {
+    return copy();
+  } catch (fault) {
+    if (fault instanceof CompactionError) throw fault;
+    throw bad(fault?.message ?? describe(fault), fault?.cause ?? fault);
+  }
 }
 
 /**
@@ -52,27 +67,29 @@ export function checkState(state) {
  * gone (the client edited or regenerated the history before it): the state no longer applies.
  */
 export function liveMessages(messages, state) {
-  if (!Array.isArray(messages)) throw bad("messages must be an array of UIMessages");
-  const read = messages.map((message, index) => readUiMessage(message, `messages[${index}]`));
-  if (!state) return read.map((message) => ({ message, from: 0 }));
-  const at = read.findIndex((message) => message.id === state.firstKeptId);
+  const copy = read(() => list(messages, "messages"));
+  if (copy === null) throw bad("messages must be an array of UIMessages");
+  const all = copy.map((message, index) => readUiMessage(message, `messages[${index}]`));
+  if (!state) return all.map((message) => ({ message, from: 0 }));
+  const at = all.findIndex((message) => message.id === state.firstKeptId);
   if (at < 0) return null;
-  const systems = read.slice(0, at).filter((message) => message.role === "system");
-  return [...systems.map((message) => ({ message, from: 0 })), { message: read[at], from: state.firstKeptPart }, ...read.slice(at + 1).map((message) => ({ message, from: 0 }))];
+  const systems = all.slice(0, at).filter((message) => message.role === "system");
+  return [...systems.map((message) => ({ message, from: 0 })), { message: all[at], from: state.firstKeptPart }, ...all.slice(at + 1).map((message) => ({ message, from: 0 }))];
 }
 
 /**
  * Converts live UIMessages block by block; returns the model messages and a map from each to
- * `{ id, part, role }` (the UIMessage and the part its block starts at).
+ * `{ id, part, role }` (the UIMessage and the part its block starts at, counted from `base`:
+ * where the message given starts in the posted one).
  */
 export async function convertLive(convert, live) {
   const messages = [];
   const origins = new Map();
-  for (const { message, from } of live) {
+  for (const { message, from, base = 0 } of live) {
     for (const block of await convertMessage(convert, message)) {
       if (block.part < from) continue;
       for (const model of block.messages) {
-        origins.set(model, { id: message.id, part: block.part, role: message.role });
+        origins.set(model, { id: message.id, part: base + block.part, role: message.role });
         messages.push(model);
       }
     }
@@ -91,8 +108,22 @@ async function convertMessage(convert, message) {
     } catch (error) {
       throw bad(`convertToModelMessages rejected message ${message.id}: ${describe(error)}`, error);
     }
-    if (!Array.isArray(converted)) throw bad("convertToModelMessages must return an array of model messages");
-    blocks.push({ part: starts[i], messages: converted });
+    blocks.push({ part: starts[i], messages: modelMessages(converted, message.id) });
   }
   return blocks;
+}
+
+/**
+ * What `convertToModelMessages` returned for a block of message `id`: plain copies of its model
+ * messages (a custom function may hand back anything; what it holds is read through guards).
+ */
+function modelMessages(converted, id) {
+  const what = `convertToModelMessages(message ${id})`;
+  const items = read(() => list(converted, what));
+  if (items === null) throw bad(`${what} must return an array of model messages`);
+  return items.map((item, index) => {
+    const copy = read(() => record(item, `${what}[${index}]`));
+    if (copy === null || typeof copy.role !== "string") throw bad(`${what}[${index}] must be a model message ({ role, content })`);
+    return copy;
+  });
 }

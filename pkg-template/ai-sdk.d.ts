@@ -48,6 +48,28 @@ export interface AiSdkSummarizerOptions<Model> {
  */
 export declare function aiSdkSummarizer<Model extends object | string>(options: AiSdkSummarizerOptions<Model>): GeneratorSummarizerConfig;
 
+/** The usage `messageMetadata` records: what the provider counted for the response's last step. */
+export interface ChatUsageMetadata {
+  usage: {
+    /** The last step's prompt (its request held the steps before it). */
+    inputTokens: number;
+    outputTokens: number;
+    /** Hidden reasoning counted in `outputTokens`, never sent again. */
+    reasoningTokens: number;
+  };
+}
+
+/**
+ * For `toUIMessageStreamResponse({ messageMetadata })`: records the usage of each step as it
+ * ends (the stream's `finish-step` part) on the response message's `metadata.usage`, the last
+ * step's winning, which is what the route's next estimate is anchored to. (The AI SDK's own
+ * example records `totalUsage.totalTokens`, summed over every step of a tool loop.) `undefined`
+ * for every other part. The parameter is structural: the SDK's `{ part }` of `ai` 5 to 7 fits.
+ */
+export declare function messageMetadata(options: {
+  part: { type: string; usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined; reasoningTokens?: number | undefined; outputTokenDetails?: { reasoningTokens?: number | undefined } } };
+}): ChatUsageMetadata | undefined;
+
 /** What a route stores per chat between requests (JSON-serialisable). */
 export interface ChatCompactionState {
   /** The summary of everything before the kept messages. */
@@ -100,6 +122,11 @@ export interface ProjectedSummary {
 }
 
 export interface ChatCompactionOptions<ModelMessage> {
+  /**
+   * The summary model (`aiSdkSummarizer`), or an application summarizer: `prepare` plans and
+   * summarizes the posted UIMessages (format `ai-sdk-ui`, as `ChatPreview` plans them), so
+   * that one is handed UIMessages; between the steps of a request, the steps' model messages.
+   */
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
   /** The model's context window; compaction starts above `triggerRatio` of it minus the reserve. */
   contextWindowTokens: number;

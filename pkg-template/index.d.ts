@@ -552,6 +552,13 @@ export declare class Compactor {
   conversation<F extends MessageFormat = "canonical">(options?: ConversationOptions<F>): Conversation<MessageFormats[F]>;
   /** The summary requests the built-in summarizer would send for `plan` (`null` for an application summarizer). */
   summarizerInput<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, plan: Plan<M> | null): SummaryPrompt[] | null;
+  /**
+   * The tool results a clearing may clear (option `clearing`; none when it is off), oldest
+   * first: not among the newest `protectRecentTokens` of output nor calls in flight, of a tool
+   * not in `neverClear`, of a shape the format can hold as text. For checking a list of cleared
+   * results kept elsewhere (a chat's stored state) before applying it again.
+   */
+  clearableResults<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>): Array<{ index: number; toolCallId: string }>;
   free(): void;
 }
 

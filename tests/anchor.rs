@@ -166,6 +166,25 @@ fn usage_is_read_in_every_format() {
 }
 
 #[test]
+fn a_ui_message_total_over_several_steps_is_no_request_count() {
+    let ui = |parts: &str, metadata: &str| {
+        let text = format!(
+            r#"{{"id": "a", "role": "assistant", "parts": [{parts}], "metadata": {metadata}}}"#
+        );
+        Format::AiSdkUi.usage_json(&text, "messages[0]").unwrap()
+    };
+    let one = r#"{"type": "step-start"}, {"type": "text", "text": "ok"}"#;
+    let two = r#"{"type": "step-start"}, {"type": "tool-read", "toolCallId": "c", "state": "output-available", "input": {}, "output": "x"}, {"type": "step-start"}, {"type": "text", "text": "ok"}"#;
+    // The AI SDK's documented `{ totalTokens }`: one step's request and answer, or a sum.
+    let total = r#"{"totalTokens": 900, "createdAt": 1}"#;
+    assert_eq!(ui(one, total).map(|u| u.input), Some(900));
+    assert_eq!(ui(two, total), None);
+    // The last step's usage, as `messageMetadata` records it, stands for the last request.
+    let last = r#"{"usage": {"inputTokens": 700, "outputTokens": 20}}"#;
+    assert_eq!(ui(two, last).map(|u| (u.input, u.output)), Some((700, 20)));
+}
+
+#[test]
 fn failed_attempts_count_nothing_once_calibrated() {
     // A failed attempt of 300 between the turns: the provider never counts it (request
     // builders drop it), so the 600 it reported for the four other messages is 1.5 × ours.

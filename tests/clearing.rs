@@ -257,6 +257,33 @@ fn the_newest_tool_output_is_protected() {
     }
 }
 
+/// What `clearable` lists is what a plan may clear: a stored list of cleared results (a chat
+/// route's state) is checked against it, so it never names a protected one.
+#[test]
+fn clearable_results_are_those_a_plan_may_clear() {
+    for format in FORMATS {
+        let messages = conversation(format);
+        let (facts, found) = (facts(format, &messages), found(format, &messages, false));
+        let ids = |policy: &ClearingPolicy, keep: u64| -> Vec<String> {
+            clearing::clearable(&found, &facts, policy, keep)
+                .into_iter()
+                .map(|k| found.results[k].id.clone())
+                .collect()
+        };
+        // The newest 1,000 tokens of output cover the `bash` result only.
+        assert_eq!(ids(&policy(1_000), 0), ["c1"], "{format:?}");
+        assert_eq!(ids(&policy(0), 0), ["c1", "c2"], "{format:?}");
+        assert!(ids(&policy(1_000_000), 0).is_empty(), "{format:?}");
+        // The kept suffix protects too, and so does `neverClear`.
+        assert!(ids(&policy(0), 1_000_000).is_empty(), "{format:?}");
+        let never = ClearingPolicy {
+            never_clear: vec!["read".to_owned()],
+            ..policy(0)
+        };
+        assert_eq!(ids(&never, 0), ["c2"], "{format:?}");
+    }
+}
+
 #[test]
 fn the_kept_suffix_and_calls_in_flight_are_protected() {
     for format in FORMATS {
@@ -475,6 +502,34 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         );
     }
     assert_eq!(after.total(), clearing.estimate_after);
+}
+
+#[test]
+fn ui_messages_never_clear_provider_executed_results() {
+    let format = Format::AiSdkUi;
+    let search = |id: &str, state: &str, key: &str| json!({ "type": "tool-web_search", "toolCallId": id, "state": state, "input": { "q": id }, key: big(id, 1000), "providerExecuted": true });
+    let messages = vec![
+        json!({ "id": "u1", "role": "user", "parts": [{ "type": "text", "text": "look" }] }),
+        json!({ "id": "a1", "role": "assistant", "parts": [
+            { "type": "step-start" },
+            search("p1", "output-available", "output"),
+            search("p2", "output-error", "errorText"),
+            { "type": "step-start" },
+            { "type": "tool-read", "toolCallId": "c1", "state": "output-available", "input": { "path": "a" }, "output": big("alpha", 1000) },
+            { "type": "text", "text": "done" },
+        ] }),
+        json!({ "id": "u2", "role": "user", "parts": [{ "type": "text", "text": "next" }] }),
+    ];
+    let clearing = plan(format, &messages, &policy(0)).expect("the application's result");
+    let ids: Vec<&str> = clearing
+        .results
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    assert_eq!(ids, ["c1"]);
+    let after = applied(format, &messages, &clearing);
+    assert_eq!(after[1]["parts"][1], messages[1]["parts"][1]);
+    assert_eq!(after[1]["parts"][2], messages[1]["parts"][2]);
 }
 
 /// The Rust `Compactor` clears canonical messages as every format's reader path does: the

@@ -197,11 +197,9 @@ fn result_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64> {
 }
 
 /// Plans clearing old tool results of a conversation whose facts are `facts` and whose
-/// results and calls are `found`: every result older than both the kept suffix
-/// (`keep_recent_tokens`, as the summary plan keeps it) and the in-flight calls, outside the
-/// newest `protect_recent_tokens` of tool output, of a tool not in `never_clear`, not cleared
-/// already, that its format can hold as text, and larger than its placeholder. `None` when
-/// there is none.
+/// results and calls are `found`: every result [`clearable`] (outside the protected range, of
+/// a tool not in `never_clear`, that its format can hold as text), not cleared already, and
+/// larger than its placeholder. `None` when there is none.
 pub fn plan(
     found: &Found,
     facts: &RequestFacts,
@@ -209,27 +207,14 @@ pub fn plan(
     keep_recent_tokens: u64,
     estimator: &dyn Estimator,
 ) -> Result<Option<Clearing>> {
-    let protected_from =
-        keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
-    // The latest call with each id (`&str` to a place: the map type `plan` has already).
-    let mut places: HashMap<&str, usize> = map_with_capacity(found.calls.len());
-    for (k, call) in found.calls.iter().enumerate() {
-        places.insert(&call.id, k);
-    }
-    let call_of = |id: &str| places.get(id).and_then(|&k| found.calls.get(k));
-    let (mut newer_output, mut freed) = (0u64, 0u64);
+    let calls = Calls::of(found);
+    let mut freed = 0u64;
     let mut chosen = Vec::new();
-    for f in found.results.iter().rev() {
-        let protected = newer_output < policy.protect_recent_tokens;
-        newer_output += f.tokens;
-        if protected || f.index >= protected_from || f.cleared || !f.editable {
+    for (_, f, name) in eligible(found, facts, policy, keep_recent_tokens, &calls) {
+        if f.cleared {
             continue;
         }
-        let call = call_of(&f.id);
-        let name = f.name.as_deref().or(call.map(|c| c.name.as_str()));
-        if name.is_some_and(|n| policy.never_clear.iter().any(|never| never == n)) {
-            continue;
-        }
+        let call = calls.get(&f.id);
         let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
         let after = result_tokens(&text, estimator)?;
         if after - estimator.framing_tokens() >= f.tokens {
@@ -247,12 +232,11 @@ pub fn plan(
     if chosen.is_empty() {
         return Ok(None);
     }
-    chosen.reverse();
     let mut argument_messages = Vec::new();
     if policy.clear_arguments {
         // The messages of the cleared calls, in order (marks rather than a sort).
         let mut marked = vec![false; facts.messages.len()];
-        for call in chosen.iter().filter_map(|r| call_of(&r.tool_call_id)) {
+        for call in chosen.iter().filter_map(|r| calls.get(&r.tool_call_id)) {
             if let (Some(arguments), Some(mark)) =
                 (call.arguments_freed, marked.get_mut(call.index))
             {
@@ -265,6 +249,77 @@ pub fn plan(
             .collect();
     }
     Ok(Some(freeing(facts, chosen, argument_messages, freed)))
+}
+
+/// The results of `found` a clearing may clear, as their places in `found.results`, oldest
+/// first: older than both the kept suffix (`keep_recent_tokens`, as the summary plan keeps it)
+/// and the in-flight calls, outside the newest `protect_recent_tokens` of tool output, of a tool
+/// not in `never_clear`, and that their format can hold as text. (Whether each is cleared
+/// already, or larger than its placeholder, is [`plan`]'s to decide.) A list of results said
+/// to be cleared that comes from elsewhere (a chat's stored state) is checked against this.
+pub fn clearable(
+    found: &Found,
+    facts: &RequestFacts,
+    policy: &ClearingPolicy,
+    keep_recent_tokens: u64,
+) -> Vec<usize> {
+    let calls = Calls::of(found);
+    eligible(found, facts, policy, keep_recent_tokens, &calls)
+        .into_iter()
+        .map(|(k, _, _)| k)
+        .collect()
+}
+
+/// The calls of `found` by id (the latest call with each id).
+struct Calls<'f> {
+    found: &'f Found,
+    places: HashMap<&'f str, usize>,
+}
+
+impl<'f> Calls<'f> {
+    fn of(found: &'f Found) -> Self {
+        let mut places: HashMap<&str, usize> = map_with_capacity(found.calls.len());
+        for (k, call) in found.calls.iter().enumerate() {
+            places.insert(&call.id, k);
+        }
+        Calls { found, places }
+    }
+
+    fn get(&self, id: &str) -> Option<&'f FoundCall> {
+        self.places.get(id).and_then(|&k| self.found.calls.get(k))
+    }
+}
+
+/// The results [`clearable`] lists, oldest first, each with its place in `found.results` and
+/// its tool's name (its own, or its call's).
+fn eligible<'f>(
+    found: &'f Found,
+    facts: &RequestFacts,
+    policy: &ClearingPolicy,
+    keep_recent_tokens: u64,
+    calls: &Calls<'f>,
+) -> Vec<(usize, &'f FoundResult, Option<&'f str>)> {
+    let protected_from =
+        keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
+    let mut newer_output = 0u64;
+    let mut out = Vec::new();
+    for (k, f) in found.results.iter().enumerate().rev() {
+        let protected = newer_output < policy.protect_recent_tokens;
+        newer_output += f.tokens;
+        if protected || f.index >= protected_from || !f.editable {
+            continue;
+        }
+        let name = f
+            .name
+            .as_deref()
+            .or(calls.get(&f.id).map(|c| c.name.as_str()));
+        if name.is_some_and(|n| policy.never_clear.iter().any(|never| never == n)) {
+            continue;
+        }
+        out.push((k, f, name));
+    }
+    out.reverse();
+    out
 }
 
 /// Plans trimming the middle of the newest tool result (`found` kept its text: see

@@ -11,8 +11,10 @@
 //! count as their JSON.
 //!
 //! `metadata` is where an application keeps what the provider reported for the message: its
-//! usage is read from `metadata.usage` or from `metadata` itself (the AI SDK's documentation puts
-//! `totalTokens` there), as [`super::usage`] reads any usage.
+//! usage is read from `metadata.usage` (the last step's, as the package's `messageMetadata`
+//! records it) or from `metadata` itself (the AI SDK's documentation puts `totalTokens` there:
+//! the sum over every step of the response, so it is read only for a message of one step), as
+//! [`super::usage`] reads any usage.
 
 use std::borrow::Cow;
 
@@ -64,10 +66,16 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             }
         }
         "assistant" => {
+            let several = Steps::default().read(&parts, sink)?;
             if let Some(metadata) = r.value.field(Format::AiSdkUi.usage_key()) {
-                sink.usage(metadata.field("usage").unwrap_or(metadata));
+                match metadata.field("usage") {
+                    Some(usage) => sink.usage(usage),
+                    // The AI SDK's documented metadata, `totalTokens` of the response: summed
+                    // over every step, so one request's count only when there was one step.
+                    None if !several => sink.usage(metadata),
+                    None => {}
+                }
             }
-            Steps::default().read(&parts, sink)?
         }
         other => {
             return Err(r.error(
@@ -102,10 +110,13 @@ struct Steps {
     read_any: bool,
     /// The part where the step being read starts, until its first unit.
     pending: Option<usize>,
+    /// Whether a step after the first was read.
+    later_steps: bool,
 }
 
 impl Steps {
-    fn read<'a>(mut self, parts: &[Obj<'a, '_>], sink: &mut dyn Sink<'a>) -> Result<()> {
+    /// Reads the steps of `parts`; whether there was more than one.
+    fn read<'a>(mut self, parts: &[Obj<'a, '_>], sink: &mut dyn Sink<'a>) -> Result<bool> {
         let mut start = 0;
         for (i, part) in parts.iter().enumerate() {
             let kind = part.kind()?;
@@ -123,13 +134,15 @@ impl Steps {
                 }
             }
         }
-        self.block(parts.get(start..).unwrap_or(&[]), sink)
+        self.block(parts.get(start..).unwrap_or(&[]), sink)?;
+        Ok(self.later_steps)
     }
 
     /// Starts a unit, after the step boundary it is the first unit of.
     fn unit<'a>(&mut self, unit: Unit<'a>, sink: &mut dyn Sink<'a>) {
         if let Some(part) = self.pending.take().filter(|_| self.read_any) {
             sink.step(part);
+            self.later_steps = true;
         }
         self.read_any = true;
         sink.unit(unit);
@@ -240,7 +253,10 @@ fn result<'a>(
         name,
         is_error,
     });
+    // A provider-executed result (a web search, say) is never rewritten: its shape is the
+    // provider's, and the route's model messages leave it as it is too.
     match state.as_ref() {
+        _ if provider => {}
         "output-available" => sink.spot(Spot::new(part, "output", Shape::Text)),
         "output-error" => sink.spot(Spot::new(part, "errorText", Shape::Text)),
         _ => {}

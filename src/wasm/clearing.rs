@@ -81,6 +81,42 @@ pub(crate) fn find(
     finder.finish()
 }
 
+/// `compactor.clearableResults(request)`: the tool results of the request's messages a clearing
+/// may clear (`[{ index, toolCallId }]`, oldest first; none with clearing off), for checking a
+/// list of cleared results that comes from elsewhere (`crate::clearing::clearable`). The kept
+/// suffix is left out of the check: a chat route clears between the steps of a tool loop, in
+/// the one UIMessage a later request's kept suffix may start in; the newest output, calls in
+/// flight, `neverClear` tools and a provider's results stay protected.
+pub(crate) fn clearable(
+    engine: &super::engine::Engine,
+    request: &JsRequest,
+    facts: &RequestFacts,
+) -> Result<JsValue> {
+    let Some(policy) = &engine.clearing else {
+        return Ok(Array::new().into());
+    };
+    let estimator = &request.estimator;
+    let found = find(
+        &request.messages,
+        &facts.messages,
+        request.format,
+        estimator,
+        policy,
+        false,
+    )?;
+    let list: Array = crate::clearing::clearable(&found, facts, policy, 0)
+        .into_iter()
+        .filter_map(|k| found.results.get(k))
+        .map(|r| {
+            object(&[
+                ("index", JsValue::from_f64(r.index as f64)),
+                ("toolCallId", r.id.as_str().into()),
+            ])
+        })
+        .collect();
+    Ok(list.into())
+}
+
 /// The messages clearing reads: those with tool calls or results; with `newest`, the newest
 /// one with a result alone.
 pub(crate) fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {

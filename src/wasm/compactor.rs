@@ -72,6 +72,17 @@ impl JsCompactor {
         js.map_err(|e| to_js(&e))
     }
 
+    /// The tool results of `request`'s messages a clearing may clear, `[{ index, toolCallId }]`
+    /// oldest first (none with clearing off): outside the protected range, of a tool not in
+    /// `neverClear`. What a list of cleared results kept elsewhere (a chat's stored state) is
+    /// checked against before it is applied again.
+    #[wasm_bindgen(js_name = clearableResults)]
+    pub fn clearable_results(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        let request = convert::request(&request).map_err(|e| to_js(&e))?;
+        let facts = self.inner.facts(&request).map_err(|e| to_js(&e))?;
+        clearing::clearable(&self.inner, &request, &facts).map_err(|e| to_js(&e))
+    }
+
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
     /// or of JSON lines (`Uint8Array`, `ArrayBuffer` or string), read inside wasm. The plan has
     /// `messageSpans` instead of message arrays (a clear plan names its results by message

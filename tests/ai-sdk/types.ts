@@ -5,7 +5,10 @@ import type { ModelMessage as Model6, UIMessage as UI6 } from "ai6";
 import type { ModelMessage as Model7, UIMessage as UI7 } from "ai7";
 import { convertToModelMessages } from "ai7";
 import { Compactor, ContextManager, estimate, projectSummary, type BytesPlan, type Plan } from "context-compaction";
-import { ChatCompaction, ChatPreview, type ChatCompactionState, type ClearedToolResult } from "context-compaction/ai-sdk";
+import type { StreamTextResult as Result5, ToolSet as Tools5 } from "ai5";
+import type { StreamTextResult as Result6, ToolSet as Tools6 } from "ai6";
+import type { StreamTextResult as Result7, ToolSet as Tools7 } from "ai7";
+import { ChatCompaction, ChatPreview, messageMetadata, type ChatCompactionState, type ClearedToolResult } from "context-compaction/ai-sdk";
 
 declare const compactor: Compactor;
 declare const model5: Model5[];
@@ -97,4 +100,15 @@ export async function clearingChat(state: ChatCompactionState | null): Promise<C
   if (plan?.kind === "clear") void [plan.tokensFreed, plan.cleared.map((c) => c.text)];
   else if (plan) void [plan.firstKeptId, plan.firstKeptPart];
   return chat.stateAfter();
+}
+
+// `messageMetadata` goes into each major's UIMessage stream as it is, and alongside one's own.
+declare const result5: Result5<Tools5, never>;
+declare const result6: Result6<Tools6, never>;
+declare const result7: Result7<Tools7, never, never>;
+export function metadata(): void {
+  result5.toUIMessageStreamResponse({ messageMetadata });
+  result6.toUIMessageStreamResponse({ messageMetadata });
+  result7.toUIMessageStreamResponse({ messageMetadata });
+  result7.toUIMessageStreamResponse({ messageMetadata: ({ part }) => ({ createdAt: Date.now(), ...messageMetadata({ part }) }) });
 }

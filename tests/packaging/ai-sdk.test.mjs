@@ -21,6 +21,8 @@ const app = join(cache, "ai-sdk");
 const TURNS = 200;
 const LONG_TURN = 150;
 const WINDOW = 128_000;
+/** The route's input budget: the window less the default reserve of 16,384 tokens. */
+const BUDGET = WINDOW - 16_384;
 
 before(async () => {
   await installCached(join(here, "apps/ai-sdk"), app);
@@ -104,9 +106,12 @@ function assertPaired(prompt, where) {
 function checkRoundTrips({ log, state }, version) {
   assert.ok(log.summaries.length >= 3, `ai ${version}: ${log.summaries.length} summaries in ${TURNS} turns (the history is about 4× the window)`);
   let summariesSeen = 0;
-  for (const [index, { turn, prompt }] of log.prompts.entries()) {
+  for (const [index, { turn, prompt, count }] of log.prompts.entries()) {
     const where = `ai ${version}, prompt ${index} (turn ${turn})`;
     assertPaired(prompt, where);
+    // The provider counts 25% more than our estimate; the route reads what it counted (the
+    // route records it with messageMetadata, prepareStep reads the steps'): never over the budget.
+    assert.ok(count <= BUDGET, `${where}: the provider counted ${count} tokens, over the ${BUDGET}-token input budget`);
     // Within the window: without compaction the history grows to 1.6M characters.
     assert.ok(JSON.stringify(prompt).length < WINDOW * 3, `${where}: ${JSON.stringify(prompt).length} characters`);
     // The latest summary, projected first (after the system prompt), once there is one.

@@ -2,15 +2,23 @@
 // for ai 5, v3 for ai 6 and 7). The chat model records every prompt it is sent and plays a
 // coding agent: each turn reads a file (about 2,500 tokens), some turns deploy (a tool that needs
 // approval where the SDK has approvals), and one turn reads 40 files in one tool loop. The
-// summary model records what it is asked to summarize and answers "Summary #n".
+// summary model records what it is asked to summarize and answers "Summary #n". The chat model
+// reports usage as a provider would, 25% above the package's estimate of the prompt (a provider
+// whose tokenizer counts more than the heuristic), and records that count with the prompt.
+import { estimate } from "context-compaction";
+
+/** What the provider counts: 25% above our estimate of the prompt (the spec's messages are ModelMessages). */
+export const providerCount = (prompt) => Math.ceil(1.25 * estimate({ format: "ai-sdk", messages: prompt }).total);
+
 export function mockProvider(ai, mocks) {
   const log = (globalThis.__roundTrip ??= { prompts: [], summaries: [], turn: 0, calls: {} });
   const spec = mocks.MockLanguageModelV3 ? 3 : 2;
   const Mock = mocks.MockLanguageModelV3 ?? mocks.MockLanguageModelV2;
-  const usage =
+  const usageOf = (input) =>
     spec === 2
-      ? { inputTokens: 1000, outputTokens: 50, totalTokens: 1050, cachedInputTokens: 200 }
-      : { inputTokens: { total: 1000, noCache: 800, cacheRead: 200, cacheWrite: 0 }, outputTokens: { total: 50, text: 50, reasoning: 0 } };
+      ? { inputTokens: input, outputTokens: 50, totalTokens: input + 50, cachedInputTokens: 200 }
+      : { inputTokens: { total: input, noCache: input - 200, cacheRead: 200, cacheWrite: 0 }, outputTokens: { total: 50, text: 50, reasoning: 0 } };
+  const usage = usageOf(1000);
   const finish = (reason) => (spec === 2 ? reason : { unified: reason, raw: reason });
   const stream = (chunks) =>
     new ReadableStream({
@@ -25,7 +33,9 @@ export function mockProvider(ai, mocks) {
   const model = new Mock({
     modelId: "chat-model",
     doStream: async ({ prompt }) => {
-      log.prompts.push({ turn: log.turn, prompt: JSON.parse(JSON.stringify(prompt)) });
+      const count = providerCount(prompt);
+      const usage = usageOf(count);
+      log.prompts.push({ turn: log.turn, prompt: JSON.parse(JSON.stringify(prompt)), count });
       const turn = log.turn;
       const n = (log.calls[turn] = (log.calls[turn] ?? 0) + 1);
       const reads = turn === log.longTurn ? 28 : 1;

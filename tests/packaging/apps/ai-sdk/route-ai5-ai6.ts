@@ -2,7 +2,7 @@
 // `toUIMessageStream` and no `onEnd`: the result's own method and `onFinish`, the same options.
 // ai-sdk.test.mjs puts it in place of route.ts for those versions.
 import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, type UIMessage } from "ai";
-import { ChatCompaction, aiSdkSummarizer } from "context-compaction/ai-sdk";
+import { ChatCompaction, aiSdkSummarizer, messageMetadata } from "context-compaction/ai-sdk";
 import { compactionOptions } from "../../compaction";
 import { model, summaryModel, system, tools } from "../../model";
 import { chats } from "../../store";
@@ -21,6 +21,7 @@ export async function POST(request: Request) {
   const stream = result.toUIMessageStream({
     originalMessages: messages,
     generateMessageId: generateId, // stable ids: the stored state refers to them
+    messageMetadata, // what the provider counted, read by the next request's prepare
     onFinish: ({ responseMessage }) => chats.save(id, chat.stateAfter(responseMessage)),
   });
   return createUIMessageStreamResponse({ stream });

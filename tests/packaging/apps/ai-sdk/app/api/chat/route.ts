@@ -1,7 +1,7 @@
 // A chat route that keeps every chat inside the model's window: `useChat` posts the whole
 // history each turn; the compaction state stored per chat says what its summary covers.
 import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, toUIMessageStream, type UIMessage } from "ai";
-import { ChatCompaction, aiSdkSummarizer } from "context-compaction/ai-sdk";
+import { ChatCompaction, aiSdkSummarizer, messageMetadata } from "context-compaction/ai-sdk";
 import { compactionOptions } from "../../compaction";
 import { model, summaryModel, system, tools } from "../../model";
 import { chats } from "../../store";
@@ -22,6 +22,7 @@ export async function POST(request: Request) {
     tools,
     originalMessages: messages,
     generateMessageId: generateId, // stable ids: the stored state refers to them
+    messageMetadata, // what the provider counted, read by the next request's prepare
     onEnd: ({ responseMessage }) => chats.save(id, chat.stateAfter(responseMessage)),
   });
   return createUIMessageStreamResponse({ stream });
