@@ -12,7 +12,7 @@
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
+import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
@@ -29,7 +29,7 @@ export class ChatCompaction {
   #clearable;
 
   constructor(options) {
-    const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY);
+    const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY_KEYS);
     if (typeof read.convertToModelMessages !== "function") throw invalid('ChatCompaction: convertToModelMessages must be the function from "ai"');
     this.#convert = read.convertToModelMessages;
     this.#system = read.system ?? null;

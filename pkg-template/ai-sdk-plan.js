@@ -8,9 +8,9 @@ import { checkState, liveMessages } from "./ai-sdk-ui.js";
 import { guarded, guardedOr, record } from "./host.js";
 
 const DEFAULT_RESERVE = 16_384;
-/** The options route and preview both read (the route reads a few more: `CHAT_ONLY`). */
-const SHARED = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
-export const CHAT_ONLY = ["summarizer", "onEvent", "convertToModelMessages"];
+/** The options route and preview both read (the route reads a few more: `CHAT_ONLY_KEYS`). */
+const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
+export const CHAT_ONLY_KEYS = ["summarizer", "onEvent", "convertToModelMessages"];
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
 
@@ -23,7 +23,7 @@ const invalid = (message, cause) => new CompactionError("invalid_config", `inval
 export function readChatOptions(options, who, extra = []) {
   if (options === null || typeof options !== "object") throw invalid(`${who} needs an options object with contextWindowTokens`);
   const read = {};
-  for (const key of [...SHARED, ...extra]) {
+  for (const key of [...SHARED_KEYS, ...extra]) {
     try {
       read[key] = guarded(`options.${key}`, () => options[key]);
     } catch (fault) {

@@ -110,12 +110,16 @@ fn first_string_arg(args: &str) -> Option<&str> {
     None
 }
 
-/// The string items of every `KEYS` list (`const KEYS: &[&str] = &[...]` in Rust,
-/// `const KEYS = [...]` in JavaScript) in `source`.
+/// The string items of every list of keys, named `KEYS` or `…_KEYS` (`const KEYS: &[&str] =
+/// &[...]` in Rust, `const SHARED_KEYS = [...]` in JavaScript), in `source`.
 fn keys_lists(source: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (at, _) in source.match_indices("KEYS") {
         let after = &source[at..];
+        // The name ends here: `KEYS` or `…_KEYS`, not `KEYSTONE`.
+        if after[4..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
         let Some(eq) = after.find('=') else { continue };
         // `KEYS` used, not defined: the list must follow its `=` at once.
         if after[..eq].contains(['\n', '(', ')']) {
@@ -301,8 +305,8 @@ fn the_parsers_of_this_test() {
     assert_eq!(first_string_arg("i).map(|x| \"no\")"), None);
     assert_eq!(first_string_arg("&mut |a| f(\"no\"))"), None);
     assert_eq!(
-        keys_lists("const KEYS = [\"a\", \"b\"];\nKEYS.map(read)"),
-        ["a", "b"]
+        keys_lists("const KEYS = [\"a\", \"b\"];\nKEYS.map(read)\nconst CHAT_KEYS = [\"c\"]"),
+        ["a", "b", "c"]
     );
     let d =
         declared("interface X { a: number; b?: string; \"c-d\"?: 1; readonly e: T; f?(x: 1): 2 }");
