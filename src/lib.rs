@@ -61,6 +61,7 @@ mod facts_text;
 pub mod formats;
 mod generator;
 mod hash;
+pub mod history;
 mod ids;
 mod ledger;
 pub mod manager;
@@ -70,6 +71,7 @@ pub mod parse;
 mod plan;
 mod prompt;
 pub mod records;
+pub mod reported;
 mod request;
 mod retry;
 mod search;
@@ -89,6 +91,7 @@ pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
+pub use history::History;
 pub use ids::Ids;
 pub use ledger::Ledger;
 pub use message::{

@@ -14,6 +14,7 @@ use super::convert::JsRequest;
 use super::host;
 use crate::error::{Error, Result};
 use crate::formats::Format;
+use crate::history::Sized;
 
 /// The sizer's three functions, registered once by the entry files.
 struct Sizer {
@@ -52,14 +53,6 @@ fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
     function
         .apply(&JsValue::NULL, &args)
         .map_err(|thrown| host::fault(&thrown))
-}
-
-/// What the sizer found: the size of each message, and the indices of the system messages and
-/// of the failed attempts ([`crate::formats::Format::failed_mark`]), each in order.
-pub(super) struct Sized {
-    pub sizes: Vec<f64>,
-    pub system: Vec<u32>,
-    pub failed: Vec<u32>,
 }
 
 /// The sizer's pass over the messages of `request` (over messages `only`, in their order, when

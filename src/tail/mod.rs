@@ -11,6 +11,13 @@
 //! plan made over such facts is the plan of the whole history; when it is not, the caller
 //! reads a longer tail.
 
+mod anchored;
+mod sample;
+
+pub(crate) use anchored::{Asked, plan};
+pub use anchored::{FromTail, Unread};
+
+use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::hash::HashMap;
 use crate::message::Role;
@@ -90,6 +97,32 @@ pub fn fill_unread(messages: &mut [MessageFacts], sizes: &[f64], start: usize, r
         }
         f.tokens = (s * rate).round() as u64;
     }
+}
+
+/// The plan over `facts` (calibrated) of which only messages `start..` and the system messages
+/// before were read, the others placeholders: `None` when that tail does not decide the plan
+/// of the whole history (nor its error, which a longer tail may not have).
+pub fn plan_from_tail(
+    facts: &RequestFacts,
+    start: usize,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> Result<Option<Option<Plan>>> {
+    let planned = plan::plan(facts, options, keep_recent_tokens, trigger_ratio);
+    if start == 0 {
+        return planned.map(Some);
+    }
+    Ok(planned.ok().filter(|planned| {
+        decides(
+            facts,
+            start,
+            planned.as_ref(),
+            options,
+            keep_recent_tokens,
+            trigger_ratio,
+        )
+    }))
 }
 
 /// Whether `planned`, made over `facts` (calibrated) whose messages before `start` are
