@@ -29,6 +29,8 @@ struct Memory {
     usages: RefCell<Vec<u32>>,
     /// Each size pass: how many messages it sized (`None`: all).
     sized: RefCell<Vec<Option<usize>>>,
+    /// Whether every message has size 0 (a sizer that sees none of their text).
+    no_size: bool,
 }
 
 impl Memory {
@@ -93,7 +95,8 @@ impl History for Memory {
         let indices = only.unwrap_or(&all);
         let mut found = Sized::default();
         for (k, &i) in indices.iter().enumerate() {
-            found.sizes.push(self.messages[i as usize].len() as f64);
+            let size = self.messages[i as usize].len() as f64;
+            found.sizes.push(if self.no_size { 0.0 } else { size });
             let stop = self.value(i)["stopReason"].clone();
             if stop == "aborted" || stop == "error" {
                 found.failed.push(k as u32);
@@ -258,6 +261,21 @@ fn a_single_report_sizes_every_message_and_calibrates_over_the_prefix() {
     let first_kept = planned.plan.map(|p| p.first_kept_index).unwrap();
     let (_, whole_kept) = whole(&history, 2_000);
     assert!(first_kept.abs_diff(whole_kept.unwrap()) <= 16);
+}
+
+#[test]
+fn a_sample_that_says_nothing_sizes_every_message() {
+    let mut messages = chat(2_000, 30);
+    report(&mut messages, 1.22, |_| true);
+    let history = Memory {
+        no_size: true,
+        ..Memory::of(messages)
+    };
+    let planned = tail(&history, 2_000).expect("planned from a sized tail");
+    assert!(planned.unread_before.is_none());
+    assert_eq!(history.full_size_passes(), 1);
+    let (_, whole_kept) = whole(&history, 2_000);
+    assert_eq!(planned.plan.map(|p| p.first_kept_index), whole_kept);
 }
 
 #[test]
