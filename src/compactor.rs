@@ -126,7 +126,11 @@ impl<S: Summarizer> Compactor<S> {
     /// [`Compactor::plan`] of a [`History`] read piece by piece: a long history anchored to
     /// the usage its provider reported is planned from its tail ([`Compactor::plan_tail`]),
     /// any other read whole. The facts are those the plan was made over.
-    pub fn plan_history(&self, history: &dyn History, options: PlanOptions) -> Result<FromTail> {
+    pub fn plan_history<H: History + ?Sized>(
+        &self,
+        history: &H,
+        options: PlanOptions,
+    ) -> Result<FromTail> {
         if let Some(planned) = self.plan_tail(history, options)? {
             return Ok(planned);
         }
@@ -142,9 +146,9 @@ impl<S: Summarizer> Compactor<S> {
     /// The plan of `history` from a tail of it (see [`crate::tail`]), reading no message before
     /// the tail but the system messages; `None` when the history is short, when nothing usable
     /// was reported, or when no tail short of the whole history decides the plan.
-    pub fn plan_tail(
+    pub fn plan_tail<H: History + ?Sized>(
         &self,
-        history: &dyn History,
+        history: &H,
         options: PlanOptions,
     ) -> Result<Option<FromTail>> {
         tail::plan(tail::Asked {

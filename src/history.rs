@@ -37,9 +37,9 @@ pub trait History {
     fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>>;
 
     /// The sizes of every message (`only`: of messages `only`, in their order; then the indices
-    /// of [`Sized`] are positions in `only`). A message that cannot be read is an error naming
+    /// of [`Sizes`] are positions in `only`). A message that cannot be read is an error naming
     /// it; or, with `skip_unreadable`, has a NaN size.
-    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sized>;
+    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes>;
 
     /// The indices of the system messages (in order), found without reading anything else.
     fn system_messages(&self) -> Result<Vec<u32>>;
@@ -49,7 +49,7 @@ pub trait History {
 /// the message's text; the planner only uses its ratio to tokens), and the indices of the
 /// system messages and of the failed attempts, each in order.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sized {
+pub struct Sizes {
     /// The size of each message sized.
     pub sizes: Vec<f64>,
     /// The system messages among them.

@@ -15,7 +15,7 @@ pub const LATEST: usize = 16;
 /// The facts of every message of `history`, calibrated and anchored to what the provider
 /// reported: on its messages, explicitly, and `learned` otherwise (by a caller that kept what
 /// the responses said).
-pub fn history_facts(history: &dyn History, learned: &[Report]) -> Result<RequestFacts> {
+pub fn history_facts<H: History + ?Sized>(history: &H, learned: &[Report]) -> Result<RequestFacts> {
     let mut facts = history.parts().fixed_facts()?;
     facts.messages = history.all_facts()?;
     let mut reports = of_history(history, &facts)?;
@@ -25,7 +25,7 @@ pub fn history_facts(history: &dyn History, learned: &[Report]) -> Result<Reques
 }
 
 /// The reports of `history`, whose raw facts (as far as read) are `facts`.
-pub fn of_history(history: &dyn History, facts: &RequestFacts) -> Result<Vec<Report>> {
+pub fn of_history<H: History + ?Sized>(history: &H, facts: &RequestFacts) -> Result<Vec<Report>> {
     reports(&history.parts(), facts, |latest| history.usages(latest))
 }
 

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use context_compaction::formats::{Format, MessageUsage};
-use context_compaction::history::{Explicit, History, Parts, Sized};
+use context_compaction::history::{Explicit, History, Parts, Sizes};
 use context_compaction::tail::FromTail;
 use context_compaction::{
     Compactor, CompactorConfig, Heuristic, MessageFacts, PlanOptions, Result, reported,
@@ -89,11 +89,11 @@ impl History for Memory {
             .collect()
     }
 
-    fn sizes(&self, only: Option<&[u32]>, _skip_unreadable: bool) -> Result<Sized> {
+    fn sizes(&self, only: Option<&[u32]>, _skip_unreadable: bool) -> Result<Sizes> {
         self.sized.borrow_mut().push(only.map(<[u32]>::len));
         let all: Vec<u32> = (0..self.len() as u32).collect();
         let indices = only.unwrap_or(&all);
-        let mut found = Sized::default();
+        let mut found = Sizes::default();
         for (k, &i) in indices.iter().enumerate() {
             let size = self.messages[i as usize].len() as f64;
             found.sizes.push(if self.no_size { 0.0 } else { size });

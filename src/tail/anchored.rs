@@ -13,7 +13,7 @@
 use crate::anchor::{self, Report};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::history::{History, Sized};
+use crate::history::{History, Sizes};
 use crate::message::Role;
 use crate::plan::Plan;
 use crate::reported;
@@ -43,9 +43,8 @@ pub struct Unread {
 }
 
 /// What a plan from a tail is asked: the history, the plan's options and the policy.
-#[derive(Clone, Copy)]
-pub(crate) struct Asked<'a> {
-    pub history: &'a dyn History,
+pub(crate) struct Asked<'a, H: ?Sized> {
+    pub history: &'a H,
     pub options: PlanOptions,
     pub keep_recent_tokens: u64,
     pub trigger_ratio: f64,
@@ -65,10 +64,19 @@ const STALE_MARGIN: f64 = 2.0;
 /// to find the earliest report inside it.
 const USAGE_BATCH: usize = 8;
 
+// Not derived: a derived `Copy` would ask it of `H`.
+impl<H: ?Sized> Clone for Asked<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H: ?Sized> Copy for Asked<'_, H> {}
+
 /// The facts and plan of the history `asked` read from its tail; `None` when the history is
 /// short, when nothing usable was reported, or when no tail short of the whole history decides
 /// the plan (the caller then reads every message, as it does without usage).
-pub(crate) fn plan(asked: Asked<'_>) -> Result<Option<FromTail>> {
+pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<FromTail>> {
     let history = asked.history;
     let count = history.len();
     if count < tail::FROM {
@@ -131,8 +139,8 @@ fn latest_plausible(reports: &[Report], sample: &Sample, facts: &RequestFacts) -
 /// The plan from a tail whose messages before it are not read at all, calibrated by the
 /// ratio between `anchor` and the earliest report inside the tail; when no such ratio is found,
 /// `facts` back, raw, with the messages read so far (then the caller sizes every message).
-fn unsized_plan(
-    asked: Asked<'_>,
+fn unsized_plan<H: History + ?Sized>(
+    asked: Asked<'_, H>,
     facts: RequestFacts,
     end: usize,
     anchor: Report,
@@ -189,8 +197,8 @@ enum Span {
 
 /// The ratio between `anchor` and the earliest report carried by an assistant message of the
 /// tail from `start` (read into `facts`) that gives one ([`anchor::span_ratio`]).
-fn span_calibration(
-    history: &dyn History,
+fn span_calibration<H: History + ?Sized>(
+    history: &H,
     facts: &RequestFacts,
     start: usize,
     anchor: Report,
@@ -229,10 +237,14 @@ fn span_calibration(
 
 /// The plan from a tail whose messages before it are sized (one pass over every message), the
 /// prefix then estimated by its size for the whole conversation's ratio.
-fn sized(asked: Asked<'_>, mut facts: RequestFacts, end: usize) -> Result<Option<FromTail>> {
+fn sized<H: History + ?Sized>(
+    asked: Asked<'_, H>,
+    mut facts: RequestFacts,
+    end: usize,
+) -> Result<Option<FromTail>> {
     let history = asked.history;
     // `exact`: the system messages, read exactly wherever they are.
-    let Sized {
+    let Sizes {
         sizes,
         system: exact,
         failed,
@@ -293,8 +305,8 @@ struct Decided {
 /// Reads longer and longer tails of the history into `facts` until one decides the plan; each
 /// tail's facts are calibrated by `calibrate` (given where the tail starts). `facts` back, raw,
 /// when a tail could not be calibrated.
-fn grow(
-    asked: Asked<'_>,
+fn grow<H: History + ?Sized>(
+    asked: Asked<'_, H>,
     mut facts: RequestFacts,
     Tail {
         mut start,
@@ -365,8 +377,8 @@ fn without_messages(facts: &mut RequestFacts) -> RequestFacts {
 }
 
 /// Reads the facts of messages `indices` into their places in `facts`.
-fn read(
-    history: &dyn History,
+fn read<H: History + ?Sized>(
+    history: &H,
     facts: &mut RequestFacts,
     indices: impl Iterator<Item = u32>,
 ) -> Result<()> {

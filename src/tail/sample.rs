@@ -6,7 +6,7 @@
 use crate::anchor::Report;
 use crate::error::Result;
 use crate::facts::RequestFacts;
-use crate::history::{History, Sized};
+use crate::history::{History, Sizes};
 
 /// One message in each block of this many before the messages read first is sized.
 const STRIDE: usize = 8;
@@ -23,8 +23,8 @@ pub(super) struct Sample {
 impl Sample {
     /// The sample of `history`, whose messages from `end` on are read into `facts`; `None`
     /// when it says nothing (the messages read have no size).
-    pub(super) fn take(
-        history: &dyn History,
+    pub(super) fn take<H: History + ?Sized>(
+        history: &H,
         facts: &RequestFacts,
         end: usize,
     ) -> Result<Option<Sample>> {
@@ -38,7 +38,7 @@ impl Sample {
         let indices: Vec<u32> = picked.chain(end..count).map(|i| i as u32).collect();
         // A message that cannot be read is not sampled: the plan does not read it, and what
         // reads it (the plan's `messageTokens`, `apply`) names it.
-        let Sized { sizes, .. } = history.sizes(Some(&indices), true)?;
+        let Sizes { sizes, .. } = history.sizes(Some(&indices), true)?;
         let mut sampled: Vec<(usize, f64)> = indices
             .iter()
             .map(|&i| i as usize)

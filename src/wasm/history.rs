@@ -8,7 +8,7 @@ use super::{cache, sizer, walk};
 use crate::error::Result;
 use crate::facts::MessageFacts;
 use crate::formats::MessageUsage;
-use crate::history::{History, Parts, Sized};
+use crate::history::{History, Parts, Sizes};
 
 /// The messages of `request`, their facts from the cache when `cache` is on.
 pub(super) struct JsHistory<'a> {
@@ -37,7 +37,7 @@ impl History for JsHistory<'_> {
         walk::usages(&self.request.messages, indices, 0, self.request.format)
     }
 
-    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sized> {
+    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
         sizer::sizes(self.request, only, skip_unreadable)
     }
 

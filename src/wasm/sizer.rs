@@ -14,7 +14,7 @@ use super::convert::JsRequest;
 use super::host;
 use crate::error::{Error, Result};
 use crate::formats::Format;
-use crate::history::Sized;
+use crate::history::Sizes;
 
 /// The sizer's three functions, registered once by the entry files.
 struct Sizer {
@@ -58,7 +58,7 @@ fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
 /// The sizer's pass over the messages of `request` (over messages `only`, in their order, when
 /// given: then the indices it names are positions in `only`). A message that throws fails it,
 /// naming the message; or, with `skip_throws`, has a NaN size.
-pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool) -> Result<Sized> {
+pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool) -> Result<Sizes> {
     let format = request.format;
     let messages = match only {
         Some(indices) => {
@@ -82,7 +82,7 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
             Some((Some(system), Some(failed))) => (system, failed),
             _ => return Err(host::fault_at(&found, "messages", 0)),
         };
-    Ok(Sized {
+    Ok(Sizes {
         sizes: sizes.to_vec(),
         system,
         failed,
