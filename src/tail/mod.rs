@@ -8,8 +8,12 @@
 //! their facts are placeholders whose tokens are their size times the tokens per unit of size
 //! of the messages read, which is enough for what the whole prefix is still needed for (the
 //! check that a report is not stale, and the calibration ratio). [`decides`] says whether a
-//! plan made over such facts is the plan of the whole history; when it is not, the caller
-//! reads a longer tail.
+//! plan made over such facts is the plan of the whole history; when it is not, a longer tail
+//! is read.
+//!
+//! The strategy (`anchored`: what is read first, when a report is stale, when every message is
+//! sized, how the tail grows) reads a history only through [`crate::history::History`], and
+//! [`crate::Compactor::plan_tail`] runs it.
 
 mod anchored;
 mod sample;

@@ -87,7 +87,7 @@ impl Engine {
     }
 
     /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
-    /// from its tail (`super::tail`), unless clearing may replace the plan (it reads every
+    /// from its tail (`crate::tail`), unless clearing may replace the plan (it reads every
     /// message).
     pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
         let history = JsHistory {

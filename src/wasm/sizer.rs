@@ -1,5 +1,5 @@
 //! The package's sizer (`pkg-template/size.js`), the cheap reads of a long history that an
-//! anchored plan makes instead of reading every message (`super::tail`): the size of messages
+//! anchored plan makes instead of reading every message (`crate::tail`): the size of messages
 //! (the UTF-16 length of the strings the format's reader would read, copying nothing), the
 //! indices of the system messages, and the deferred `messageTokens` of the messages a plan did
 //! not read. Each catches what a message throws and returns it as a `Fault` naming the message;
