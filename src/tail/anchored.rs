@@ -87,7 +87,11 @@ pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<Fr
     facts.messages = Vec::with_capacity(count);
     facts.messages.resize_with(count, MessageFacts::default);
     let end = count - FIRST_LOOK;
-    read(history, &mut facts, (end..count).map(|i| i as u32))?;
+    read(
+        history,
+        &mut facts,
+        (end..count).map(|i| i as u32).collect(),
+    )?;
     let reports = reported::of_history(history, &facts)?;
     if reports.is_empty() {
         return Ok(None);
@@ -336,7 +340,11 @@ fn grow<H: History + ?Sized>(
     loop {
         let tail = (start..end).filter(|&i| !is_exact(i)).map(|i| i as u32);
         let once = first.take().unwrap_or_default();
-        read(asked.history, &mut facts, once.into_iter().chain(tail))?;
+        read(
+            asked.history,
+            &mut facts,
+            once.into_iter().chain(tail).collect(),
+        )?;
         end = start;
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
@@ -380,9 +388,9 @@ fn without_messages(facts: &mut RequestFacts) -> RequestFacts {
 fn read<H: History + ?Sized>(
     history: &H,
     facts: &mut RequestFacts,
-    indices: impl Iterator<Item = u32>,
+    indices: Vec<u32>,
 ) -> Result<()> {
-    let indices: Vec<u32> = indices.collect();
+    // The indices collected by the caller: one copy of this function, not one an iterator.
     let read = history.facts(&indices)?;
     for (i, f) in indices.into_iter().zip(read) {
         if let Some(place) = facts.messages.get_mut(i as usize) {
