@@ -3,7 +3,7 @@
 // re-entry.
 import { CompactionError } from "./error.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
-import { deferTokens, roles, sizes } from "./size.js";
+import { deferTokensWith, roles, sizes } from "./size.js";
 import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
@@ -11,7 +11,7 @@ export function register(glue) {
   glue.__registerErrorClass(CompactionError);
   glue.__registerHost(list, record, bytes, settle);
   glue.__registerWalker(walk);
-  glue.__registerSizer(sizes, roles, deferTokens);
+  glue.__registerSizer(sizes, roles, deferTokensWith(glue.__fillDeferred));
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     guardFreed(glue[name], name);
   }

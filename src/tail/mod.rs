@@ -17,9 +17,11 @@
 
 mod anchored;
 mod sample;
+mod unread;
 
 pub(crate) use anchored::{Asked, plan};
 pub use anchored::{FromTail, Unread};
+pub use unread::{fill_deferred, fill_unread};
 
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
@@ -72,35 +74,6 @@ const KEPT_MARGIN: f64 = 2.0;
 /// as long.
 pub fn next_start(start: usize, len: usize) -> usize {
     start.saturating_sub((len - start.min(len)).max(FIRST_TAIL))
-}
-
-/// Sets the tokens of the messages before `start` that were not read (all but `read`, indices
-/// in order): their `sizes` times the tokens per unit of size of the messages read. Their facts
-/// are otherwise the default ones, placeholders: no role of their own (never a system message,
-/// never a turn start, never an assistant) and no tool calls; a failed attempt stays marked
-/// failed (calibration counts it 0 whatever its tokens).
-pub fn fill_unread(messages: &mut [MessageFacts], sizes: &[f64], start: usize, read: &[u32]) {
-    let (mut tokens, mut size) = (0u64, 0.0);
-    // The rate is the tail's alone: the messages read before it (system messages) are picked
-    // by kind, not a sample of the prefix.
-    for (f, s) in messages.iter().zip(sizes).skip(start) {
-        tokens += f.tokens;
-        size += s;
-    }
-    let rate = if size > 0.0 {
-        tokens as f64 / size
-    } else {
-        0.0
-    };
-    // `read` is in order: walked along with the messages, not searched for each of them.
-    let mut read = read.iter().map(|&i| i as usize).peekable();
-    for (i, (f, s)) in messages.iter_mut().zip(sizes).enumerate().take(start) {
-        while read.next_if(|&r| r < i).is_some() {}
-        if read.peek() == Some(&i) {
-            continue;
-        }
-        f.tokens = (s * rate).round() as u64;
-    }
 }
 
 /// The plan over `facts` (calibrated) of which only messages `start..` and the system messages

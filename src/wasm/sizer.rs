@@ -40,6 +40,20 @@ pub fn register_sizer(sizes: Function, roles: Function, defer: Function) {
     });
 }
 
+/// Fills in the `messageTokens` of a plan's messages that it did not read, for the sizer's
+/// deferred read ([`crate::tail::fill_deferred`]): `tokens` of every message, their `sizes`,
+/// where the tail starts, and `[read, failed]`: the messages before it that were read, and the
+/// failed attempts.
+#[allow(unreachable_pub)] // exported to JavaScript
+#[wasm_bindgen(js_name = __fillDeferred)]
+pub fn fill_deferred(tokens: &Float64Array, sizes: &Float64Array, start: u32, lists: &JsValue) {
+    let (read, failed) = (indices(lists, 0), indices(lists, 1));
+    let mut filled = tokens.to_vec();
+    let (read, failed) = (read.unwrap_or_default(), failed.unwrap_or_default());
+    crate::tail::fill_deferred(&mut filled, &sizes.to_vec(), start as usize, &read, &failed);
+    tokens.copy_from(&filled);
+}
+
 /// Calls one of the sizer's functions with `args`.
 fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
     let function = SIZER
