@@ -10,9 +10,8 @@
 
 import { CompactionError } from "./error.js";
 import { Fault } from "./host.js";
-
-// Nesting deeper than this is not counted (the exact reader refuses it anyway).
-const MAX_DEPTH = 120;
+// Nesting deeper than the walker lays out is not counted (the exact reader refuses it anyway).
+import { MAX_DEPTH } from "./walk.js";
 
 // Whether something made a property of Object.prototype enumerable (then for-in sees inherited
 // keys, which JSON.stringify does not).

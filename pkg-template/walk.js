@@ -20,8 +20,8 @@ const OBJECT = 5;
 const SKIPPED = 6;
 
 // Containers nested deeper are left to JSON.stringify (serde_json refuses 128 levels, with the
-// error that path gives).
-const MAX_DEPTH = 120;
+// error that path gives); the sizer counts no deeper either (size.js).
+export const MAX_DEPTH = 120;
 
 // Each walk writes these bytes first, for booleans and nulls to point at.
 const LITERALS = "truefalsenull";
