@@ -365,12 +365,7 @@ fn session_thrice() -> Vec<Value> {
             .map(|key| count(m, key))
             .sum::<u64>()
     };
-    let last = session
-        .iter()
-        .map(reported)
-        .filter(|&t| t > 0)
-        .last()
-        .unwrap();
+    let last = session.iter().map(reported).rfind(|&t| t > 0).unwrap();
     let mut thrice = Vec::new();
     for copy in 0..3 {
         for m in &session {
@@ -402,4 +397,21 @@ fn on_the_recorded_session_the_tail_plan_is_the_whole_plan() {
         assert!(start > 0, "keep {keep}");
         assert!(!history.read_before(start));
     }
+}
+
+#[test]
+fn plan_history_reads_a_tail_when_one_decides_and_every_message_otherwise() {
+    let mut messages = chat(2_000, 30);
+    report(&mut messages, 1.22, |_| true);
+    let long = Memory::of(messages.clone());
+    let planned = compactor(2_000).plan_history(&long, OVER).unwrap();
+    assert!(planned.unread_before.is_some());
+    // Short: read whole, with its usage, as `whole` plans it.
+    let short = Memory::of(messages[..1_000].to_vec());
+    let planned = compactor(2_000).plan_history(&short, OVER).unwrap();
+    assert!(planned.unread_before.is_none());
+    assert_eq!(short.read.borrow().len(), 1_000);
+    assert!(planned.facts.calibration.anchor.is_some());
+    let first_kept = planned.plan.map(|p| p.first_kept_index);
+    assert_eq!(first_kept, whole(&short, 2_000).1);
 }
