@@ -66,11 +66,8 @@ const features = {
   anchoring: {
     "src/anchor.rs": [returnEarly("calibrate", "return;")],
     "src/ledger.rs": [returnEarly("calibrate", "return fixed.clone();")],
-    "src/wasm/reported.rs": [
-      returnEarly("reports", "return Ok(vec![]);"),
-      returnEarly("body_reports", "return Ok(vec![]);"),
-      returnEarly("from_response", "return None;"),
-    ],
+    "src/reported.rs": [returnEarly("reports", "return Ok(vec![]);")],
+    "src/wasm/reported.rs": [returnEarly("from_response", "return None;")],
     "src/formats/usage.rs": [
       returnEarly("read_usage", "return None;"),
       returnEarly("usage_json", "return Ok(None);"),

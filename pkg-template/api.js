@@ -3,12 +3,12 @@
 // re-entry.
 import { CompactionError } from "./error.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
-import { deferTokens, roles, sizes } from "./size.js";
+import { deferTokensWith, roles, sizes } from "./size.js";
 import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
 export function register(glue) {
-  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens });
+  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred) });
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     guardFreed(glue[name], name);
   }

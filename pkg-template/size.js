@@ -1,4 +1,4 @@
-// The cheap reads of an anchored plan over a long history (src/wasm/tail.rs, sizer.rs): the
+// The cheap reads of an anchored plan over a long history (src/tail/, src/wasm/sizer.rs): the
 // size of a message, the UTF-16 length of the strings the format's reader would read (keys and
 // values), without copying anything; the indices of the system messages by their role alone;
 // and the plan's `messageTokens` of the messages it did not read, sized when first read. Only
@@ -125,47 +125,34 @@ export function roles(messages, systemRoles) {
 }
 
 /**
- * Makes `plan.messageTokens` (a Float64Array over `messages`) fill in the messages before
- * `start` that the plan did not read (all but the indices `read`) when it is first read: each
- * one's size at the tokens per unit of size of the messages from `start` on (their calibrated
- * estimates), 0 for a failed attempt (a calibrated estimate counts it 0). The messages are
- * sized as they are then. A message that throws makes that read throw a `CompactionError`
- * naming it. Setting the property replaces it, as for any other field.
+ * The sizer's deferred read, with `fill` (the module's `__fillDeferred`) to fill in the tokens:
+ * makes `plan.messageTokens` (a Float64Array over `messages`) fill in the messages before
+ * `start` that the plan did not read (all but the indices `read`) when it is first read. This
+ * only measures the messages, as they are then; `fill` decides their tokens from the sizes
+ * (src/tail/unread.rs). A message that throws makes that read throw a `CompactionError` naming
+ * it. Setting the property replaces it, as for any other field.
  */
-export function deferTokens(plan, messages, start, read, keys, systemRoles, failRole, failKey, failValues) {
-  const tokens = plan.messageTokens;
-  const settle = (value) => Object.defineProperty(plan, "messageTokens", { value, writable: true, enumerable: true, configurable: true });
-  let filled = false;
-  Object.defineProperty(plan, "messageTokens", {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (!filled) {
-        const all = new Float64Array(tokens.length);
-        const found = sizes(messages, all, keys, systemRoles, failRole, failKey, failValues);
-        if (found instanceof Fault) throw new CompactionError("invalid_request", `invalid request: ${found.message}`, { cause: found.cause });
-        fill(tokens, all, start, new Set(read), new Set(found[1]));
-        filled = true;
-        // A frozen plan (a store that freezes what it holds) keeps the accessor.
-        if (Object.isExtensible(plan)) settle(tokens);
-      }
-      return tokens;
-    },
-    set: settle,
-  });
-}
-
-// Sets `tokens[i]` for i < start not in `read` from `sizes`, at the tail's tokens per size.
-function fill(tokens, sizes, start, read, failed) {
-  let estimated = 0;
-  let sized = 0;
-  for (let i = start; i < tokens.length; i++) {
-    if (failed.has(i)) continue;
-    estimated += tokens[i];
-    sized += sizes[i];
-  }
-  const rate = sized > 0 ? estimated / sized : 0;
-  for (let i = 0; i < start; i++) {
-    if (!read.has(i)) tokens[i] = failed.has(i) ? 0 : Math.round(sizes[i] * rate);
-  }
+export function deferTokensWith(fill) {
+  return function deferTokens(plan, messages, start, read, keys, systemRoles, failRole, failKey, failValues) {
+    const tokens = plan.messageTokens;
+    const settle = (value) => Object.defineProperty(plan, "messageTokens", { value, writable: true, enumerable: true, configurable: true });
+    let filled = false;
+    Object.defineProperty(plan, "messageTokens", {
+      enumerable: true,
+      configurable: true,
+      get() {
+        if (!filled) {
+          const all = new Float64Array(tokens.length);
+          const found = sizes(messages, all, keys, systemRoles, failRole, failKey, failValues);
+          if (found instanceof Fault) throw new CompactionError("invalid_request", `invalid request: ${found.message}`, { cause: found.cause });
+          fill(tokens, all, start, [read, found[1]]);
+          filled = true;
+          // A frozen plan (a store that freezes what it holds) keeps the accessor.
+          if (Object.isExtensible(plan)) settle(tokens);
+        }
+        return tokens;
+      },
+      set: settle,
+    });
+  };
 }

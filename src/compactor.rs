@@ -4,12 +4,14 @@ use crate::apply::{self, Applied, ApplyInput, Compaction};
 use crate::clearing::{self, Clearing, ClearingPolicy, Found};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
+use crate::history::History;
 use crate::ledger::Ledger;
 use crate::plan::{self, Plan};
+use crate::reported;
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
 use crate::summary::FileTracking;
-use crate::tail;
+use crate::tail::{self, FromTail};
 use crate::token::Estimator;
 
 /// `keepRecentTokens` when none is configured.
@@ -117,14 +119,44 @@ impl<S: Summarizer> Compactor<S> {
         start: usize,
         options: PlanOptions,
     ) -> Result<Option<Option<Plan>>> {
-        let planned = self.plan_with_facts(facts, options);
-        if start == 0 {
-            return planned.map(Some);
-        }
         let (keep, ratio) = (self.keep_recent_tokens, self.trigger_ratio);
-        Ok(planned
-            .ok()
-            .filter(|planned| tail::decides(facts, start, planned.as_ref(), options, keep, ratio)))
+        tail::plan_from_tail(facts, start, options, keep, ratio)
+    }
+
+    /// [`Compactor::plan`] of a [`History`] read piece by piece: a long history anchored to
+    /// the usage its provider reported is planned from its tail ([`Compactor::plan_tail`]),
+    /// any other read whole. The facts are those the plan was made over.
+    pub fn plan_history<H: History + ?Sized>(
+        &self,
+        history: &H,
+        options: PlanOptions,
+    ) -> Result<FromTail> {
+        if let Some(planned) = self.plan_tail(history, options)? {
+            return Ok(planned);
+        }
+        let facts = reported::history_facts(history, &[])?;
+        let plan = self.plan_with_facts(&facts, options)?;
+        Ok(FromTail {
+            facts,
+            plan,
+            unread_before: None,
+        })
+    }
+
+    /// The plan of `history` from a tail of it (see [`crate::tail`]), reading no message before
+    /// the tail but the system messages; `None` when the history is short, when nothing usable
+    /// was reported, or when no tail short of the whole history decides the plan.
+    pub fn plan_tail<H: History + ?Sized>(
+        &self,
+        history: &H,
+        options: PlanOptions,
+    ) -> Result<Option<FromTail>> {
+        tail::plan(tail::Asked {
+            history,
+            options,
+            keep_recent_tokens: self.keep_recent_tokens,
+            trigger_ratio: self.trigger_ratio,
+        })
     }
 
     /// Light-touch compaction first: when the estimate is over the trigger, the clearing of

@@ -61,6 +61,7 @@ mod facts_text;
 pub mod formats;
 mod generator;
 mod hash;
+pub mod history;
 mod ids;
 mod json_text;
 mod ledger;
@@ -72,6 +73,7 @@ mod plan;
 mod prompt;
 pub mod records;
 mod report;
+pub mod reported;
 mod request;
 mod retry;
 mod search;
@@ -91,6 +93,7 @@ pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
     GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
 };
+pub use history::History;
 pub use ids::Ids;
 pub use ledger::Ledger;
 pub use message::{

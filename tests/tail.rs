@@ -163,6 +163,16 @@ fn unread_messages_are_counted_by_size_at_the_rate_of_those_read() {
 }
 
 #[test]
+fn deferred_tokens_leave_failed_attempts_out_of_the_rate_and_count_them_0() {
+    // Calibrated: the failed attempt 3 in the tail counts 0, and says nothing of the rate (40
+    // tokens over 120 units of size, not over 170).
+    let mut tokens = [0.0, 7.0, 0.0, 0.0, 30.0, 10.0];
+    let sizes = [40.0, 1.0, 8.0, 50.0, 100.0, 20.0];
+    tail::fill_deferred(&mut tokens, &sizes, 3, &[1], &[2, 3]);
+    assert_eq!(tokens, [13.0, 7.0, 0.0, 0.0, 30.0, 10.0]);
+}
+
+#[test]
 fn tails_grow_from_the_keep_boundary_to_the_whole_history() {
     let sizes = vec![10.0; 1_000];
     // 1,000 tokens to keep: 8,000 units of size, 800 messages.

@@ -29,14 +29,22 @@ thread_local! {
 /// The facts of `request`, reusing cached message facts when `use_cache`.
 pub(crate) fn request_facts(request: &JsRequest, use_cache: bool) -> Result<RequestFacts> {
     let mut facts = request.fixed_facts()?;
-    let count = request.messages.length();
-    facts.messages = if use_cache {
-        let all: Vec<u32> = (0..count).collect();
-        messages_facts(request, &all, true)?
-    } else {
-        all_facts(request, count)?
-    };
+    facts.messages = all_messages_facts(request, use_cache)?;
     Ok(facts)
+}
+
+/// The facts of every message of `request`, reusing cached ones when `use_cache`.
+pub(crate) fn all_messages_facts(
+    request: &JsRequest,
+    use_cache: bool,
+) -> Result<Vec<MessageFacts>> {
+    let count = request.messages.length();
+    if use_cache {
+        let all: Vec<u32> = (0..count).collect();
+        messages_facts(request, &all, true)
+    } else {
+        all_facts(request, count)
+    }
 }
 
 /// How many messages [`all_facts`] reads together.

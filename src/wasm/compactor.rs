@@ -10,9 +10,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::{Engine, Job, Planned};
-use super::tail::FromTail;
 use super::{clearing, config, convert, error::to_js, sizer};
 use crate::error::Result;
+use crate::tail::FromTail;
 
 /// Plans and applies compactions (see the package README).
 #[wasm_bindgen(js_name = Compactor)]

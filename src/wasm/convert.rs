@@ -31,7 +31,7 @@ pub(crate) struct JsRequest {
     pub require_reduction: bool,
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
-    pub reported: Vec<super::explicit::Explicit>,
+    pub reported: Vec<crate::history::Explicit>,
 }
 
 impl JsRequest {
@@ -44,6 +44,17 @@ impl JsRequest {
             &self.tools,
             &self.estimator,
         )
+    }
+
+    /// Everything of the request but its messages, as the core reads it.
+    pub(crate) fn parts(&self) -> crate::history::Parts<'_> {
+        crate::history::Parts {
+            system_prompt: &self.system_prompt,
+            summary: &self.summary,
+            tools: &self.tools,
+            estimator: &self.estimator,
+            reported: &self.reported,
+        }
     }
 }
 

@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use super::bridge::JsSummarizer;
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
+use super::history::JsHistory;
 use super::js::AbortSignal;
-use super::tail::FromTail;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
@@ -22,6 +22,7 @@ use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
+use crate::tail::FromTail;
 use crate::token::Estimator;
 
 /// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
@@ -86,10 +87,14 @@ impl Engine {
     }
 
     /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
-    /// from its tail (`super::tail`), unless clearing may replace the plan (it reads every
+    /// from its tail (`crate::tail`), unless clearing may replace the plan (it reads every
     /// message).
     pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
-        match super::tail::plan(self, request)? {
+        let history = JsHistory {
+            request,
+            cache: self.cache,
+        };
+        match self.core.plan_tail(&history, options(request))? {
             Some(planned) if self.clearing.is_none() || planned.plan.is_none() => Ok(planned),
             _ => {
                 let (facts, plan) = self.plan(request)?;

@@ -8,19 +8,8 @@ use super::host;
 use super::stringify::{json, json_text, system_prompt};
 use crate::error::{Error, Result};
 use crate::formats::{MessageUsage, read_usage};
-use crate::message::ToolDefinition;
+use crate::history::Explicit;
 use crate::parse;
-
-/// One entry of a request's `reportedUsage`: "the request made of the first `messages`
-/// messages (with this system prompt, summary and tools, by default the request's own) was
-/// billed `tokens` input tokens".
-pub(crate) struct Explicit {
-    pub(crate) messages: usize,
-    pub(crate) tokens: u64,
-    pub(crate) system_prompt: Option<String>,
-    pub(crate) summary: Option<String>,
-    pub(crate) tools: Option<Vec<ToolDefinition>>,
-}
 
 /// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
 /// tools? }` or an array of them (missing: none).

@@ -14,15 +14,14 @@ mod error;
 mod estimator;
 mod explicit;
 mod fields;
+mod history;
 mod host;
 mod js;
 mod manager;
 mod reported;
-mod sample;
 mod seam;
 mod sizer;
 mod stringify;
-mod tail;
 mod timer;
 mod walk;
 

@@ -1,26 +1,23 @@
 //! What the provider counted, as the package learns it from JavaScript: the usage on the
-//! latest assistant messages, a request's explicit `reportedUsage`, and what a
-//! `ContextManager` learned from the responses `send` returned. All of it becomes
-//! [`Report`]s for `crate::anchor`.
+//! answers and a request's explicit `reportedUsage` (which of them the core reads,
+//! `crate::reported`), and what a `ContextManager` learned from the responses `send` returned.
+//! All of it becomes [`Report`]s for `crate::anchor`.
 
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
-use super::cache;
 use super::convert::JsRequest;
 use super::explicit::usage_of;
 use super::fields::field;
+use super::history::JsHistory;
 use super::host;
 use super::stringify::json_text;
-use super::walk;
-use crate::anchor::{self, Report};
-use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::MessageUsage;
-use crate::message::Role;
+use crate::anchor::Report;
+use crate::error::Result;
+use crate::facts::RequestFacts;
+use crate::reported;
 
-/// How many of the latest assistant messages are read for usage.
-pub(crate) const LATEST: usize = 16;
+pub(crate) use crate::reported::LATEST;
 
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
 /// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
@@ -29,108 +26,36 @@ pub(crate) fn request_facts(
     use_cache: bool,
     learned: &[Report],
 ) -> Result<RequestFacts> {
-    let mut facts = cache::request_facts(request, use_cache)?;
-    let mut reports = reports(request, &facts)?;
-    reports.extend_from_slice(learned);
-    anchor::calibrate(&mut facts, &reports);
-    Ok(facts)
+    let history = JsHistory {
+        request,
+        cache: use_cache,
+    };
+    reported::history_facts(&history, learned)
 }
 
-/// The reports of `request`, whose raw facts are `facts`: the usage on its latest assistant
-/// messages, and its explicit ones. An explicit report for another summary is stale (the
-/// history was compacted since) and left out.
-pub(crate) fn reports(request: &JsRequest, facts: &RequestFacts) -> Result<Vec<Report>> {
-    let latest = latest_assistants(&facts.messages);
-    let usages = walk::usages(&request.messages, &latest, 0, request.format)?;
-    with_explicit(request, facts, carried(&latest, usages))
-}
-
-/// [`reports`] of a request whose messages are `body`, at `spans`.
+/// The reports of a request whose raw facts are `facts` and whose messages are `body`, at
+/// `spans` (see [`reported::reports`]).
 pub(crate) fn body_reports(
     request: &JsRequest,
     facts: &RequestFacts,
     body: &[u8],
     spans: &[std::ops::Range<usize>],
 ) -> Result<Vec<Report>> {
-    let latest = latest_assistants(&facts.messages);
-    let usages = latest
-        .iter()
-        .map(|&i| {
-            let text = spans
-                .get(i as usize)
-                .and_then(|span| body.get(span.clone()))
-                .and_then(|bytes| std::str::from_utf8(bytes).ok());
-            match text {
-                Some(text) => request.format.usage_json(text, &format!("messages[{i}]")),
-                None => Ok(None),
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
-    with_explicit(request, facts, carried(&latest, usages))
-}
-
-/// The indices of the latest [`LATEST`] assistant messages, last first.
-fn latest_assistants(facts: &[MessageFacts]) -> Vec<u32> {
-    facts
-        .iter()
-        .enumerate()
-        .rev()
-        .filter(|(_, f)| f.role == Role::Assistant)
-        .take(LATEST)
-        .map(|(i, _)| i as u32)
-        .collect()
-}
-
-/// The usage carried on assistant messages `latest`: the request before each message, and the
-/// message itself (its output), as one report.
-fn carried(latest: &[u32], usages: Vec<Option<MessageUsage>>) -> Vec<Report> {
-    latest
-        .iter()
-        .zip(usages)
-        .filter_map(|(&i, usage)| Some(Report::carried(i as usize, usage?)))
-        .collect()
-}
-
-fn with_explicit(
-    request: &JsRequest,
-    facts: &RequestFacts,
-    mut reports: Vec<Report>,
-) -> Result<Vec<Report>> {
-    let count = facts.messages.len();
-    let several = request.reported.len() > 1;
-    for (i, e) in request.reported.iter().enumerate() {
-        if e.messages > count {
-            let place = match several {
-                true => format!("reportedUsage[{i}]"),
-                false => "reportedUsage".to_owned(),
-            };
-            return Err(Error::invalid_request(format!(
-                "{place}.messages: {} is more than the request's {count} messages",
-                e.messages
-            )));
-        }
-        if e.summary.as_ref().is_some_and(|s| *s != request.summary) {
-            continue;
-        }
-        let fixed = match (&e.system_prompt, &e.tools) {
-            (None, None) => None,
-            (system_prompt, tools) => {
-                let then = RequestFacts::fixed(
-                    system_prompt.as_deref().unwrap_or(&request.system_prompt),
-                    &request.summary,
-                    tools.as_deref().unwrap_or(&request.tools),
-                    &request.estimator,
-                )?;
-                Some(then.system_prompt + then.summary + then.tools)
-            }
-        };
-        reports.push(Report {
-            messages: e.messages,
-            tokens: e.tokens,
-            fixed,
-        });
-    }
-    Ok(reports)
+    reported::reports(&request.parts(), facts, |latest| {
+        latest
+            .iter()
+            .map(|&i| {
+                let text = spans
+                    .get(i as usize)
+                    .and_then(|span| body.get(span.clone()))
+                    .and_then(|bytes| std::str::from_utf8(bytes).ok());
+                match text {
+                    Some(text) => request.format.usage_json(text, &format!("messages[{i}]")),
+                    None => Ok(None),
+                }
+            })
+            .collect()
+    })
 }
 
 /// What a `ContextManager` learned from one response: the state it sent and what it cost.

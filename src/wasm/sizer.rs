@@ -1,5 +1,5 @@
 //! The package's sizer (`pkg-template/size.js`), the cheap reads of a long history that an
-//! anchored plan makes instead of reading every message (`super::tail`): the size of messages
+//! anchored plan makes instead of reading every message (`crate::tail`): the size of messages
 //! (the UTF-16 length of the strings the format's reader would read, copying nothing), the
 //! indices of the system messages, and the deferred `messageTokens` of the messages a plan did
 //! not read. Each catches what a message throws and returns it as a `Fault` naming the message;
@@ -13,6 +13,21 @@ use super::host;
 use super::seam::Package;
 use crate::error::Result;
 use crate::formats::Format;
+use crate::history::Sizes;
+
+/// Fills in the `messageTokens` of a plan's messages that it did not read, for the sizer's
+/// deferred read ([`crate::tail::fill_deferred`]): `tokens` of every message, their `sizes`,
+/// where the tail starts, and `[read, failed]`: the messages before it that were read, and the
+/// failed attempts.
+#[allow(unreachable_pub)] // exported to JavaScript
+#[wasm_bindgen(js_name = __fillDeferred)]
+pub fn fill_deferred(tokens: &Float64Array, sizes: &Float64Array, start: u32, lists: &JsValue) {
+    let (read, failed) = (indices(lists, 0), indices(lists, 1));
+    let mut filled = tokens.to_vec();
+    let (read, failed) = (read.unwrap_or_default(), failed.unwrap_or_default());
+    crate::tail::fill_deferred(&mut filled, &sizes.to_vec(), start as usize, &read, &failed);
+    tokens.copy_from(&filled);
+}
 
 /// Calls one of the sizer's functions with `args`.
 fn call(pick: fn(&Package) -> &Function, args: &[JsValue]) -> Result<JsValue> {
@@ -23,18 +38,10 @@ fn call(pick: fn(&Package) -> &Function, args: &[JsValue]) -> Result<JsValue> {
         .map_err(|thrown| host::fault(&thrown))
 }
 
-/// What the sizer found: the size of each message, and the indices of the system messages and
-/// of the failed attempts ([`crate::formats::Format::failed_mark`]), each in order.
-pub(super) struct Sized {
-    pub sizes: Vec<f64>,
-    pub system: Vec<u32>,
-    pub failed: Vec<u32>,
-}
-
 /// The sizer's pass over the messages of `request` (over messages `only`, in their order, when
 /// given: then the indices it names are positions in `only`). A message that throws fails it,
 /// naming the message; or, with `skip_throws`, has a NaN size.
-pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool) -> Result<Sized> {
+pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool) -> Result<Sizes> {
     let format = request.format;
     let messages = match only {
         Some(indices) => {
@@ -58,7 +65,7 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
             Some((Some(system), Some(failed))) => (system, failed),
             _ => return Err(host::fault_at(&found, "messages", 0)),
         };
-    Ok(Sized {
+    Ok(Sizes {
         sizes: sizes.to_vec(),
         system,
         failed,

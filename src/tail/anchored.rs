@@ -1,41 +1,53 @@
-//! Planning an anchored long history of host objects from its tail (`crate::tail`): the
-//! latest messages first, to see whether anything was reported at all, and a sample of the
-//! sizes of the others (`super::sample`), to see whether a report can describe this history.
-//! Then the exact facts of the system messages (found by their `role` alone) and of a tail,
-//! longer until it decides the plan, calibrated by the ratio of what the provider counted
-//! between two reports inside the tail over our estimate of the same messages: the messages
-//! before the tail are not read at all, and the plan's `messageTokens` sizes them when it is
-//! first read (`super::sizer`). When no two reports in the tail give a ratio, or the sample
-//! cannot tell whether the latest report is usable, the plan sizes every message instead
-//! (one cheap pass, `pkg-template/size.js`) and calibrates over the whole prefix. A failed
-//! attempt before the tail is not read: it is marked failed, which is all a calibrated
-//! estimate needs of it (it counts 0).
+//! Planning an anchored long history from its tail (see the module above): the latest messages
+//! first, to see whether anything was reported at all, and a sample of the sizes of the others
+//! (`super::sample`), to see whether a report can describe this history. Then the exact facts
+//! of the system messages (found by their role alone) and of a tail, longer until it decides
+//! the plan, calibrated by the ratio of what the provider counted between two reports inside
+//! the tail over our estimate of the same messages: the messages before the tail are not read
+//! at all ([`Unread`]: the caller sizes them when it needs their tokens, [`super::fill_unread`]).
+//! When no two reports in the tail give a ratio, or the sample cannot tell whether the latest
+//! report is usable, the plan sizes every message instead (one cheap pass) and calibrates over
+//! the whole prefix. A failed attempt before the tail is not read: it is marked failed, which
+//! is all a calibrated estimate needs of it (it counts 0).
 
-use super::convert::JsRequest;
-use super::engine::{Engine, options};
-use super::sample::Sample;
-use super::sizer::{self, Sized};
-use super::{cache, reported, walk};
 use crate::anchor::{self, Report};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
+use crate::history::{History, Sizes};
 use crate::message::Role;
 use crate::plan::Plan;
-use crate::tail;
+use crate::reported;
+use crate::request::PlanOptions;
+use crate::tail::{self, sample::Sample};
 
 /// A plan made from a tail: the facts it was made over (placeholders before the tail but for
-/// the system messages), and, when the messages before the tail were not even sized, where
-/// the tail starts (their `messageTokens` are deferred, [`sizer::defer_tokens`]).
-pub(crate) struct FromTail {
+/// the system messages), and, when the messages before the tail were not even sized, which
+/// they are (their tokens in the facts are 0).
+#[derive(Debug, Clone)]
+pub struct FromTail {
+    /// The facts the plan was made over, calibrated.
     pub facts: RequestFacts,
+    /// The plan (`None`: nothing to do).
     pub plan: Option<Plan>,
+    /// The messages neither read nor sized, when some are.
     pub unread_before: Option<Unread>,
 }
 
 /// The messages a plan from a tail did not read: those before `start` but `read`.
-pub(crate) struct Unread {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    /// Where the tail starts.
     pub start: usize,
+    /// The messages before it that were read (the system messages), in order.
     pub read: Vec<u32>,
+}
+
+/// What a plan from a tail is asked: the history, the plan's options and the policy.
+pub(crate) struct Asked<'a, H: ?Sized> {
+    pub history: &'a H,
+    pub options: PlanOptions,
+    pub keep_recent_tokens: u64,
+    pub trigger_ratio: f64,
 }
 
 /// How many of the latest messages are read to find what the provider reported, before any
@@ -52,31 +64,40 @@ const STALE_MARGIN: f64 = 2.0;
 /// to find the earliest report inside it.
 const USAGE_BATCH: usize = 8;
 
-/// The facts and plan of `request` read from its tail; `None` when the history is short, when
-/// nothing usable was reported, or when no tail short of the whole history decides the plan
-/// (the caller then reads every message, as it does without usage).
-pub(crate) fn plan(inner: &Engine, request: &JsRequest) -> Result<Option<FromTail>> {
-    let count = request.messages.length() as usize;
+// Not derived: a derived `Copy` would ask it of `H`.
+impl<H: ?Sized> Clone for Asked<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H: ?Sized> Copy for Asked<'_, H> {}
+
+/// The facts and plan of the history `asked` read from its tail; `None` when the history is
+/// short, when nothing usable was reported, or when no tail short of the whole history decides
+/// the plan (the caller then reads every message, as it does without usage).
+pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<FromTail>> {
+    let history = asked.history;
+    let count = history.len();
     if count < tail::FROM {
         return Ok(None);
     }
-    let mut facts = request.fixed_facts()?;
+    let mut facts = history.parts().fixed_facts()?;
     // Built, not cloned from one default: 10,000 clones cost a tenth of a millisecond.
     facts.messages = Vec::with_capacity(count);
     facts.messages.resize_with(count, MessageFacts::default);
     let end = count - FIRST_LOOK;
     read(
-        request,
-        inner.cache,
+        history,
         &mut facts,
-        (end..count).map(|i| i as u32),
+        (end..count).map(|i| i as u32).collect(),
     )?;
-    let reports = reported::reports(request, &facts)?;
+    let reports = reported::of_history(history, &facts)?;
     if reports.is_empty() {
         return Ok(None);
     }
-    let Some(sample) = Sample::take(request, &facts, end)? else {
-        return sized(inner, request, facts, end);
+    let Some(sample) = Sample::take(history, &facts, end)? else {
+        return sized(asked, facts, end);
     };
     // Stale everywhere: calibration would find no usable report in any tail.
     let stale = |r: &Report| {
@@ -88,13 +109,13 @@ pub(crate) fn plan(inner: &Engine, request: &JsRequest) -> Result<Option<FromTai
         return Ok(None);
     }
     let facts = match latest_plausible(&reports, &sample, &facts) {
-        Some(anchor) => match unsized_plan(inner, request, facts, end, anchor)? {
+        Some(anchor) => match unsized_plan(asked, facts, end, anchor)? {
             Ok(planned) => return Ok(Some(planned)),
             Err(facts) => facts,
         },
         None => facts,
     };
-    sized(inner, request, facts, end)
+    sized(asked, facts, end)
 }
 
 /// The latest of `reports` (of two for the same request, the later one) that the sample puts
@@ -122,9 +143,8 @@ fn latest_plausible(reports: &[Report], sample: &Sample, facts: &RequestFacts) -
 /// The plan from a tail whose messages before it are not read at all, calibrated by the
 /// ratio between `anchor` and the earliest report inside the tail; when no such ratio is found,
 /// `facts` back, raw, with the messages read so far (then the caller sizes every message).
-fn unsized_plan(
-    inner: &Engine,
-    request: &JsRequest,
+fn unsized_plan<H: History + ?Sized>(
+    asked: Asked<'_, H>,
     facts: RequestFacts,
     end: usize,
     anchor: Report,
@@ -132,19 +152,21 @@ fn unsized_plan(
     let count = facts.messages.len();
     let latest = facts.messages.get(end..).unwrap_or(&[]);
     // The trigger needs every message after the anchor read.
-    let start = tail::first_start_by_tokens(count, latest, inner.core.keep_recent_tokens())
+    let start = tail::first_start_by_tokens(count, latest, asked.keep_recent_tokens)
         .min(end)
         .min(anchor.messages.saturating_sub(1));
-    let system = sizer::system_messages(request)?;
+    let system = asked.history.system_messages()?;
     let mut calibrate = |facts: &mut RequestFacts, start: usize| {
-        Ok(match span_calibration(request, facts, start, anchor)? {
-            Span::Ratio(calibration) => {
-                anchor::apply(facts, calibration);
-                Calibrated::Yes
-            }
-            Span::Short => Calibrated::Longer,
-            Span::None => Calibrated::No,
-        })
+        Ok(
+            match span_calibration(asked.history, facts, start, anchor)? {
+                Span::Ratio(calibration) => {
+                    anchor::apply(facts, calibration);
+                    Calibrated::Yes
+                }
+                Span::Short => Calibrated::Longer,
+                Span::None => Calibrated::No,
+            },
+        )
     };
     let tail = Tail {
         start,
@@ -152,7 +174,7 @@ fn unsized_plan(
         exact: &system,
     };
     Ok(
-        grow(inner, request, facts, tail, &mut calibrate)?.map(|Decided { facts, plan, start }| {
+        grow(asked, facts, tail, &mut calibrate)?.map(|Decided { facts, plan, start }| {
             let read = system
                 .iter()
                 .copied()
@@ -179,8 +201,8 @@ enum Span {
 
 /// The ratio between `anchor` and the earliest report carried by an assistant message of the
 /// tail from `start` (read into `facts`) that gives one ([`anchor::span_ratio`]).
-fn span_calibration(
-    request: &JsRequest,
+fn span_calibration<H: History + ?Sized>(
+    history: &H,
     facts: &RequestFacts,
     start: usize,
     anchor: Report,
@@ -200,7 +222,7 @@ fn span_calibration(
         between.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
     };
     for batch in assistants.chunks(USAGE_BATCH) {
-        let usages = walk::usages(&request.messages, batch, 0, request.format)?;
+        let usages = history.usages(batch)?;
         for (&i, usage) in batch.iter().zip(usages) {
             let Some(usage) = usage else { continue };
             let earlier = Report::carried(i as usize, usage);
@@ -219,28 +241,28 @@ fn span_calibration(
 
 /// The plan from a tail whose messages before it are sized (one pass over every message), the
 /// prefix then estimated by its size for the whole conversation's ratio.
-fn sized(
-    inner: &Engine,
-    request: &JsRequest,
+fn sized<H: History + ?Sized>(
+    asked: Asked<'_, H>,
     mut facts: RequestFacts,
     end: usize,
 ) -> Result<Option<FromTail>> {
+    let history = asked.history;
     // `exact`: the system messages, read exactly wherever they are.
-    let Sized {
+    let Sizes {
         sizes,
         system: exact,
         failed,
-    } = sizer::sizes(request, None, false)?;
+    } = history.sizes(None, false)?;
     // A failed attempt not read: marked so, its tokens (its size's) then calibrated to 0.
     for &i in failed.iter().filter(|&&i| (i as usize) < end) {
         if let Some(f) = facts.messages.get_mut(i as usize) {
             f.failed = true;
         }
     }
-    let start = tail::first_start(&sizes, inner.core.keep_recent_tokens()).min(end);
+    let start = tail::first_start(&sizes, asked.keep_recent_tokens).min(end);
     let mut calibrate = |facts: &mut RequestFacts, start: usize| {
         tail::fill_unread(&mut facts.messages, &sizes, start, &exact);
-        let reports = reported::reports(request, facts)?;
+        let reports = reported::of_history(history, facts)?;
         anchor::calibrate(facts, &reports);
         Ok(match facts.calibration.anchor {
             Some(_) => Calibrated::Yes,
@@ -252,13 +274,13 @@ fn sized(
         end,
         exact: &exact,
     };
-    Ok(grow(inner, request, facts, tail, &mut calibrate)?.ok().map(
-        |Decided { facts, plan, .. }| FromTail {
+    Ok(grow(asked, facts, tail, &mut calibrate)?
+        .ok()
+        .map(|Decided { facts, plan, .. }| FromTail {
             facts,
             plan,
             unread_before: None,
-        },
-    ))
+        }))
 }
 
 /// Whether the facts of a tail could be calibrated.
@@ -284,12 +306,11 @@ struct Decided {
     start: usize,
 }
 
-/// Reads longer and longer tails of `request` into `facts` until one decides the plan; each
+/// Reads longer and longer tails of the history into `facts` until one decides the plan; each
 /// tail's facts are calibrated by `calibrate` (given where the tail starts). `facts` back, raw,
 /// when a tail could not be calibrated.
-fn grow(
-    inner: &Engine,
-    request: &JsRequest,
+fn grow<H: History + ?Sized>(
+    asked: Asked<'_, H>,
     mut facts: RequestFacts,
     Tail {
         mut start,
@@ -320,17 +341,22 @@ fn grow(
         let tail = (start..end).filter(|&i| !is_exact(i)).map(|i| i as u32);
         let once = first.take().unwrap_or_default();
         read(
-            request,
-            inner.cache,
+            asked.history,
             &mut facts,
-            once.into_iter().chain(tail),
+            once.into_iter().chain(tail).collect(),
         )?;
         end = start;
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
         let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
         let calibrated = calibrate(&mut facts, start)?;
         if let Calibrated::Yes = calibrated
-            && let Some(plan) = inner.core.plan_from_tail(&facts, start, options(request))?
+            && let Some(plan) = tail::plan_from_tail(
+                &facts,
+                start,
+                asked.options,
+                asked.keep_recent_tokens,
+                asked.trigger_ratio,
+            )?
         {
             return Ok(Ok(Decided { facts, plan, start }));
         }
@@ -359,14 +385,13 @@ fn without_messages(facts: &mut RequestFacts) -> RequestFacts {
 }
 
 /// Reads the facts of messages `indices` into their places in `facts`.
-fn read(
-    request: &JsRequest,
-    use_cache: bool,
+fn read<H: History + ?Sized>(
+    history: &H,
     facts: &mut RequestFacts,
-    indices: impl Iterator<Item = u32>,
+    indices: Vec<u32>,
 ) -> Result<()> {
-    let indices: Vec<u32> = indices.collect();
-    let read = cache::messages_facts(request, &indices, use_cache)?;
+    // The indices collected by the caller: one copy of this function, not one an iterator.
+    let read = history.facts(&indices)?;
     for (i, f) in indices.into_iter().zip(read) {
         if let Some(place) = facts.messages.get_mut(i as usize) {
             *place = f;

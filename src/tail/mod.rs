@@ -8,9 +8,22 @@
 //! their facts are placeholders whose tokens are their size times the tokens per unit of size
 //! of the messages read, which is enough for what the whole prefix is still needed for (the
 //! check that a report is not stale, and the calibration ratio). [`decides`] says whether a
-//! plan made over such facts is the plan of the whole history; when it is not, the caller
-//! reads a longer tail.
+//! plan made over such facts is the plan of the whole history; when it is not, a longer tail
+//! is read.
+//!
+//! The strategy (`anchored`: what is read first, when a report is stale, when every message is
+//! sized, how the tail grows) reads a history only through [`crate::history::History`], and
+//! [`crate::Compactor::plan_tail`] runs it.
 
+mod anchored;
+mod sample;
+mod unread;
+
+pub(crate) use anchored::{Asked, plan};
+pub use anchored::{FromTail, Unread};
+pub use unread::{fill_deferred, fill_unread};
+
+use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::hash::HashMap;
 use crate::message::Role;
@@ -63,33 +76,30 @@ pub fn next_start(start: usize, len: usize) -> usize {
     start.saturating_sub((len - start.min(len)).max(FIRST_TAIL))
 }
 
-/// Sets the tokens of the messages before `start` that were not read (all but `read`, indices
-/// in order): their `sizes` times the tokens per unit of size of the messages read. Their facts
-/// are otherwise the default ones, placeholders: no role of their own (never a system message,
-/// never a turn start, never an assistant) and no tool calls; a failed attempt stays marked
-/// failed (calibration counts it 0 whatever its tokens).
-pub fn fill_unread(messages: &mut [MessageFacts], sizes: &[f64], start: usize, read: &[u32]) {
-    let (mut tokens, mut size) = (0u64, 0.0);
-    // The rate is the tail's alone: the messages read before it (system messages) are picked
-    // by kind, not a sample of the prefix.
-    for (f, s) in messages.iter().zip(sizes).skip(start) {
-        tokens += f.tokens;
-        size += s;
+/// The plan over `facts` (calibrated) of which only messages `start..` and the system messages
+/// before were read, the others placeholders: `None` when that tail does not decide the plan
+/// of the whole history (nor its error, which a longer tail may not have).
+pub fn plan_from_tail(
+    facts: &RequestFacts,
+    start: usize,
+    options: PlanOptions,
+    keep_recent_tokens: u64,
+    trigger_ratio: f64,
+) -> Result<Option<Option<Plan>>> {
+    let planned = plan::plan(facts, options, keep_recent_tokens, trigger_ratio);
+    if start == 0 {
+        return planned.map(Some);
     }
-    let rate = if size > 0.0 {
-        tokens as f64 / size
-    } else {
-        0.0
-    };
-    // `read` is in order: walked along with the messages, not searched for each of them.
-    let mut read = read.iter().map(|&i| i as usize).peekable();
-    for (i, (f, s)) in messages.iter_mut().zip(sizes).enumerate().take(start) {
-        while read.next_if(|&r| r < i).is_some() {}
-        if read.peek() == Some(&i) {
-            continue;
-        }
-        f.tokens = (s * rate).round() as u64;
-    }
+    Ok(planned.ok().filter(|planned| {
+        decides(
+            facts,
+            start,
+            planned.as_ref(),
+            options,
+            keep_recent_tokens,
+            trigger_ratio,
+        )
+    }))
 }
 
 /// Whether `planned`, made over `facts` (calibrated) whose messages before `start` are

@@ -1,13 +1,12 @@
 //! A sample of a long history's sizes: what an anchored plan knows of the messages it does not
-//! read, to tell whether a report can describe this history at all (`super::tail`). One message
-//! in each [`STRIDE`] before the latest ones is sized (`super::sizer`); the latest ones, read
-//! exactly, give the tokens per unit of size.
+//! read, to tell whether a report can describe this history at all (`super::anchored`). One
+//! message in each [`STRIDE`] before the latest ones is sized ([`History::sizes`]); the latest
+//! ones, read exactly, give the tokens per unit of size.
 
-use super::convert::JsRequest;
-use super::sizer::{self, Sized};
 use crate::anchor::Report;
 use crate::error::Result;
 use crate::facts::RequestFacts;
+use crate::history::{History, Sizes};
 
 /// One message in each block of this many before the messages read first is sized.
 const STRIDE: usize = 8;
@@ -22,10 +21,10 @@ pub(super) struct Sample {
 }
 
 impl Sample {
-    /// The sample of `request`, whose messages from `end` on are read into `facts`; `None`
+    /// The sample of `history`, whose messages from `end` on are read into `facts`; `None`
     /// when it says nothing (the messages read have no size).
-    pub(super) fn take(
-        request: &JsRequest,
+    pub(super) fn take<H: History + ?Sized>(
+        history: &H,
         facts: &RequestFacts,
         end: usize,
     ) -> Result<Option<Sample>> {
@@ -37,9 +36,9 @@ impl Sample {
             .map(|block| block * STRIDE + scramble(block) % STRIDE)
             .filter(|&i| i < end);
         let indices: Vec<u32> = picked.chain(end..count).map(|i| i as u32).collect();
-        // A message that throws is not sampled: the plan does not read it, and what reads it
-        // (the plan's `messageTokens`, `apply`) names it.
-        let Sized { sizes, .. } = sizer::sizes(request, Some(&indices), true)?;
+        // A message that cannot be read is not sampled: the plan does not read it, and what
+        // reads it (the plan's `messageTokens`, `apply`) names it.
+        let Sizes { sizes, .. } = history.sizes(Some(&indices), true)?;
         let mut sampled: Vec<(usize, f64)> = indices
             .iter()
             .map(|&i| i as usize)

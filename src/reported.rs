@@ -1,0 +1,103 @@
+//! Which of what the provider counted a plan reads (see `crate::anchor` for what it does with
+//! it): the usage on the latest [`LATEST`] answers, and the reports the host states
+//! explicitly, but for those of another summary (the history was compacted since).
+
+use crate::anchor::{self, Report};
+use crate::error::{Error, Result};
+use crate::facts::{MessageFacts, RequestFacts};
+use crate::formats::MessageUsage;
+use crate::history::{History, Parts};
+use crate::message::Role;
+
+/// How many of the latest assistant messages are read for usage.
+pub const LATEST: usize = 16;
+
+/// The facts of every message of `history`, calibrated and anchored to what the provider
+/// reported: on its messages, explicitly, and `learned` otherwise (by a caller that kept what
+/// the responses said).
+pub fn history_facts<H: History + ?Sized>(history: &H, learned: &[Report]) -> Result<RequestFacts> {
+    let mut facts = history.parts().fixed_facts()?;
+    facts.messages = history.all_facts()?;
+    let mut reports = of_history(history, &facts)?;
+    reports.extend_from_slice(learned);
+    anchor::calibrate(&mut facts, &reports);
+    Ok(facts)
+}
+
+/// The reports of `history`, whose raw facts (as far as read) are `facts`.
+pub fn of_history<H: History + ?Sized>(history: &H, facts: &RequestFacts) -> Result<Vec<Report>> {
+    reports(&history.parts(), facts, |latest| history.usages(latest))
+}
+
+/// The reports of a request of `parts` whose raw facts are `facts`: the usage on its latest
+/// assistant messages (`usages` reads it on the indices it is given) and its explicit ones.
+/// An explicit report for more messages than the request has is an error.
+pub fn reports(
+    parts: &Parts<'_>,
+    facts: &RequestFacts,
+    usages: impl FnOnce(&[u32]) -> Result<Vec<Option<MessageUsage>>>,
+) -> Result<Vec<Report>> {
+    let latest = latest_assistants(&facts.messages);
+    let usages = usages(&latest)?;
+    with_explicit(parts, facts.messages.len(), carried(&latest, usages))
+}
+
+/// The indices of the latest [`LATEST`] assistant messages, last first.
+fn latest_assistants(facts: &[MessageFacts]) -> Vec<u32> {
+    facts
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, f)| f.role == Role::Assistant)
+        .take(LATEST)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// The usage carried on assistant messages `latest` (see [`Report::carried`]).
+pub(crate) fn carried(latest: &[u32], usages: Vec<Option<MessageUsage>>) -> Vec<Report> {
+    latest
+        .iter()
+        .zip(usages)
+        .filter_map(|(&i, usage)| Some(Report::carried(i as usize, usage?)))
+        .collect()
+}
+
+/// `reports` with the explicit ones of `parts` for a request of `count` messages added, but
+/// for those of another summary.
+fn with_explicit(parts: &Parts<'_>, count: usize, mut reports: Vec<Report>) -> Result<Vec<Report>> {
+    let several = parts.reported.len() > 1;
+    for (i, e) in parts.reported.iter().enumerate() {
+        if e.messages > count {
+            let place = match several {
+                true => format!("reportedUsage[{i}]"),
+                false => "reportedUsage".to_owned(),
+            };
+            return Err(Error::invalid_request(format!(
+                "{place}.messages: {} is more than the request's {count} messages",
+                e.messages
+            )));
+        }
+        if e.summary.as_deref().is_some_and(|s| s != parts.summary) {
+            continue;
+        }
+        let fixed = match (&e.system_prompt, &e.tools) {
+            (None, None) => None,
+            (system_prompt, tools) => {
+                let then = RequestFacts::fixed(
+                    system_prompt.as_deref().unwrap_or(parts.system_prompt),
+                    parts.summary,
+                    tools.as_deref().unwrap_or(parts.tools),
+                    parts.estimator,
+                )?;
+                Some(then.system_prompt + then.summary + then.tools)
+            }
+        };
+        reports.push(Report {
+            messages: e.messages,
+            tokens: e.tokens,
+            fixed,
+        });
+    }
+    Ok(reports)
+}
