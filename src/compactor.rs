@@ -116,11 +116,17 @@ impl<S: Summarizer> Compactor<S> {
     pub fn decide(&self, request: &Request) -> Result<Option<Planned>> {
         let facts = RequestFacts::of(request)?;
         let options = request.options();
-        let find = |policy: &ClearingPolicy| {
+        let mut find = |policy: &ClearingPolicy| {
             Found::of_messages(request.messages, &policy.file_tracking, request.estimator)
         };
-        let summarize = || self.plan_with_facts(&facts, options);
-        self.decide_with(&facts, options, request.estimator, find, summarize)
+        let mut summarize = || self.plan_with_facts(&facts, options);
+        self.decide_with(
+            &facts,
+            options,
+            request.estimator,
+            &mut find,
+            &mut summarize,
+        )
     }
 
     /// The one rule every way of planning follows (this compactor, a conversation handle, a
@@ -128,14 +134,15 @@ impl<S: Summarizer> Compactor<S> {
     /// enough. With the policy on and `facts` over the trigger (never with a required
     /// reduction), the results and calls `find` reads (only then) are planned for clearing,
     /// and a clearing that alone brings the estimate to the trigger is the decision; otherwise
-    /// `summarize` gives the summary plan.
+    /// `summarize` gives the summary plan. Each is called at most once (`dyn`: one copy of
+    /// the rule in the module, whatever the callers).
     pub fn decide_with(
         &self,
         facts: &RequestFacts,
         options: PlanOptions,
         estimator: &dyn Estimator,
-        find: impl FnOnce(&ClearingPolicy) -> Result<Found>,
-        summarize: impl FnOnce() -> Result<Option<Plan>>,
+        find: &mut dyn FnMut(&ClearingPolicy) -> Result<Found>,
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
     ) -> Result<Option<Planned>> {
         if let Some(policy) = &self.clearing
             && self.wants_clearing(facts, options)

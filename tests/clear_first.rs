@@ -22,7 +22,11 @@ fn read_turns() -> Vec<Message> {
     };
     vec![
         user("read the sources"),
-        Message::tool_calls(vec![ToolCall::new("c1", "read", json!({"path": "src/a.rs"}))]),
+        Message::tool_calls(vec![ToolCall::new(
+            "c1",
+            "read",
+            json!({"path": "src/a.rs"}),
+        )]),
         Message::tool_result("c1", "read", big("alpha")),
         Message::tool_calls(vec![ToolCall::new("c2", "bash", json!({"command": "ls"}))]),
         Message::tool_result("c2", "bash", big("beta")),
@@ -82,7 +86,10 @@ fn the_compactor_clears_first_when_clearing_is_enough() {
     assert!(clearing.estimate_after <= 2000 && clearing.tokens_freed() > 3000);
 
     let done = run(compactor.compact(&request, &())).unwrap();
-    assert!(compactor.summarizer().seen.borrow().is_empty(), "no summary");
+    assert!(
+        compactor.summarizer().seen.borrow().is_empty(),
+        "no summary"
+    );
     assert_eq!(done.summary, "");
     assert_eq!(done.cleared.as_ref(), Some(&clearing));
     let record = done.record.unwrap();
@@ -124,7 +131,10 @@ fn the_compactor_summarizes_when_clearing_is_not_enough_or_a_reduction_is_requir
     assert_eq!(done.cleared, None);
     assert_eq!(compactor.summarizer().seen.borrow().len(), 1);
     // Under the trigger there is nothing to do.
-    assert_eq!(compactor.decide(&request(&messages, 100_000)).unwrap(), None);
+    assert_eq!(
+        compactor.decide(&request(&messages, 100_000)).unwrap(),
+        None
+    );
 }
 
 #[test]

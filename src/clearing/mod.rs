@@ -107,16 +107,22 @@ impl Clearing {
     /// This clearing as a summary plan that summarizes nothing (what a host that reads only
     /// summary plans sees; a `ContextManager` reports it so), for a request with `facts`.
     pub fn as_plan(&self, facts: &RequestFacts) -> Plan {
-        Plan {
-            first_kept_index: 0,
-            first_kept_part: 0,
-            messages_to_summarize: 0..0,
-            turn_prefix_messages: 0..0,
-            split_turn: false,
-            estimate_before: self.estimate_before,
-            estimate_after_without_summary: self.estimate_after.saturating_sub(facts.summary),
-            message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
-        }
+        nothing_summarized(facts, self.estimate_after)
+    }
+}
+
+/// The plan of a rewrite of a request with `facts` that summarizes nothing (a clearing or a
+/// trim) and leaves an estimate of `estimate_after`.
+pub(crate) fn nothing_summarized(facts: &RequestFacts, estimate_after: u64) -> Plan {
+    Plan {
+        first_kept_index: 0,
+        first_kept_part: 0,
+        messages_to_summarize: 0..0,
+        turn_prefix_messages: 0..0,
+        split_turn: false,
+        estimate_before: facts.total(),
+        estimate_after_without_summary: estimate_after.saturating_sub(facts.summary),
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
     }
 }
 

@@ -101,12 +101,12 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
         options: PlanOptions,
     ) -> Result<Option<Planned>> {
         let estimator = self.estimator;
-        let find = |policy: &clearing::ClearingPolicy| {
+        let mut find = |policy: &clearing::ClearingPolicy| {
             Found::of_messages(&state.messages, &policy.file_tracking, estimator)
         };
-        let summarize = || self.compactor.plan_with_facts(facts, options);
-        self.compactor
-            .decide_with(facts, options, estimator, find, summarize)
+        let mut summarize = || self.compactor.plan_with_facts(facts, options);
+        let compactor = self.compactor;
+        compactor.decide_with(facts, options, estimator, &mut find, &mut summarize)
     }
 
     fn clear(

@@ -446,16 +446,7 @@ fn trimmed_with_events<C: StateCompactor>(
     facts: &RequestFacts,
     (next, record): (C::State, Record),
 ) -> (C::State, Record) {
-    let plan = Plan {
-        first_kept_index: 0,
-        first_kept_part: 0,
-        messages_to_summarize: 0..0,
-        turn_prefix_messages: 0..0,
-        split_turn: false,
-        estimate_before: facts.total(),
-        estimate_after_without_summary: record.estimate_after.saturating_sub(facts.summary),
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
-    };
+    let plan = crate::clearing::nothing_summarized(facts, record.estimate_after);
     let reason = Reason::Overflow;
     let estimate = facts.total();
     compactor.emit(

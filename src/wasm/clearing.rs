@@ -101,11 +101,7 @@ type Rewritten = (Vec<(usize, Edited)>, Vec<(usize, JsValue)>);
 /// The messages `clearing` rewrites ([`crate::clearing::rewrite_json`]), as new objects made
 /// from their JSON text (the caller's stay as they are); messages in which nothing changes are
 /// left out.
-fn rewrite(
-    messages: &Array,
-    format: Format,
-    clearing: &Clearing,
-) -> Result<Rewritten> {
+fn rewrite(messages: &Array, format: Format, clearing: &Clearing) -> Result<Rewritten> {
     let len = messages.length() as usize;
     let text = |i: usize, path: &str| stringify::json_text(&messages.get(i as u32), path);
     let edited = crate::clearing::rewrite_json(format, clearing, len, text)?;

@@ -47,7 +47,8 @@ impl JsCompactor {
             plan,
             unread_before,
         } = self.inner.preview(&request).map_err(|e| to_js(&e))?;
-        let planned = self.inner.decide(&request, &facts, || Ok(plan));
+        let mut plan = plan;
+        let planned = self.inner.decide(&request, &facts, &mut || Ok(plan.take()));
         let plan = match planned.map_err(|e| to_js(&e))? {
             None => return Ok(JsValue::NULL),
             Some(Planned::Summarize(plan)) => plan,
@@ -126,8 +127,8 @@ impl JsCompactor {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
             let facts = self.inner.facts(&request)?;
-            let summarize = || self.inner.summary_plan(&facts, engine::options(&request));
-            let plan = match self.inner.decide(&request, &facts, summarize)? {
+            let mut summarize = || self.inner.summary_plan(&facts, engine::options(&request));
+            let plan = match self.inner.decide(&request, &facts, &mut summarize)? {
                 Some(Planned::Clear(cleared)) => {
                     let messages = clearing::messages(&request, &cleared)?;
                     return Ok(Err(clearing::outcome(&request, &cleared, messages)));

@@ -235,7 +235,7 @@ impl JsConversation {
         let fixed = self.ledger.calibrate(&fixed, &reports);
         let options = convert::plan_options(options, "options")?;
         let (engine, ledger) = (&self.engine, &self.ledger);
-        let summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
+        let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
         let summary_js = |plan: Option<Plan>| match plan {
             None => Ok(JsValue::NULL),
             Some(plan) => convert::plan_to_js(&plan, &self.messages, ledger.facts()),
@@ -249,7 +249,7 @@ impl JsConversation {
             ..fixed.clone()
         };
         let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
-        match engine.decide_of(messages, format, estimator, &facts, options, summarize)? {
+        match engine.decide_of(messages, format, estimator, &facts, options, &mut summarize)? {
             Some(Planned::Clear(cleared)) => {
                 let rewritten = clearing::rewritten(messages, format, &cleared)?;
                 Ok(clearing::plan_to_js(&facts, &cleared, Some(rewritten)))

@@ -110,7 +110,7 @@ impl Engine {
         &self,
         request: &JsRequest,
         facts: &RequestFacts,
-        summarize: impl FnOnce() -> Result<Option<Plan>>,
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
     ) -> Result<Option<Planned>> {
         let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
         self.decide_of(
@@ -131,13 +131,13 @@ impl Engine {
         estimator: &dyn Estimator,
         facts: &RequestFacts,
         options: PlanOptions,
-        summarize: impl FnOnce() -> Result<Option<Plan>>,
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
     ) -> Result<Option<Planned>> {
-        let find = |policy: &ClearingPolicy| {
+        let mut find = |policy: &ClearingPolicy| {
             super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
         };
         self.core
-            .decide_with(facts, options, estimator, find, summarize)
+            .decide_with(facts, options, estimator, &mut find, summarize)
     }
 
     /// Plans the messages of `body`; returns where each message is in it, its facts, and what
@@ -154,11 +154,11 @@ impl Engine {
         anchor::calibrate(&mut facts, &reports);
         let spans = read.spans;
         let (estimator, options) = (&request.estimator, options(request));
-        let find = |policy: &ClearingPolicy| body_found(body, &spans, request, &facts, policy);
-        let summarize = || self.core.plan_with_facts(&facts, options);
-        let planned = self
-            .core
-            .decide_with(&facts, options, estimator, find, summarize)?;
+        let mut find = |policy: &ClearingPolicy| body_found(body, &spans, request, &facts, policy);
+        let mut summarize = || self.core.plan_with_facts(&facts, options);
+        let planned =
+            self.core
+                .decide_with(&facts, options, estimator, &mut find, &mut summarize)?;
         Ok((spans, facts, planned))
     }
 

@@ -345,6 +345,22 @@ impl JsStateCompactor {
         }
     }
 
+    /// `copy`, a copy of a state whose request is `request` (facts `facts`), with the messages
+    /// `clearing` (or a trim) rewrites, and the record; learns what the rewritten request
+    /// would cost ([`JsStateCompactor::learn_rewrite`]).
+    fn rewritten(
+        &self,
+        copy: Object,
+        request: &convert::JsRequest,
+        facts: &RequestFacts,
+        clearing: &Clearing,
+    ) -> Result<(JsValue, Record)> {
+        let messages = clearing::messages(request, clearing)?;
+        let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.learn_rewrite(request, facts, &copy);
+        Ok((copy.into(), clearing.record(&request.summary)))
+    }
+
     /// The request of a state copy: the manager's estimator, no budget options.
     fn request_of(&self, copy: &Object) -> Result<convert::JsRequest> {
         // Another plain object of the package's own: assigning it reads no caller getters.
@@ -440,9 +456,9 @@ impl StateCompactor for JsStateCompactor {
     ) -> Result<Option<Planned>> {
         let request = self.request(state)?;
         let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
-        let summarize = || self.plan(facts, options);
+        let mut summarize = || self.plan(facts, options);
         self.engine
-            .decide_of(messages, format, estimator, facts, options, summarize)
+            .decide_of(messages, format, estimator, facts, options, &mut summarize)
     }
 
     fn clear(
@@ -453,10 +469,7 @@ impl StateCompactor for JsStateCompactor {
     ) -> Result<(JsValue, Record)> {
         let copy = Self::copy(state)?;
         let request = self.request_of(&copy)?;
-        let messages = clearing::messages(&request, cleared)?;
-        let _ = Reflect::set(&copy, &"messages".into(), &messages);
-        self.learn_rewrite(&request, facts, &copy);
-        Ok((copy.into(), cleared.record(&request.summary)))
+        self.rewritten(copy, &request, facts, cleared)
     }
 
     fn emit_clearing(&self, state: &JsValue, event: Event<'_>, cleared: &Clearing) {
@@ -523,18 +536,9 @@ impl StateCompactor for JsStateCompactor {
         let Some(trimmed) = crate::clearing::trim(&found, facts, budget, estimator)? else {
             return Ok(None);
         };
-        let messages = clearing::messages(&request, &trimmed)?;
-        let _ = Reflect::set(&copy, &"messages".into(), &messages);
-        self.learn_rewrite(&request, facts, &copy);
-        let record = Record {
-            summary: request.summary.clone(),
-            first_kept_index: 0,
-            estimate_before: trimmed.estimate_before,
-            estimate_after: trimmed.estimate_after,
-            usage: None,
-            trimmed: true,
-        };
-        Ok(Some((copy.into(), record)))
+        let (next, record) = self.rewritten(copy, &request, facts, &trimmed)?;
+        let trimmed = true;
+        Ok(Some((next, Record { trimmed, ..record })))
     }
 
     fn emit(&self, state: &JsValue, event: Event<'_>) {
