@@ -197,10 +197,11 @@ impl<S: Summarizer> Compactor<S> {
             .filter(|planned| tail::decides(facts, start, planned.as_ref(), options, keep, ratio)))
     }
 
-    /// Light-touch compaction first: when the estimate is over the trigger, the clearing of
-    /// old tool results (`policy`) that alone brings it to the trigger, so that no summary is
-    /// needed; `None` otherwise (then [`Compactor::plan`] says what to summarize). A required
-    /// reduction always summarizes. [`clearing::clear_messages`] performs it.
+    /// The clearing half of [`Compactor::decide`] with `policy` in place of the configured
+    /// one: when the estimate is over the trigger, the clearing of old tool results that
+    /// alone brings it to the trigger, so that no summary is needed; `None` otherwise (then
+    /// [`Compactor::plan`] says what to summarize). A required reduction always summarizes.
+    /// [`clearing::clear_messages`] performs it.
     pub fn plan_clearing(
         &self,
         request: &Request,
@@ -216,7 +217,7 @@ impl<S: Summarizer> Compactor<S> {
 
     /// Whether a request with `facts` is over the trigger, where clearing is worth trying
     /// (never with a required reduction).
-    pub fn wants_clearing(&self, facts: &RequestFacts, options: PlanOptions) -> bool {
+    fn wants_clearing(&self, facts: &RequestFacts, options: PlanOptions) -> bool {
         let Some(budget) = options.input_token_budget else {
             return false;
         };
