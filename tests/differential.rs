@@ -3,7 +3,7 @@
 //! tool results), with clearing off and on, over a range of budgets; what it does is kept in
 //! `tests/fixtures/differential.json`, which `tests/js/differential.test.mjs` runs the
 //! package's `Compactor` against (its `plan`, `planBytes`, a conversation handle's `plan`,
-//! `apply` and `compact`). This test fails when the file is not what the Rust side gives:
+//! `apply` and `compact`), and, for the canonical fixture, the `ContextManager`'s `maintain`. This test fails when the file is not what the Rust side gives:
 //! `UPDATE_DIFFERENTIAL=1 cargo test --test differential` writes it again.
 
 mod common;
@@ -246,6 +246,89 @@ fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
     (record, Value::Array(rewritten))
 }
 
+/// What the Rust `ContextManager` does with canonical `input` as a state, its input budget
+/// `budget` (the window that much above the default reserve): the reason and the record.
+fn maintain(input: &Input, keep: u64, clearing: Option<ClearingPolicy>, budget: u64) -> Value {
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: keep,
+        clearing,
+        ..CompactorConfig::new(Fixed::new("S"))
+    })
+    .unwrap();
+    let estimator = Heuristic::new();
+    let local = manager::Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|_| {},
+    };
+    let config = manager::ManagerConfig {
+        context_window_tokens: budget + manager::DEFAULT_RESERVE_TOKENS,
+        ..manager::ManagerConfig::default()
+    };
+    let state = manager::OwnedState {
+        messages: input.hosts.iter().flat_map(|h| h.units.clone()).collect(),
+        ..manager::OwnedState::default()
+    };
+    let manager = manager::ContextManager::new(config);
+    let options = manager::MaintainOptions::default();
+    let done = run(manager.maintain(&local, state, options, &())).unwrap();
+    let record = match (&done.record, &done.cleared) {
+        (None, _) => Value::Null,
+        (Some(record), Some(cleared)) => json!({
+            "kind": "clear",
+            "summary": record.summary,
+            "firstKeptIndex": record.first_kept_index,
+            "estimateBefore": record.estimate_before,
+            "estimateAfter": record.estimate_after,
+            "tokensFreed": cleared.tokens_freed(),
+            "clearedResults": cleared.results.len(),
+        }),
+        (Some(record), None) => json!({
+            "summary": record.summary,
+            "firstKeptIndex": record.first_kept_index,
+            "estimateBefore": record.estimate_before,
+            "estimateAfter": record.estimate_after,
+        }),
+    };
+    json!({ "reason": done.outcome.as_str(), "record": record })
+}
+
+/// The cases of `input` (number `n`): every keep, clearing config and budget tried.
+fn cases_of(input: &Input, n: usize) -> Vec<Value> {
+    let total = input.facts.total();
+    let budgets = [total * 9 / 10, total / 2, total / 4, 1].map(Some);
+    let mut cases = Vec::new();
+    for keep in [0, 300] {
+        for (config, policy) in clearing_configs() {
+            for budget in budgets.into_iter().chain([None]) {
+                let options = PlanOptions {
+                    input_token_budget: budget,
+                    require_reduction: budget.is_none(),
+                };
+                let (plan, record, rewritten) = case(input, keep, policy.clone(), options);
+                let maintained = match (input.format, budget) {
+                    (Format::Canonical, Some(budget)) => {
+                        maintain(input, keep, policy.clone(), budget)
+                    }
+                    _ => Value::Null,
+                };
+                cases.push(json!({
+                    "input": n,
+                    "keepRecentTokens": keep,
+                    "clearing": config,
+                    "inputTokenBudget": budget,
+                    "requireReduction": options.require_reduction,
+                    "plan": plan,
+                    "record": record,
+                    "rewritten": rewritten,
+                    "maintain": maintained,
+                }));
+            }
+        }
+    }
+    cases
+}
+
 /// Every input and case, one per line.
 fn expected() -> String {
     let mut inputs = Vec::new();
@@ -254,37 +337,7 @@ fn expected() -> String {
         let messages: Vec<Value> = serde_json::from_str(text).unwrap();
         for (variant, messages) in [("as is", messages.clone()), ("grown", grown_all(&messages))] {
             let input = Input::new(format, messages);
-            let total = input.facts.total();
-            let n = inputs.len();
-            for keep in [0, 300] {
-                for (config, policy) in clearing_configs() {
-                    let budgets = [total * 9 / 10, total / 2, total / 4, 1];
-                    let mut options: Vec<PlanOptions> = budgets
-                        .iter()
-                        .map(|&b| PlanOptions {
-                            input_token_budget: Some(b),
-                            require_reduction: false,
-                        })
-                        .collect();
-                    options.push(PlanOptions {
-                        input_token_budget: None,
-                        require_reduction: true,
-                    });
-                    for options in options {
-                        let (plan, record, rewritten) = case(&input, keep, policy.clone(), options);
-                        cases.push(json!({
-                            "input": n,
-                            "keepRecentTokens": keep,
-                            "clearing": config,
-                            "inputTokenBudget": options.input_token_budget,
-                            "requireReduction": options.require_reduction,
-                            "plan": plan,
-                            "record": record,
-                            "rewritten": rewritten,
-                        }));
-                    }
-                }
-            }
+            cases.extend(cases_of(&input, inputs.len()));
             inputs.push(json!({
                 "name": format!("{} ({variant})", format.name()),
                 "format": format.name(),

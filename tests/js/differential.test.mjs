@@ -2,11 +2,12 @@
 // the native test tests/differential.rs from what the Rust `Compactor` plans, clears and
 // applies, on every fixture of tests/fixtures/formats in its format, with clearing off and
 // on) is run through the package's `Compactor`: `plan`, `planBytes`, a conversation handle's
-// `plan`, `apply` and `compact` must say and do the same.
+// `plan`, `apply` and `compact` must say and do the same, and on the canonical fixture the
+// `ContextManager`'s `maintain` as the Rust one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { Compactor } from "context-compaction";
+import { Compactor, ContextManager } from "context-compaction";
 
 const file = `${process.env.CC_ROOT}/tests/fixtures/differential.json`;
 const { inputs, cases } = JSON.parse(readFileSync(file, "utf8"));
@@ -129,5 +130,18 @@ test("apply and compact do what the Rust Compactor does", async () => {
         out.messages.forEach((m, i) => assert.deepEqual(m, rewritten.get(i) ?? input.messages[i], `${name}: ${way} messages[${i}]`));
       }
     }
+  }
+});
+
+test("maintenance does what the Rust ContextManager does", async () => {
+  const maintained = cases.filter((c) => c.maintain !== null);
+  assert.ok(maintained.some((c) => c.maintain.reason === "cleared") && maintained.some((c) => c.maintain.reason === "compacted"));
+  for (const c of maintained) {
+    const input = inputs[c.input];
+    const name = `${input.name}, keep ${c.keepRecentTokens}, clearing ${JSON.stringify(c.clearing)}, budget ${c.inputTokenBudget}`;
+    const manager = new ContextManager({ compactor: compactor(c), contextWindowTokens: c.inputTokenBudget + 16_384 });
+    const done = await manager.maintain({ summary: "", messages: input.messages });
+    assert.equal(done.reason, c.maintain.reason, name);
+    assert.deepEqual(c.maintain.record === null ? done.record : recordOf(done, c.maintain.record), c.maintain.record, name);
   }
 });
