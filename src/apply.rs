@@ -1,5 +1,7 @@
 //! Applying a plan: summarize, post-process, project, and write the record.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 use crate::facts::{RequestFacts, summary_tokens};
 use crate::message::Message;
@@ -14,10 +16,13 @@ use crate::token::Estimator;
 pub struct Compaction<'a> {
     /// The summary to store (the previous one for a no-op).
     pub summary: String,
-    /// The retained messages: a slice of the request's own messages.
-    pub messages: &'a [Message],
+    /// The retained messages: a slice of the request's own messages, or after a clearing
+    /// the request's messages with the cleared results rewritten.
+    pub messages: Cow<'a, [Message]>,
     /// What happened; `None` for a no-op.
     pub record: Option<Record>,
+    /// What a clearing cleared (then no summary was made); `None` otherwise.
+    pub cleared: Option<crate::clearing::Clearing>,
 }
 
 /// What a successful compaction did.
@@ -75,8 +80,9 @@ pub(crate) async fn apply<'a, S: Summarizer>(
     let Some(plan) = plan else {
         return Ok(Compaction {
             summary: request.summary.to_owned(),
-            messages: request.messages,
+            messages: Cow::Borrowed(request.messages),
             record: None,
+            cleared: None,
         });
     };
     // apply_with_facts checks that the plan fits.
@@ -92,11 +98,12 @@ pub(crate) async fn apply<'a, S: Summarizer>(
     let applied = apply_with_facts(summarizer, tracking, input, plan, context).await?;
     Ok(Compaction {
         summary: applied.summary,
-        messages: slice(
+        messages: Cow::Borrowed(slice(
             request.messages,
             plan.first_kept_index..request.messages.len(),
-        ),
+        )),
         record: Some(applied.record),
+        cleared: None,
     })
 }
 

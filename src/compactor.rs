@@ -1,5 +1,7 @@
 //! The [`Compactor`]: configuration, and the plan / apply / compact entry points.
 
+use std::borrow::Cow;
+
 use crate::apply::{self, Applied, ApplyInput, Compaction};
 use crate::clearing::{self, Clearing, ClearingPolicy, Found};
 use crate::error::{Error, Result};
@@ -30,6 +32,9 @@ pub struct CompactorConfig<S> {
     /// Which tool calls the summary's file lists come from (default `read`, `write`, `edit`
     /// with the path in `path`, `file_path` or `filePath`).
     pub file_tracking: FileTracking,
+    /// Clearing old tool results before summarizing (`None`, the default: never clear; see
+    /// [`Compactor::decide`]).
+    pub clearing: Option<ClearingPolicy>,
 }
 
 impl<S> CompactorConfig<S> {
@@ -40,8 +45,18 @@ impl<S> CompactorConfig<S> {
             trigger_ratio: 1.0,
             summarizer,
             file_tracking: FileTracking::default(),
+            clearing: None,
         }
     }
+}
+
+/// What a [`Compactor`] decided to do with a request over its trigger.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Planned {
+    /// Clear these old tool results: no summary is needed.
+    Clear(Clearing),
+    /// Summarize up to here.
+    Summarize(Plan),
 }
 
 /// Plans and applies compactions with one policy and one summarizer.
@@ -51,6 +66,7 @@ pub struct Compactor<S> {
     trigger_ratio: f64,
     summarizer: S,
     file_tracking: FileTracking,
+    clearing: Option<ClearingPolicy>,
 }
 
 impl<S: Summarizer> Compactor<S> {
@@ -72,6 +88,7 @@ impl<S: Summarizer> Compactor<S> {
             trigger_ratio,
             summarizer: config.summarizer,
             file_tracking: config.file_tracking,
+            clearing: config.clearing,
         })
     }
 
@@ -90,7 +107,60 @@ impl<S: Summarizer> Compactor<S> {
         &self.summarizer
     }
 
-    /// Decides whether and where to compact, without calling the summarizer.
+    /// The clearing policy (`None`: clearing is off).
+    pub fn clearing(&self) -> Option<&ClearingPolicy> {
+        self.clearing.as_ref()
+    }
+
+    /// Decides what to do with `request`, without calling the summarizer: with the clearing
+    /// policy on, clearing old tool results when that alone brings the estimate to the
+    /// trigger; else the summary plan of [`Compactor::plan`]. `Ok(None)`: nothing to do.
+    pub fn decide(&self, request: &Request) -> Result<Option<Planned>> {
+        let facts = RequestFacts::of(request)?;
+        let options = request.options();
+        let mut find = |policy: &ClearingPolicy| {
+            Found::of_messages(request.messages, &policy.file_tracking, request.estimator)
+        };
+        let mut summarize = || self.plan_with_facts(&facts, options);
+        self.decide_with(
+            &facts,
+            options,
+            request.estimator,
+            &mut find,
+            &mut summarize,
+        )
+    }
+
+    /// The one rule every way of planning follows (this compactor, a conversation handle, a
+    /// `ContextManager`, the AI SDK entry): clear first, summarize only when clearing is not
+    /// enough. With the policy on and `facts` over the trigger (never with a required
+    /// reduction), the results and calls `find` reads (only then) are planned for clearing,
+    /// and a clearing that alone brings the estimate to the trigger is the decision; otherwise
+    /// `summarize` gives the summary plan. Each is called at most once (`dyn`: one copy of
+    /// the rule in the module, whatever the callers).
+    pub fn decide_with(
+        &self,
+        facts: &RequestFacts,
+        options: PlanOptions,
+        estimator: &dyn Estimator,
+        find: &mut dyn FnMut(&ClearingPolicy) -> Result<Found>,
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
+    ) -> Result<Option<Planned>> {
+        if let Some(policy) = &self.clearing
+            && self.wants_clearing(facts, options)
+        {
+            let found = find(policy)?;
+            if let Some(clearing) =
+                self.clearing_instead(&found, facts, options, policy, estimator)?
+            {
+                return Ok(Some(Planned::Clear(clearing)));
+            }
+        }
+        Ok(summarize()?.map(Planned::Summarize))
+    }
+
+    /// The summary plan: whether and where to summarize, without calling the summarizer
+    /// ([`Compactor::decide`] clears first when the clearing policy is on).
     ///
     /// `Ok(None)` when the estimate is not strictly above `input_token_budget × trigger_ratio`
     /// or no raw prefix can be removed. With `require_reduction` the threshold is bypassed and a
@@ -159,10 +229,11 @@ impl<S: Summarizer> Compactor<S> {
         })
     }
 
-    /// Light-touch compaction first: when the estimate is over the trigger, the clearing of
-    /// old tool results (`policy`) that alone brings it to the trigger, so that no summary is
-    /// needed; `None` otherwise (then [`Compactor::plan`] says what to summarize). A required
-    /// reduction always summarizes. [`clearing::clear_messages`] performs it.
+    /// The clearing half of [`Compactor::decide`] with `policy` in place of the configured
+    /// one: when the estimate is over the trigger, the clearing of old tool results that
+    /// alone brings it to the trigger, so that no summary is needed; `None` otherwise (then
+    /// [`Compactor::plan`] says what to summarize). A required reduction always summarizes.
+    /// [`clearing::clear_messages`] performs it.
     pub fn plan_clearing(
         &self,
         request: &Request,
@@ -178,7 +249,7 @@ impl<S: Summarizer> Compactor<S> {
 
     /// Whether a request with `facts` is over the trigger, where clearing is worth trying
     /// (never with a required reduction).
-    pub fn wants_clearing(&self, facts: &RequestFacts, options: PlanOptions) -> bool {
+    fn wants_clearing(&self, facts: &RequestFacts, options: PlanOptions) -> bool {
         let Some(budget) = options.input_token_budget else {
             return false;
         };
@@ -243,13 +314,36 @@ impl<S: Summarizer> Compactor<S> {
         apply::apply_with_facts(&self.summarizer, &self.file_tracking, input, plan, context).await
     }
 
-    /// Plans, then applies the plan.
+    /// Carries out what [`Compactor::decide`] decided: a clearing rewrites the results it
+    /// names (no summarizer call; the summary stays, the record says what the clearing freed
+    /// and [`Compaction::cleared`] what it cleared), a summary plan is [`Compactor::apply`]'d.
+    /// `None` is a no-op.
+    pub async fn apply_planned<'a>(
+        &self,
+        request: &Request<'a>,
+        planned: Option<&Planned>,
+        context: &S::Context,
+    ) -> Result<Compaction<'a>> {
+        match planned {
+            Some(Planned::Clear(clearing)) => Ok(Compaction {
+                summary: request.summary.to_owned(),
+                messages: Cow::Owned(clearing::clear_messages(request.messages, clearing)),
+                record: Some(clearing.record(request.summary)),
+                cleared: Some(clearing.clone()),
+            }),
+            Some(Planned::Summarize(plan)) => self.apply(request, Some(plan), context).await,
+            None => self.apply(request, None, context).await,
+        }
+    }
+
+    /// Decides ([`Compactor::decide`]: clear first when the policy is on), then carries it
+    /// out.
     pub async fn compact<'a>(
         &self,
         request: &Request<'a>,
         context: &S::Context,
     ) -> Result<Compaction<'a>> {
-        let plan = self.plan(request)?;
-        self.apply(request, plan.as_ref(), context).await
+        let planned = self.decide(request)?;
+        self.apply_planned(request, planned.as_ref(), context).await
     }
 }

@@ -152,7 +152,7 @@ proptest! {
                 let record = outcome.record.unwrap();
                 prop_assert!(record.estimate_after < record.estimate_before);
                 // The after-estimate is the estimate of the state a host would store.
-                let next = Request { summary: &outcome.summary, ..Request::new(outcome.messages) };
+                let next = Request { summary: &outcome.summary, ..Request::new(&outcome.messages) };
                 prop_assert_eq!(RequestFacts::of(&next).unwrap().total(), record.estimate_after);
             }
             Err(err) => prop_assert_eq!(err.code(), "no_reduction"),

@@ -15,10 +15,12 @@ use crate::hash::{HashMap, map_with_capacity};
 
 use serde_json::Value;
 
+use crate::apply::Record;
 use crate::error::Result;
 use crate::facts::{RequestFacts, estimator_failed};
+use crate::formats::{Edit, Edited, Format};
 use crate::message::{AssistantBlock, ContentBlock, Message};
-use crate::plan::{in_flight_start, keep_boundary};
+use crate::plan::{Plan, in_flight_start, keep_boundary};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
@@ -87,6 +89,40 @@ impl Clearing {
     /// The estimated tokens the rewrite frees.
     pub fn tokens_freed(&self) -> u64 {
         self.estimate_before.saturating_sub(self.estimate_after)
+    }
+
+    /// The record of this clearing of a request whose summary is `summary`: the summary
+    /// unchanged, nothing summarized (`first_kept_index` 0), the estimates before and after.
+    pub fn record(&self, summary: &str) -> Record {
+        Record {
+            summary: summary.to_owned(),
+            first_kept_index: 0,
+            estimate_before: self.estimate_before,
+            estimate_after: self.estimate_after,
+            usage: None,
+            trimmed: false,
+        }
+    }
+
+    /// This clearing as a summary plan that summarizes nothing (what a host that reads only
+    /// summary plans sees; a `ContextManager` reports it so), for a request with `facts`.
+    pub fn as_plan(&self, facts: &RequestFacts) -> Plan {
+        nothing_summarized(facts, self.estimate_after)
+    }
+}
+
+/// The plan of a rewrite of a request with `facts` that summarizes nothing (a clearing or a
+/// trim) and leaves an estimate of `estimate_after`.
+pub(crate) fn nothing_summarized(facts: &RequestFacts, estimate_after: u64) -> Plan {
+    Plan {
+        first_kept_index: 0,
+        first_kept_part: 0,
+        messages_to_summarize: 0..0,
+        turn_prefix_messages: 0..0,
+        split_turn: false,
+        estimate_before: facts.total(),
+        estimate_after_without_summary: estimate_after.saturating_sub(facts.summary),
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
     }
 }
 
@@ -395,6 +431,63 @@ pub fn clear_messages(messages: &[Message], clearing: &Clearing) -> Vec<Message>
         }
     }
     out
+}
+
+/// The host messages of `format` that `clearing` rewrites, rewritten (`len` messages, whose
+/// JSON text `text` gives for an index and the path that names it): index and new message, in
+/// index order. A message in which nothing changes is left out.
+pub fn rewrite_json(
+    format: Format,
+    clearing: &Clearing,
+    len: usize,
+    mut text: impl FnMut(usize, &str) -> Result<String>,
+) -> Result<Vec<(usize, Edited)>> {
+    let mut out = Vec::new();
+    for edit in clearing.edits(len) {
+        let path = format!("messages[{}]", edit.index);
+        let edits = Edit {
+            results: &edit.results,
+            arguments: &edit.arguments,
+        };
+        if let Some(edited) = format.edit_json(&text(edit.index, &path)?, &path, &edits)? {
+            out.push((edit.index, edited));
+        }
+    }
+    Ok(out)
+}
+
+/// What `planned` did once applied to the messages of a request with `facts` (host messages
+/// of `format`, `rewritten` by [`rewrite_json`]): the results and argument messages it names
+/// that were rewritten (a plan is trusted; what no longer matches a message is left out), and
+/// the estimate after from the rewritten messages, counted by `estimator`.
+pub fn done_json(
+    planned: Clearing,
+    format: Format,
+    facts: &RequestFacts,
+    rewritten: &[(usize, Edited)],
+    estimator: &dyn Estimator,
+) -> Result<Clearing> {
+    let done = |index: usize, done: &dyn Fn(&Edited) -> bool| {
+        rewritten.iter().any(|(i, m)| *i == index && done(m))
+    };
+    let results = planned.results.into_iter();
+    let results = results.filter(|r| done(r.index, &|m| m.results.contains(&r.tool_call_id)));
+    let arguments = planned.argument_messages.into_iter();
+    let arguments = arguments.filter(|&i| done(i, &|m| m.arguments));
+    let mut tokens = Vec::with_capacity(rewritten.len());
+    for (index, edited) in rewritten {
+        let path = format!("messages[{index}]");
+        tokens.push((
+            *index,
+            format.facts_json(&edited.text, &path, estimator)?.tokens,
+        ));
+    }
+    Ok(Clearing::of_rewrite(
+        facts,
+        results.collect(),
+        arguments.collect(),
+        &tokens,
+    ))
 }
 
 /// Whether a clearing alone brings the estimate to the trigger (`budget × trigger_ratio`) or

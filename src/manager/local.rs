@@ -5,9 +5,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use super::{Event, StateCompactor};
 use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
-use crate::compactor::Compactor;
+use crate::clearing::{self, Clearing, Found};
+use crate::compactor::{Compactor, Planned};
 use crate::error::Result;
-use crate::facts::RequestFacts;
+use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
 use crate::plan::Plan;
 use crate::request::{PlanOptions, Request};
@@ -40,6 +41,35 @@ pub struct Local<'a, S> {
     pub on_event: &'a dyn Fn(Event<'_>),
 }
 
+impl<S> Local<'_, S> {
+    /// The reports of `state` once its messages are rewritten into `messages` (a clearing):
+    /// the report its estimate was anchored to counts what the rewrite freed less (calibrated,
+    /// [`Report::rewritten`]), so that the next estimate sees the smaller request until an
+    /// answer reports it; the others are kept.
+    fn reports_after(
+        &self,
+        state: &OwnedState,
+        facts: &RequestFacts,
+        messages: &[Message],
+    ) -> Result<Vec<Report>> {
+        let Some(anchor) = facts.calibration.anchor else {
+            return Ok(state.reports.clone());
+        };
+        let raw = |messages: &[Message]| -> Result<u64> {
+            let mut sum = 0;
+            for (i, message) in messages.iter().take(anchor.messages).enumerate() {
+                let facts = MessageFacts::of(message, self.estimator)
+                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
+                sum += facts.tokens;
+            }
+            Ok(sum)
+        };
+        let rewritten = anchor.rewritten(raw(&state.messages)?, raw(messages)?, &facts.calibration);
+        let swap = |r: &Report| if *r == anchor { rewritten } else { *r };
+        Ok(state.reports.iter().map(swap).collect())
+    }
+}
+
 impl<S: Summarizer> StateCompactor for Local<'_, S> {
     type State = OwnedState;
     type Context = S::Context;
@@ -62,6 +92,37 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
 
     fn trigger_ratio(&self) -> f64 {
         self.compactor.trigger_ratio()
+    }
+
+    fn decide(
+        &self,
+        state: &OwnedState,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Planned>> {
+        let estimator = self.estimator;
+        let mut find = |policy: &clearing::ClearingPolicy| {
+            Found::of_messages(&state.messages, &policy.file_tracking, estimator)
+        };
+        let mut summarize = || self.compactor.plan_with_facts(facts, options);
+        let compactor = self.compactor;
+        compactor.decide_with(facts, options, estimator, &mut find, &mut summarize)
+    }
+
+    fn clear(
+        &self,
+        state: &OwnedState,
+        facts: &RequestFacts,
+        clearing: &Clearing,
+    ) -> Result<(OwnedState, Record)> {
+        let messages = clearing::clear_messages(&state.messages, clearing);
+        let reports = self.reports_after(state, facts, &messages)?;
+        let next = OwnedState {
+            messages,
+            reports,
+            ..state.clone()
+        };
+        Ok((next, clearing.record(&state.summary)))
     }
 
     fn apply<'a>(

@@ -9,6 +9,8 @@
 mod local;
 
 use crate::apply::Record;
+use crate::clearing::Clearing;
+use crate::compactor::Planned;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
@@ -76,6 +78,35 @@ pub trait StateCompactor {
     fn facts(&self, state: &Self::State) -> Result<RequestFacts>;
     /// Plans with the compactor's policy.
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>>;
+    /// What maintenance does with `state` over its threshold: with the compactor's clearing
+    /// policy on, clearing old tool results when that is enough, else the summary plan
+    /// ([`crate::Compactor::decide_with`]). The default only summarizes ([`Self::plan`]).
+    fn decide(
+        &self,
+        _state: &Self::State,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Planned>> {
+        Ok(self.plan(facts, options)?.map(Planned::Summarize))
+    }
+    /// Rewrites `state` with a `clearing` [`Self::decide`] gave: the new state (its summary
+    /// unchanged) and the record ([`Clearing::record`]). The default clears nothing: a
+    /// compactor whose `decide` never clears is never asked to.
+    fn clear(
+        &self,
+        _state: &Self::State,
+        _facts: &RequestFacts,
+        clearing: &Clearing,
+    ) -> Result<(Self::State, Record)> {
+        let _ = clearing;
+        Err(Error::invalid_request("this state cannot be cleared"))
+    }
+    /// Reports an event of a `clearing` of `state` (its start's `plan` is the clearing as a
+    /// plan that summarizes nothing, [`Clearing::as_plan`]); the default as any other event.
+    fn emit_clearing(&self, state: &Self::State, event: Event<'_>, clearing: &Clearing) {
+        let _ = clearing;
+        self.emit(state, event);
+    }
     /// The compactor's trigger ratio.
     fn trigger_ratio(&self) -> f64;
     /// Applies `plan` to `state`, returning the new state and its record.
@@ -134,6 +165,8 @@ pub struct MaintainOptions {
 pub enum Outcome {
     /// It compacted.
     Compacted,
+    /// It cleared old tool results (no summary).
+    Cleared,
     /// No positive context window is configured.
     Disabled,
     /// The estimate is not strictly above the threshold.
@@ -156,6 +189,7 @@ impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Compacted => "compacted",
+            Outcome::Cleared => "cleared",
             Outcome::Disabled => "disabled",
             Outcome::BelowThreshold => "belowThreshold",
             Outcome::Irreducible => "irreducible",
@@ -178,6 +212,8 @@ pub struct Maintained<S> {
     pub record: Option<Record>,
     /// The failure behind `EstimateFailed`, `PlanFailed` or `RewriteFailed`.
     pub error: Option<Error>,
+    /// What was cleared, when `outcome` is `Cleared`.
+    pub cleared: Option<Clearing>,
 }
 
 /// A run that got an answer.
@@ -245,9 +281,11 @@ impl ContextManager {
         )
     }
 
-    /// Proactive maintenance, before a prompt is sent or after a tool loop. Fails only when
-    /// the rewrite started and was cancelled; any other failure leaves the state unchanged and
-    /// is reported on the result.
+    /// Proactive maintenance, before a prompt is sent or after a tool loop: over the
+    /// threshold, what the compactor decides ([`StateCompactor::decide`]: clearing old tool
+    /// results first when its policy is on, else a summary). Fails only when the rewrite
+    /// started and was cancelled; any other failure leaves the state unchanged and is reported
+    /// on the result.
     pub async fn maintain<C: StateCompactor>(
         &self,
         compactor: &C,
@@ -261,6 +299,7 @@ impl ContextManager {
                 outcome,
                 record: None,
                 error,
+                cleared: None,
             })
         };
         let Some(budget) = self.input_budget(options) else {
@@ -281,17 +320,26 @@ impl ContextManager {
             input_token_budget: Some(budget),
             require_reduction: false,
         };
-        let plan = match compactor.plan(&facts, options) {
-            Ok(Some(plan)) => plan,
+        let (done, outcome, cleared) = match compactor.decide(&state, &facts, options) {
+            Ok(Some(Planned::Summarize(plan))) => {
+                let reason = Reason::Threshold;
+                let done = rewrite(compactor, &state, &facts, &plan, reason, context).await;
+                (done, Outcome::Compacted, None)
+            }
+            Ok(Some(Planned::Clear(clearing))) => {
+                let done = clear(compactor, &state, &facts, &clearing);
+                (done, Outcome::Cleared, Some(clearing))
+            }
             Ok(None) => return skip(state, Outcome::NothingToRemove, None),
             Err(error) => return skip(state, Outcome::PlanFailed, Some(error)),
         };
-        match rewrite(compactor, &state, &facts, &plan, Reason::Threshold, context).await {
+        match done {
             Ok((state, record)) => Ok(Maintained {
                 state,
-                outcome: Outcome::Compacted,
+                outcome,
                 record: Some(record),
                 error: None,
+                cleared,
             }),
             Err(error @ Error::Cancelled { .. }) => Err(error),
             Err(error) => skip(state, Outcome::RewriteFailed, Some(error)),
@@ -398,16 +446,7 @@ fn trimmed_with_events<C: StateCompactor>(
     facts: &RequestFacts,
     (next, record): (C::State, Record),
 ) -> (C::State, Record) {
-    let plan = Plan {
-        first_kept_index: 0,
-        first_kept_part: 0,
-        messages_to_summarize: 0..0,
-        turn_prefix_messages: 0..0,
-        split_turn: false,
-        estimate_before: facts.total(),
-        estimate_after_without_summary: record.estimate_after.saturating_sub(facts.summary),
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
-    };
+    let plan = crate::clearing::nothing_summarized(facts, record.estimate_after);
     let reason = Reason::Overflow;
     let estimate = facts.total();
     compactor.emit(
@@ -427,6 +466,36 @@ fn trimmed_with_events<C: StateCompactor>(
         },
     );
     (next, record)
+}
+
+/// A clearing between its start and end events (reason `Threshold`).
+fn clear<C: StateCompactor>(
+    compactor: &C,
+    state: &C::State,
+    facts: &RequestFacts,
+    clearing: &Clearing,
+) -> Result<(C::State, Record)> {
+    let reason = Reason::Threshold;
+    let plan = clearing.as_plan(facts);
+    let estimate = facts.total();
+    let start = Event::Start {
+        reason,
+        estimate,
+        plan: &plan,
+    };
+    compactor.emit_clearing(state, start, clearing);
+    let outcome = compactor.clear(state, facts, clearing);
+    let (record, error) = match &outcome {
+        Ok((_, record)) => (Some(record), None),
+        Err(error) => (None, Some(error)),
+    };
+    let end = Event::End {
+        reason,
+        record,
+        error,
+    };
+    compactor.emit_clearing(state, end, clearing);
+    outcome
 }
 
 /// One rewrite between its start and end events.

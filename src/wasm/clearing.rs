@@ -10,7 +10,7 @@ use super::{host, stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::{Edit, Format};
+use crate::formats::{Edited, Format};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
@@ -88,11 +88,11 @@ pub(crate) fn find(
 /// the one UIMessage a later request's kept suffix may start in; the newest output, calls in
 /// flight, `neverClear` tools and a provider's results stay protected.
 pub(crate) fn clearable(
-    engine: &super::engine::Engine,
+    policy: Option<&ClearingPolicy>,
     request: &JsRequest,
     facts: &RequestFacts,
 ) -> Result<JsValue> {
-    let Some(policy) = &engine.clearing else {
+    let Some(policy) = policy else {
         return Ok(Array::new().into());
     };
     let estimator = &request.estimator;
@@ -131,62 +131,32 @@ pub(crate) fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
         .collect()
 }
 
-/// A message a clearing rewrote.
-struct Rewritten {
-    index: usize,
-    /// The new object.
-    object: JsValue,
-    /// Its estimated tokens.
-    tokens: u64,
-    /// The ids of the results rewritten in it.
-    results: Vec<String>,
-    /// Whether the arguments of a call in it were cleared.
-    arguments: bool,
-}
+/// Messages a clearing rewrote: their new text, and the same as new objects.
+type Rewritten = (Vec<(usize, Edited)>, Vec<(usize, JsValue)>);
 
-/// The messages `clearing` rewrites, as new objects made from their JSON text (the caller's
-/// stay as they are), with their tokens when `estimator` is given; messages in which nothing
-/// changes are left out.
-fn rewrite(
-    messages: &Array,
-    format: Format,
-    estimator: Option<&dyn Estimator>,
-    clearing: &Clearing,
-) -> Result<Vec<Rewritten>> {
-    let mut out = Vec::new();
-    for edit in clearing.edits(messages.length() as usize) {
-        let path = format!("messages[{}]", edit.index);
-        let text = stringify::json_text(&messages.get(edit.index as u32), &path)?;
-        let edits = Edit {
-            results: &edit.results,
-            arguments: &edit.arguments,
-        };
-        let Some(edited) = format.edit_json(&text, &path, &edits)? else {
-            continue;
-        };
+/// The messages `clearing` rewrites ([`crate::clearing::rewrite_json`]), as new objects made
+/// from their JSON text (the caller's stay as they are); messages in which nothing changes are
+/// left out.
+fn rewrite(messages: &Array, format: Format, clearing: &Clearing) -> Result<Rewritten> {
+    let len = messages.length() as usize;
+    let text = |i: usize, path: &str| stringify::json_text(&messages.get(i as u32), path);
+    let edited = crate::clearing::rewrite_json(format, clearing, len, text)?;
+    let mut objects = Vec::with_capacity(edited.len());
+    for (index, message) in &edited {
         // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
-        let object = JSON::parse(&edited.text)
-            .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
-        out.push(Rewritten {
-            index: edit.index,
-            object,
-            tokens: match estimator {
-                Some(estimator) => format.facts_json(&edited.text, &path, estimator)?.tokens,
-                None => 0,
-            },
-            results: edited.results,
-            arguments: edited.arguments,
-        });
+        let object = JSON::parse(&message.text)
+            .map_err(|_| Error::invalid_request(format!("messages[{index}]: cannot rewrite")))?;
+        objects.push((*index, object));
     }
-    Ok(out)
+    Ok((edited, objects))
 }
 
 /// `messages` with the rewritten ones in place: new objects for those, the caller's own for
 /// the rest.
-fn with(messages: &Array, rewritten: &[Rewritten]) -> Array {
+fn with(messages: &Array, rewritten: &[(usize, JsValue)]) -> Array {
     let out = messages.slice(0, messages.length());
-    for message in rewritten {
-        out.set(message.index as u32, message.object.clone());
+    for (index, object) in rewritten {
+        out.set(*index as u32, object.clone());
     }
     out
 }
@@ -199,7 +169,7 @@ pub(crate) fn messages(request: &JsRequest, clearing: &Clearing) -> Result<Array
 
 /// `messages` (of `format`) with `clearing` applied, as [`messages`].
 pub(crate) fn rewritten(messages: &Array, format: Format, clearing: &Clearing) -> Result<Array> {
-    Ok(with(messages, &rewrite(messages, format, None, clearing)?))
+    Ok(with(messages, &rewrite(messages, format, clearing)?.1))
 }
 
 /// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
@@ -319,25 +289,10 @@ pub(crate) fn apply(
         estimate_before: 0,
         estimate_after: 0,
     };
-    let estimator = Some(&request.estimator as &dyn Estimator);
-    let rewritten = rewrite(&request.messages, request.format, estimator, &planned)?;
-    // What the plan names that is no longer in the messages is left out of the record.
-    let done = |index: usize, done: &dyn Fn(&Rewritten) -> bool| {
-        rewritten.iter().any(|m| m.index == index && done(m))
-    };
-    let results = planned
-        .results
-        .into_iter()
-        .filter(|r| done(r.index, &|m| m.results.contains(&r.tool_call_id)));
-    let arguments = planned.argument_messages.into_iter();
-    let arguments = arguments.filter(|&i| done(i, &|m| m.arguments));
-    let tokens: Vec<(usize, u64)> = rewritten.iter().map(|m| (m.index, m.tokens)).collect();
-    let cleared = Clearing::of_rewrite(facts, results.collect(), arguments.collect(), &tokens);
-    Ok(outcome(
-        request,
-        &cleared,
-        with(&request.messages, &rewritten),
-    ))
+    let (messages, format) = (&request.messages, request.format);
+    let (edited, objects) = rewrite(messages, format, &planned)?;
+    let done = crate::clearing::done_json(planned, format, facts, &edited, &request.estimator)?;
+    Ok(outcome(request, &done, with(messages, &objects)))
 }
 
 /// `{ summary, messages, record }` for a clearing whose messages are `messages`.

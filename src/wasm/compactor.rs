@@ -9,8 +9,9 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::engine::{Engine, Job, Planned};
+use super::engine::{self, Engine, Job};
 use super::{clearing, config, convert, error::to_js, sizer};
+use crate::compactor::Planned;
 use crate::error::Result;
 use crate::tail::FromTail;
 
@@ -32,13 +33,9 @@ impl JsCompactor {
     /// `new Compactor({ keepRecentTokens, triggerRatio, summarizer, cacheFacts })`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<JsCompactor, JsValue> {
-        let (core, cache, clearing) = config::read(&config).map_err(|e| to_js(&e))?;
+        let (core, cache) = config::read(&config).map_err(|e| to_js(&e))?;
         Ok(JsCompactor {
-            inner: Rc::new(Engine {
-                core,
-                cache,
-                clearing,
-            }),
+            inner: Rc::new(Engine { core, cache }),
         })
     }
 
@@ -50,13 +47,15 @@ impl JsCompactor {
             plan,
             unread_before,
         } = self.inner.preview(&request).map_err(|e| to_js(&e))?;
-        let cleared = self.inner.clearing_instead(&request, &facts);
-        if let Some(cleared) = cleared.map_err(|e| to_js(&e))? {
-            let messages = clearing::messages(&request, &cleared).map_err(|e| to_js(&e))?;
-            return Ok(clearing::plan_to_js(&facts, &cleared, Some(messages)));
-        }
-        let Some(plan) = plan else {
-            return Ok(JsValue::NULL);
+        let mut plan = plan;
+        let planned = self.inner.decide(&request, &facts, &mut || Ok(plan.take()));
+        let plan = match planned.map_err(|e| to_js(&e))? {
+            None => return Ok(JsValue::NULL),
+            Some(Planned::Summarize(plan)) => plan,
+            Some(Planned::Clear(cleared)) => {
+                let messages = clearing::messages(&request, &cleared).map_err(|e| to_js(&e))?;
+                return Ok(clearing::plan_to_js(&facts, &cleared, Some(messages)));
+            }
         };
         // Without a deferred sizing (which reads them later), the messages are not read again.
         let last_use = unread_before.is_none();
@@ -80,7 +79,7 @@ impl JsCompactor {
     pub fn clearable_results(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request).map_err(|e| to_js(&e))?;
         let facts = self.inner.facts(&request).map_err(|e| to_js(&e))?;
-        clearing::clearable(&self.inner, &request, &facts).map_err(|e| to_js(&e))
+        clearing::clearable(self.inner.core.clearing(), &request, &facts).map_err(|e| to_js(&e))
     }
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
@@ -92,16 +91,17 @@ impl JsCompactor {
         let planned = convert::body(&body).and_then(|bytes| {
             let request = convert::request_without_messages(&request)?;
             Ok(match self.inner.plan_body(&bytes, &request)? {
-                (spans, facts, Planned::Clear(cleared)) => {
+                (spans, facts, Some(Planned::Clear(cleared))) => {
                     let plan = clearing::plan_to_js(&facts, &cleared, None);
                     // The package's own object: setting a field runs no caller code.
                     let spans = convert::spans_to_js(&spans);
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
-                (spans, _, Planned::Summarize(plan)) => {
-                    plan.map(|plan| convert::bytes_plan_to_js(&plan, &spans, &bytes))
+                (spans, _, Some(Planned::Summarize(plan))) => {
+                    Some(convert::bytes_plan_to_js(&plan, &spans, &bytes))
                 }
+                (_, _, None) => None,
             })
         });
         Ok(planned.map_err(|e| to_js(&e))?.unwrap_or(JsValue::NULL))
@@ -137,11 +137,16 @@ impl JsCompactor {
     pub fn compact(&self, request: JsValue, options: JsValue) -> Promise {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
-            let (facts, plan) = self.inner.plan(&request)?;
-            if let Some(cleared) = self.inner.clearing_instead(&request, &facts)? {
-                let messages = clearing::messages(&request, &cleared)?;
-                return Ok(Err(clearing::outcome(&request, &cleared, messages)));
-            }
+            let facts = self.inner.facts(&request)?;
+            let mut summarize = || self.inner.summary_plan(&facts, engine::options(&request));
+            let plan = match self.inner.decide(&request, &facts, &mut summarize)? {
+                Some(Planned::Clear(cleared)) => {
+                    let messages = clearing::messages(&request, &cleared)?;
+                    return Ok(Err(clearing::outcome(&request, &cleared, messages)));
+                }
+                Some(Planned::Summarize(plan)) => Some(plan),
+                None => None,
+            };
             self.inner
                 .job_with_facts(request, facts, plan, signal)
                 .map(Ok)

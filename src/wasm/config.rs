@@ -10,17 +10,14 @@ use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::timer::JsSleeper;
-use crate::clearing::ClearingPolicy;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result, whole_number};
 use crate::generator::GeneratorSummarizer;
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
-/// The core compactor, whether the facts cache is on, and the clearing policy (`None`: off).
-pub(crate) fn read(
-    config: &JsValue,
-) -> Result<(Compactor<JsSummarizer>, bool, Option<ClearingPolicy>)> {
+/// The core compactor (with its clearing policy) and whether the facts cache is on.
+pub(crate) fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
     if !config.is_object() {
         return Err(invalid("config: expected an object"));
     }
@@ -50,8 +47,9 @@ pub(crate) fn read(
         core.trigger_ratio = ratio;
     }
     core.file_tracking = tracking.unwrap_or_default();
+    core.clearing = clearing;
     let compactor = Compactor::new(core)?;
-    Ok((compactor, cache, clearing))
+    Ok((compactor, cache))
 }
 
 fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {

@@ -19,13 +19,14 @@ use super::stringify;
 use super::walk;
 use super::{clearing, convert};
 use crate::anchor::Report;
+use crate::compactor::Planned;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::message::Role;
 use crate::parse;
-use crate::request::PlanOptions;
+use crate::plan::Plan;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -226,29 +227,36 @@ impl JsConversation {
 }
 
 impl JsConversation {
-    /// With the compactor's clearing on and the estimate over the trigger, the clear plan
-    /// object when clearing alone is enough (as `compactor.plan` gives it).
-    fn clear_plan(&self, fixed: &RequestFacts, options: PlanOptions) -> Result<Option<JsValue>> {
-        if self.engine.clearing.is_none() {
-            return Ok(None);
+    /// [`JsConversation::plan`]: what the compactor decides for this history (clear first,
+    /// else summarize), as a plan object or `null`.
+    fn plan_js(&mut self, options: &JsValue) -> Result<JsValue> {
+        let fixed = self.fixed(options)?.clone();
+        let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
+        let fixed = self.ledger.calibrate(&fixed, &reports);
+        let options = convert::plan_options(options, "options")?;
+        let (engine, ledger) = (&self.engine, &self.ledger);
+        let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
+        let summary_js = |plan: Option<Plan>| match plan {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &self.messages, ledger.facts()),
+        };
+        // Without clearing the ledger plans alone: no copy of every message's facts.
+        if engine.core.clearing().is_none() {
+            return summary_js(summarize()?);
         }
         let facts = RequestFacts {
-            messages: self.ledger.facts().to_vec(),
+            messages: ledger.facts().to_vec(),
             ..fixed.clone()
         };
         let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
-        let Some(cleared) = self
-            .engine
-            .clearing_of(messages, format, estimator, &facts, options)?
-        else {
-            return Ok(None);
-        };
-        let rewritten = clearing::rewritten(messages, format, &cleared)?;
-        Ok(Some(clearing::plan_to_js(
-            &facts,
-            &cleared,
-            Some(rewritten),
-        )))
+        match engine.decide_of(messages, format, estimator, &facts, options, &mut summarize)? {
+            Some(Planned::Clear(cleared)) => {
+                let rewritten = clearing::rewritten(messages, format, &cleared)?;
+                Ok(clearing::plan_to_js(&facts, &cleared, Some(rewritten)))
+            }
+            Some(Planned::Summarize(plan)) => summary_js(Some(plan)),
+            None => summary_js(None),
+        }
     }
 }
 
@@ -277,24 +285,7 @@ impl JsConversation {
     /// (calibrated to the usage they carry, as it is; with the compactor's clearing on, a
     /// clear plan when clearing alone is enough).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
-        let plan = (|| {
-            let fixed = self.fixed(&options)?.clone();
-            let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
-            let fixed = self.ledger.calibrate(&fixed, &reports);
-            let plan_options = convert::plan_options(&options, "options")?;
-            if let Some(cleared) = self.clear_plan(&fixed, plan_options)? {
-                return Ok(Err(cleared));
-            }
-            let core = &self.engine.core;
-            core.plan_with_ledger(&fixed, &self.ledger, plan_options)
-                .map(Ok)
-        })();
-        match plan.map_err(|e| to_js(&e))? {
-            Err(cleared) => Ok(cleared),
-            Ok(None) => Ok(JsValue::NULL),
-            Ok(Some(plan)) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
-                .map_err(|e| to_js(&e)),
-        }
+        self.plan_js(&options).map_err(|e| to_js(&e))
     }
 
     /// The messages appended so far, in order (the conversation's own array: do not change it).

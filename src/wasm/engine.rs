@@ -14,8 +14,8 @@ use super::js::AbortSignal;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
-use crate::clearing::{Clearing, ClearingPolicy, Finder};
-use crate::compactor::Compactor;
+use crate::clearing::{ClearingPolicy, Finder, Found};
+use crate::compactor::{Compactor, Planned};
 use crate::error::Result;
 use crate::facts::RequestFacts;
 use crate::formats::Format;
@@ -25,19 +25,10 @@ use crate::request::PlanOptions;
 use crate::tail::FromTail;
 use crate::token::Estimator;
 
-/// The core compactor, whether its facts cache is on, and its clearing policy (`None`: off).
+/// The core compactor (with its clearing policy) and whether its facts cache is on.
 pub(super) struct Engine {
     pub(super) core: Compactor<JsSummarizer>,
     pub(super) cache: bool,
-    pub(super) clearing: Option<ClearingPolicy>,
-}
-
-/// What a plan says to do.
-pub(super) enum Planned {
-    /// Clear old tool results (no summary).
-    Clear(Clearing),
-    /// Summarize (`None`: nothing to do).
-    Summarize(Option<Plan>),
 }
 
 /// Everything one apply needs, read synchronously before the first await.
@@ -81,9 +72,18 @@ impl Engine {
     /// (`convert::preview_to_js` reads them there).
     pub(super) fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
         let facts = self.facts(request)?;
-        let (keep, ratio) = (self.core.keep_recent_tokens(), self.core.trigger_ratio());
-        let plan = crate::plan::plan_without_tokens(&facts, options(request), keep, ratio)?;
+        let plan = self.summary_plan(&facts, options(request))?;
         Ok((facts, plan))
+    }
+
+    /// The summary plan of a request with `facts`, its `message_tokens` left empty.
+    pub(super) fn summary_plan(
+        &self,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Plan>> {
+        let (keep, ratio) = (self.core.keep_recent_tokens(), self.core.trigger_ratio());
+        crate::plan::plan_without_tokens(facts, options, keep, ratio)
     }
 
     /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
@@ -95,7 +95,9 @@ impl Engine {
             cache: self.cache,
         };
         match self.core.plan_tail(&history, options(request))? {
-            Some(planned) if self.clearing.is_none() || planned.plan.is_none() => Ok(planned),
+            Some(planned) if self.core.clearing().is_none() || planned.plan.is_none() => {
+                Ok(planned)
+            }
             _ => {
                 let (facts, plan) = self.plan(request)?;
                 Ok(FromTail {
@@ -107,98 +109,62 @@ impl Engine {
         }
     }
 
-    /// With clearing on and the estimate over the trigger: the clearing of old tool results,
-    /// when it alone brings the estimate to the trigger (then no summary is needed). A required
-    /// reduction always summarizes.
-    pub(super) fn clearing_instead(
+    /// What to do with `request` (facts `facts`): clear first, else the summary plan
+    /// `summarize` gives ([`Compactor::decide_with`]).
+    pub(super) fn decide(
         &self,
         request: &JsRequest,
         facts: &RequestFacts,
-    ) -> Result<Option<Clearing>> {
-        self.clearing_of(
-            &request.messages,
-            request.format,
-            &request.estimator,
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
+    ) -> Result<Option<Planned>> {
+        let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
+        self.decide_of(
+            messages,
+            format,
+            estimator,
             facts,
             options(request),
+            summarize,
         )
     }
 
-    /// [`Engine::clearing_instead`] for host `messages` of `format` whose facts are `facts`.
-    pub(super) fn clearing_of(
+    /// [`Engine::decide`] for host `messages` of `format` whose facts are `facts`.
+    pub(super) fn decide_of(
         &self,
         messages: &Array,
         format: Format,
         estimator: &dyn Estimator,
         facts: &RequestFacts,
         options: PlanOptions,
-    ) -> Result<Option<Clearing>> {
-        let Some(policy) = &self.clearing else {
-            return Ok(None);
+        summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
+    ) -> Result<Option<Planned>> {
+        let mut find = |policy: &ClearingPolicy| {
+            super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
         };
-        if !self.core.wants_clearing(facts, options) {
-            return Ok(None);
-        }
-        let found =
-            super::clearing::find(messages, &facts.messages, format, estimator, policy, false)?;
         self.core
-            .clearing_instead(&found, facts, options, policy, estimator)
+            .decide_with(facts, options, estimator, &mut find, summarize)
     }
 
-    /// Plans the messages of `body`; returns where each message is in it, and the plan: with
-    /// clearing on, a clearing when it alone is enough (as [`Engine::clearing_instead`]).
+    /// Plans the messages of `body`; returns where each message is in it, its facts, and what
+    /// to do ([`Engine::decide`]).
     pub(super) fn plan_body(
         &self,
         body: &[u8],
         request: &JsRequest,
-    ) -> Result<(Vec<Range<usize>>, RequestFacts, Planned)> {
+    ) -> Result<(Vec<Range<usize>>, RequestFacts, Option<Planned>)> {
         let read = crate::body::facts(body, request.format, &request.estimator)?;
         let mut facts = request.fixed_facts()?;
         facts.messages = read.messages;
         let reports = reported::body_reports(request, &facts, body, &read.spans)?;
         anchor::calibrate(&mut facts, &reports);
-        if let Some(cleared) = self.body_clearing(body, &read.spans, request, &facts)? {
-            return Ok((read.spans, facts, Planned::Clear(cleared)));
-        }
-        let plan = self.core.plan_with_facts(&facts, options(request))?;
-        Ok((read.spans, facts, Planned::Summarize(plan)))
-    }
-
-    /// [`Engine::clearing_instead`] for the messages of `body` (at `spans`).
-    fn body_clearing(
-        &self,
-        body: &[u8],
-        spans: &[Range<usize>],
-        request: &JsRequest,
-        facts: &RequestFacts,
-    ) -> Result<Option<Clearing>> {
-        let Some(policy) = &self.clearing else {
-            return Ok(None);
-        };
-        if !self.core.wants_clearing(facts, options(request)) {
-            return Ok(None);
-        }
-        let estimator = &request.estimator;
-        let mut finder = Finder::new(
-            estimator,
-            &policy.file_tracking,
-            false,
-            policy.clear_arguments,
-        );
-        for i in super::clearing::indices(&facts.messages, false) {
-            let i = i as usize;
-            let text = spans
-                .get(i)
-                .and_then(|span| body.get(span.clone()))
-                .and_then(|bytes| std::str::from_utf8(bytes).ok())
-                .ok_or_else(|| {
-                    crate::error::Error::invalid_request(format!("messages[{i}]: not UTF-8"))
-                })?;
-            finder.read_json(request.format, i, text)?;
-        }
-        let found = finder.finish()?;
-        self.core
-            .clearing_instead(&found, facts, options(request), policy, estimator)
+        let spans = read.spans;
+        let (estimator, options) = (&request.estimator, options(request));
+        let mut find = |policy: &ClearingPolicy| body_found(body, &spans, request, &facts, policy);
+        let mut summarize = || self.core.plan_with_facts(&facts, options);
+        let planned =
+            self.core
+                .decide_with(&facts, options, estimator, &mut find, &mut summarize)?;
+        Ok((spans, facts, planned))
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.
@@ -320,6 +286,30 @@ impl Engine {
             }
         })
     }
+}
+
+/// The tool results and calls of the messages of `body` (at `spans`) that hold any.
+fn body_found(
+    body: &[u8],
+    spans: &[Range<usize>],
+    request: &JsRequest,
+    facts: &RequestFacts,
+    policy: &ClearingPolicy,
+) -> Result<Found> {
+    let (tracking, estimator) = (&policy.file_tracking, &request.estimator);
+    let mut finder = Finder::new(estimator, tracking, false, policy.clear_arguments);
+    for i in super::clearing::indices(&facts.messages, false) {
+        let i = i as usize;
+        let text = spans
+            .get(i)
+            .and_then(|span| body.get(span.clone()))
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .ok_or_else(|| {
+                crate::error::Error::invalid_request(format!("messages[{i}]: not UTF-8"))
+            })?;
+        finder.read_json(request.format, i, text)?;
+    }
+    finder.finish()
 }
 
 /// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if

@@ -20,10 +20,12 @@ use super::reported::{self, Learned};
 use super::{cache, clearing};
 use crate::anchor::Report;
 use crate::apply::Record;
+use crate::clearing::Clearing;
+use crate::compactor::Planned;
 use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Event, MaintainOptions, ManagerConfig, Reason, RunFailure, StateCompactor,
+    ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
 };
 use crate::overflow::is_context_overflow;
 use crate::plan::Plan;
@@ -63,25 +65,17 @@ impl JsContextManager {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
-        // With the compactor's clearing on, clearing old tool results comes first.
-        if let Some(cleared) = compactor.clear_first(&core, &state, maintain) {
-            return Promise::resolve(&cleared);
-        }
         future_to_promise(async move {
             let done = core
                 .maintain(&*compactor, state, maintain, &signal)
                 .await
                 .map_err(|e| to_js(&e))?;
+            let record = done.record.as_ref();
             let mut fields = vec![
                 ("state", done.state),
                 ("compacted", (done.record.is_some()).into()),
                 ("reason", done.outcome.as_str().into()),
-                (
-                    "record",
-                    done.record
-                        .as_ref()
-                        .map_or(JsValue::NULL, convert::record_to_js),
-                ),
+                ("record", record_to_js(record, done.cleared.as_ref())),
             ];
             if let Some(error) = &done.error {
                 fields.push(("error", to_js(error)));
@@ -233,6 +227,15 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
     Ok((send, is_overflow, convert::signal(options)?))
 }
 
+/// A record as JavaScript: of a clearing, the clear record of `cleared`.
+fn record_to_js(record: Option<&Record>, cleared: Option<&Clearing>) -> JsValue {
+    match (record, cleared) {
+        (None, _) => JsValue::NULL,
+        (Some(record), Some(cleared)) => clearing::record(&record.summary, cleared),
+        (Some(record), None) => convert::record_to_js(record),
+    }
+}
+
 fn records(records: &[Record]) -> JsValue {
     records
         .iter()
@@ -342,6 +345,22 @@ impl JsStateCompactor {
         }
     }
 
+    /// `copy`, a copy of a state whose request is `request` (facts `facts`), with the messages
+    /// `clearing` (or a trim) rewrites, and the record; learns what the rewritten request
+    /// would cost ([`JsStateCompactor::learn_rewrite`]).
+    fn rewritten(
+        &self,
+        copy: Object,
+        request: &convert::JsRequest,
+        facts: &RequestFacts,
+        clearing: &Clearing,
+    ) -> Result<(JsValue, Record)> {
+        let messages = clearing::messages(request, clearing)?;
+        let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.learn_rewrite(request, facts, &copy);
+        Ok((copy.into(), clearing.record(&request.summary)))
+    }
+
     /// The request of a state copy: the manager's estimator, no budget options.
     fn request_of(&self, copy: &Object) -> Result<convert::JsRequest> {
         // Another plain object of the package's own: assigning it reads no caller getters.
@@ -351,49 +370,6 @@ impl JsStateCompactor {
             let _ = Reflect::delete_property(&request, &key.into());
         }
         convert::request(&request)
-    }
-
-    /// Maintenance by clearing old tool results, when the compactor's clearing is on, the
-    /// estimate is over the threshold and clearing alone brings it to the threshold: the
-    /// maintain result `{ state, compacted: true, reason: "cleared", record }`, after a
-    /// `compactionStart` (its plan the clear plan) and a `compactionEnd` event. `None` (and no
-    /// events) otherwise, or when anything fails: then maintenance goes on as without clearing.
-    fn clear_first(
-        &self,
-        manager: &ContextManager,
-        state: &JsValue,
-        options: MaintainOptions,
-    ) -> Option<JsValue> {
-        self.engine.clearing.as_ref()?;
-        let budget = manager.input_budget(options)?;
-        let copy = Self::copy(state).ok()?;
-        let mut request = self.request_of(&copy).ok()?;
-        request.input_token_budget = Some(budget);
-        let facts = self.facts(state).ok()?;
-        let cleared = self.engine.clearing_instead(&request, &facts).ok()??;
-        let messages = clearing::messages(&request, &cleared).ok()?;
-        let plan = clearing::plan_to_js(&facts, &cleared, Some(messages.clone()));
-        let record = clearing::record(&request.summary, &cleared);
-        let reason = Reason::Threshold.as_str();
-        self.emit_value(&object(&[
-            ("type", "compactionStart".into()),
-            ("reason", reason.into()),
-            ("estimate", (cleared.estimate_before as f64).into()),
-            ("plan", plan),
-        ]));
-        let _ = Reflect::set(&copy, &"messages".into(), &messages);
-        self.learn_rewrite(&request, &facts, &copy);
-        self.emit_value(&object(&[
-            ("type", "compactionEnd".into()),
-            ("reason", reason.into()),
-            ("record", record.clone()),
-        ]));
-        Some(object(&[
-            ("state", copy.into()),
-            ("compacted", true.into()),
-            ("reason", "cleared".into()),
-            ("record", record),
-        ]))
     }
 
     /// Calls the listener with `value`.
@@ -408,25 +384,30 @@ impl JsStateCompactor {
         }
     }
 
-    fn event(&self, event: Event<'_>, state: &JsValue) -> JsValue {
+    /// The listener's value for `event` about `state`; of a clearing, its plan and record are
+    /// those of `cleared` (as `compactor.plan` and `apply` give them).
+    fn event(&self, event: Event<'_>, state: &JsValue, cleared: Option<&Clearing>) -> JsValue {
         match event {
             Event::Start {
                 reason,
                 estimate,
                 plan,
             } => {
-                let messages = self.request(state).map(|r| r.messages).unwrap_or_default();
+                let request = self.request(state);
                 // Cached: the facts were just computed for this state.
                 let facts = self.facts(state).unwrap_or_default();
+                let plan = request.and_then(|request| match cleared {
+                    Some(cleared) => {
+                        let messages = clearing::messages(&request, cleared)?;
+                        Ok(clearing::plan_to_js(&facts, cleared, Some(messages)))
+                    }
+                    None => convert::plan_to_js(plan, &request.messages, &facts.messages),
+                });
                 object(&[
                     ("type", "compactionStart".into()),
                     ("reason", reason.as_str().into()),
                     ("estimate", (estimate as f64).into()),
-                    (
-                        "plan",
-                        convert::plan_to_js(plan, &messages, &facts.messages)
-                            .unwrap_or(JsValue::NULL),
-                    ),
+                    ("plan", plan.unwrap_or(JsValue::NULL)),
                 ])
             }
             Event::End {
@@ -437,10 +418,7 @@ impl JsStateCompactor {
                 let mut fields = vec![
                     ("type", "compactionEnd".into()),
                     ("reason", reason.as_str().into()),
-                    (
-                        "record",
-                        record.map_or(JsValue::NULL, convert::record_to_js),
-                    ),
+                    ("record", record_to_js(record, cleared)),
                 ];
                 if let Some(error) = error {
                     fields.push(("error", to_js(error)));
@@ -468,6 +446,37 @@ impl StateCompactor for JsStateCompactor {
 
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
         self.engine.core.plan_with_facts(facts, options)
+    }
+
+    fn decide(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        options: PlanOptions,
+    ) -> Result<Option<Planned>> {
+        let request = self.request(state)?;
+        let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
+        let mut summarize = || self.plan(facts, options);
+        self.engine
+            .decide_of(messages, format, estimator, facts, options, &mut summarize)
+    }
+
+    fn clear(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        cleared: &Clearing,
+    ) -> Result<(JsValue, Record)> {
+        let copy = Self::copy(state)?;
+        let request = self.request_of(&copy)?;
+        self.rewritten(copy, &request, facts, cleared)
+    }
+
+    fn emit_clearing(&self, state: &JsValue, event: Event<'_>, cleared: &Clearing) {
+        // Without a listener the event is not even built.
+        if self.on_event.is_some() {
+            self.emit_value(&self.event(event, state, Some(cleared)));
+        }
     }
 
     fn trigger_ratio(&self) -> f64 {
@@ -510,7 +519,7 @@ impl StateCompactor for JsStateCompactor {
         budget: u64,
     ) -> Result<Option<(JsValue, Record)>> {
         // Part of the clearing step: off with it, a compaction never rewrites a message.
-        let Some(policy) = &self.engine.clearing else {
+        let Some(policy) = self.engine.core.clearing() else {
             return Ok(None);
         };
         let copy = Self::copy(state)?;
@@ -527,18 +536,9 @@ impl StateCompactor for JsStateCompactor {
         let Some(trimmed) = crate::clearing::trim(&found, facts, budget, estimator)? else {
             return Ok(None);
         };
-        let messages = clearing::messages(&request, &trimmed)?;
-        let _ = Reflect::set(&copy, &"messages".into(), &messages);
-        self.learn_rewrite(&request, facts, &copy);
-        let record = Record {
-            summary: request.summary.clone(),
-            first_kept_index: 0,
-            estimate_before: trimmed.estimate_before,
-            estimate_after: trimmed.estimate_after,
-            usage: None,
-            trimmed: true,
-        };
-        Ok(Some((copy.into(), record)))
+        let (next, record) = self.rewritten(copy, &request, facts, &trimmed)?;
+        let trimmed = true;
+        Ok(Some((next, Record { trimmed, ..record })))
     }
 
     fn emit(&self, state: &JsValue, event: Event<'_>) {
@@ -546,7 +546,7 @@ impl StateCompactor for JsStateCompactor {
         if self.on_event.is_none() {
             return;
         }
-        self.emit_value(&self.event(event, state));
+        self.emit_value(&self.event(event, state, None));
     }
 }
 

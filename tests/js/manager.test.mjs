@@ -204,3 +204,25 @@ test("a rewrite committed before cancellation stays in the state the error carri
   assert.ok(error.state.summary.startsWith("SUMMARY"));
   assert.ok(error.state.messages.length < state.messages.length);
 });
+
+test("maintenance reports a clearing that fails instead of summarizing", async () => {
+  const { readTurns } = await import("./helpers.mjs");
+  const calls = [];
+  const summarizer = { summarize: async () => (calls.push("summarize"), "S") };
+  const compactor = new Compactor({ keepRecentTokens: 0, clearing: { protectRecentTokens: 0 }, summarizer });
+  // Counting the placeholder fails: clearing cannot be planned.
+  const heuristic = (text) => Math.ceil(text.length / 4);
+  const estimator = { countTokens: (text) => (text.startsWith("[Tool result cleared") ? (() => { throw new Error("no placeholders"); })() : heuristic(text)) };
+  const events = [];
+  const manager = new ContextManager({ compactor, contextWindowTokens: 2000 + 16_384, estimator, onEvent: (e) => events.push(e) });
+  const state = { summary: "", messages: [...readTurns(), say("all good")] };
+  const done = await manager.maintain(state);
+  assert.equal(done.reason, "planFailed");
+  assert.equal(done.compacted, false);
+  assert.equal(done.error.code, "invalid_request");
+  assert.equal(done.state, state);
+  assert.deepEqual([calls, events], [[], []]);
+  // With a working estimator the same maintenance clears.
+  const working = new ContextManager({ compactor, contextWindowTokens: 2000 + 16_384, estimator: { countTokens: heuristic } });
+  assert.equal((await working.maintain(state)).reason, "cleared");
+});
