@@ -57,6 +57,9 @@ pub struct SummarizeRequest<'a> {
     pub messages: &'a [Message],
     /// The beginning of a split turn (empty when the cut is at a turn start).
     pub turn_prefix_messages: &'a [Message],
+    /// The estimate of the turn prefix as the plan counts it ([`crate::Plan::turn_prefix_tokens`]):
+    /// the generator summarizer quotes a small prefix instead of summarizing it.
+    pub turn_prefix_tokens: u64,
 }
 
 /// A summarizer's answer, before the library's post-processing.

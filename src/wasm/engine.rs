@@ -267,18 +267,26 @@ impl Engine {
         // Records written as the messages are read: no units are built.
         let history = summarized_records(messages, plan, h, 0, request.format)?;
         let (p, part) = prefix_range(plan);
-        let prefix = summarized_records(messages, plan, p, part, request.format)?;
-        let prompts: Array = crate::generator::prompts(&request.summary, history, prefix)
-            .into_iter()
-            .map(|(purpose, prompt)| {
-                let system = generator.request(purpose, String::new()).system_prompt;
-                convert::object(&[
-                    ("purpose", purpose.as_str().into()),
-                    ("systemPrompt", system.into()),
-                    ("prompt", convert::long_string(&prompt)),
-                ])
-            })
-            .collect();
+        let mut prefix = summarized_records(messages, plan, p, part, request.format)?;
+        if prefix.is_some() {
+            let tokens = plan.turn_prefix_tokens(&self.facts(request)?.messages);
+            if generator.quotes_turn_prefix(history.is_some(), tokens) {
+                // Quoted in the summary: no call.
+                prefix = None;
+            }
+        }
+        let prompts: Array =
+            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref())
+                .into_iter()
+                .map(|(purpose, prompt)| {
+                    let system = generator.request(purpose, String::new()).system_prompt;
+                    convert::object(&[
+                        ("purpose", purpose.as_str().into()),
+                        ("systemPrompt", system.into()),
+                        ("prompt", convert::long_string(&prompt)),
+                    ])
+                })
+                .collect();
         Ok(prompts.into())
     }
 
