@@ -16,7 +16,7 @@ const invalid = (message) => new CompactionError("invalid_config", `invalid conf
  */
 export function aiSdkSummarizer(options) {
   if (options === null || typeof options !== "object") throw invalid("aiSdkSummarizer needs { model, generateText }");
-  const { model, generateText, maxOutputTokens, systemPrompt, retry, ...settings } = options;
+  const { model, generateText, maxOutputTokens, systemPrompt, retry, quoteTurnPrefixTokens, ...settings } = options;
   if (typeof generateText !== "function") throw invalid('aiSdkSummarizer: generateText must be the function from "ai"');
   if (model === null || (typeof model !== "object" && typeof model !== "string")) {
     throw invalid("aiSdkSummarizer: model must be a language model or a model id string");
@@ -33,6 +33,7 @@ export function aiSdkSummarizer(options) {
   if (maxOutputTokens !== undefined) config.maxOutputTokens = maxOutputTokens;
   if (systemPrompt !== undefined) config.systemPrompt = systemPrompt;
   if (retry !== undefined) config.retry = retry;
+  if (quoteTurnPrefixTokens !== undefined) config.quoteTurnPrefixTokens = quoteTurnPrefixTokens;
   return config;
 }
 

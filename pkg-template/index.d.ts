@@ -471,6 +471,12 @@ export interface GeneratorSummarizerConfig {
   maxOutputTokens?: number;
   systemPrompt?: string;
   retry?: { delaysMs?: readonly number[] };
+  /**
+   * A split turn's prefix estimated at most this many tokens is quoted in the summary instead of
+   * summarized by a second call, when a history is summarized beside it. Whole number ≥ 0,
+   * default 1,000; 0 always summarizes it.
+   */
+  quoteTurnPrefixTokens?: number | null;
   summarize?: never;
 }
 
