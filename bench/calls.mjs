@@ -29,7 +29,7 @@ const WINDOWS = [
 
 /** Replays `messages`, compacting before each message `isRequest` picks; the tally of calls. */
 async function replay(format, messages, isRequest, size, quoteTurnPrefixTokens) {
-  const tally = { compactions: 0, splitTurns: 0, history: 0, turnPrefix: 0 };
+  const tally = { compactions: 0, splitTurns: 0, history: 0, turnPrefix: 0, prefixes: [] };
   const generate = async ({ purpose }) => (tally[purpose]++, summaryText);
   const compactor = new Compactor({
     keepRecentTokens: size.keepRecentTokens,
@@ -43,7 +43,14 @@ async function replay(format, messages, isRequest, size, quoteTurnPrefixTokens) 
       if (plan) {
         const out = await compactor.apply(request, plan);
         tally.compactions++;
-        if (plan.splitTurn) tally.splitTurns++;
+        if (plan.splitTurn) {
+          tally.splitTurns++;
+          // The prefix's whole messages (a UIMessage cut between steps is left out).
+          const start = plan.messagesToSummarize.length;
+          const whole = plan.turnPrefixMessages.length - (plan.firstKeptPart > 0 ? 1 : 0);
+          const tokens = plan.messageTokens.slice(start, start + whole).reduce((a, b) => a + b, 0);
+          tally.prefixes.push(plan.firstKeptPart > 0 ? `${tokens}+` : tokens);
+        }
         state = { summary: out.summary, messages: out.messages };
       }
     }
@@ -60,6 +67,7 @@ const histories = [
 console.log(`${canonical.length} canonical messages (${ui.length} UIMessages): the session three times`);
 console.log("| history | window | prefixes | compactions (split turns) | generate calls | calls per compaction |");
 console.log("|---|---|---|---:|---:|---:|");
+const sizes = [];
 for (const [name, format, messages, isRequest] of histories) {
   for (const size of WINDOWS) {
     for (const [label, limit] of [["always summarized (0)", 0], ["quoted up to 1,000", 1_000]]) {
@@ -67,6 +75,9 @@ for (const [name, format, messages, isRequest] of histories) {
       const calls = t.history + t.turnPrefix;
       const per = t.compactions ? (calls / t.compactions).toFixed(2) : "–";
       console.log(`| ${name} | ${size.name} | ${label} | ${t.compactions} (${t.splitTurns}) | ${calls} (${t.turnPrefix} turnPrefix) | ${per} |`);
+      if (limit === 0) sizes.push(`${name}, ${size.name}: ${t.prefixes.sort((a, b) => parseInt(a) - parseInt(b)).join(", ")}`);
     }
   }
 }
+console.log("\nEstimated tokens of the split turns' prefixes, sorted (n+: n in whole messages, plus the steps before a cut inside a UIMessage):");
+for (const line of sizes) console.log(`- ${line}`);
