@@ -4,7 +4,6 @@ mod common;
 
 use common::*;
 use context_compaction::*;
-use serde_json::json;
 
 const QUOTE_LEAD: &str =
     "Quoted from the start of the current turn (the rest of it follows this summary):";
