@@ -499,7 +499,10 @@ export interface CompactorConfig {
   /** > 0, default 1.0, may exceed 1. */
   triggerRatio?: number | null;
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
-  /** Cache per-message facts by object identity (messages must not be mutated). Default true. */
+  /**
+   * Cache per-message facts by object identity. Default true. The last message is never cached
+   * (you may stream into it); a message with others after it must not change in place.
+   */
   cacheFacts?: boolean;
   /** Which tool calls the summary's file lists come from. */
   fileTracking?: {
