@@ -113,7 +113,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
         previous_summary: input.summary,
         messages: input.history,
         turn_prefix_messages: input.turn_prefix,
-        turn_prefix_tokens: plan.turn_prefix_tokens(&input.facts.messages),
+        estimator: input.estimator,
     };
     let answer = catch_panics(summarizer.summarize(asked, context)).await?;
 

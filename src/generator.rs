@@ -3,12 +3,14 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::facts::{estimator_failed, message_tokens};
 use crate::message::{Message, ToolDefinition};
 use crate::prompt;
 use crate::records;
 use crate::retry::{FailureKind, GenerateError, RetryPolicy, Sleeper};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText, Usage};
 use crate::summary::{self, TURN_CONTEXT_HEADING};
+use crate::token::Estimator;
 
 /// Which summary a generate call is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,37 +146,64 @@ where
         }
     }
 
-    /// Whether a turn prefix estimated at `prefix_tokens` is quoted rather than summarized:
-    /// only beside a history summary (quoting then saves the second call; a prefix alone is all
-    /// a compaction summarizes, so it is summarized), and only up to `quote_turn_prefix_tokens`.
-    /// The estimate counts tool calls and results whole, so a prefix holding a long tool result
-    /// is not small, though its records would truncate it.
-    pub fn quotes_turn_prefix(&self, has_history: bool, prefix_tokens: u64) -> bool {
-        has_history
-            && self.quote_turn_prefix_tokens > 0
-            && prefix_tokens <= self.quote_turn_prefix_tokens
+    /// Whether a turn prefix may be quoted at all: beside a history summary, with quoting on.
+    pub fn may_quote_turn_prefix(&self, has_history: bool) -> bool {
+        has_history && self.quote_turn_prefix_tokens > 0
+    }
+
+    /// Whether the turn prefix `prefix` (its units) is quoted rather than summarized: only
+    /// beside a history summary (quoting then saves the second call; a prefix alone is all a
+    /// compaction summarizes, so it is summarized), and only when its local estimate by
+    /// `estimator` (framing included, as the facts count it, before any calibration) is at
+    /// most `quote_turn_prefix_tokens`. Tool calls and results count whole, so a prefix holding
+    /// a long tool result is not small, though its records would truncate it. Counting stops
+    /// past the limit.
+    pub fn quotes_turn_prefix(
+        &self,
+        has_history: bool,
+        prefix: &[Message],
+        estimator: &dyn Estimator,
+    ) -> Result<bool> {
+        let limit = self.quote_turn_prefix_tokens;
+        if !self.may_quote_turn_prefix(has_history) || prefix.is_empty() {
+            return Ok(false);
+        }
+        let mut tokens = 0;
+        for unit in prefix {
+            tokens += message_tokens(unit, estimator)
+                .map_err(|e| estimator_failed("turnPrefixMessages", e))?;
+            if tokens > limit {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
     /// none for a quoted prefix).
-    pub fn prompts(&self, request: &SummarizeRequest) -> Vec<(Purpose, String)> {
-        let (history, prefix) = self.records(request);
-        prompts(request.previous_summary, history.as_deref(), prefix.asked())
+    pub fn prompts(&self, request: &SummarizeRequest) -> Result<Vec<(Purpose, String)>> {
+        let (history, prefix) = self.records(request)?;
+        Ok(prompts(
+            request.previous_summary,
+            history.as_deref(),
+            prefix.asked(),
+        ))
     }
 
     /// The records of the request's history (`None` when it has no messages) and turn prefix.
-    fn records(&self, request: &SummarizeRequest) -> (Option<String>, Prefix) {
+    fn records(&self, request: &SummarizeRequest) -> Result<(Option<String>, Prefix)> {
         let records =
             |messages: &[Message]| (!messages.is_empty()).then(|| records::serialize(messages));
         let history = records(request.messages);
-        let prefix = match records(request.turn_prefix_messages) {
+        let units = request.turn_prefix_messages;
+        let prefix = match records(units) {
             None => Prefix::None,
-            Some(r) if self.quotes_turn_prefix(history.is_some(), request.turn_prefix_tokens) => {
+            Some(r) if self.quotes_turn_prefix(history.is_some(), units, request.estimator)? => {
                 Prefix::Quoted(r)
             }
             Some(r) => Prefix::Summarized(r),
         };
-        (history, prefix)
+        Ok((history, prefix))
     }
 
     async fn call(
@@ -206,7 +235,7 @@ where
         request: SummarizeRequest<'_>,
         context: &G::Context,
     ) -> Result<SummaryText> {
-        let (history_records, prefix_records) = self.records(&request);
+        let (history_records, prefix_records) = self.records(&request)?;
         let asked = prompts(
             request.previous_summary,
             history_records.as_deref(),

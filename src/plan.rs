@@ -104,26 +104,6 @@ impl Plan {
         Err(self.part_error())
     }
 
-    /// The estimate of the turn prefix this plan summarizes, as `facts` count it: its whole
-    /// messages (pinned system messages are kept, not summarized) and, when the cut falls
-    /// inside message `first_kept_index`, the parts of it before the cut.
-    pub fn turn_prefix_tokens(&self, facts: &[MessageFacts]) -> u64 {
-        let whole: u64 = facts
-            .get(self.turn_prefix_messages.clone())
-            .unwrap_or(&[])
-            .iter()
-            .filter(|f| f.role != Role::System)
-            .map(|f| f.tokens)
-            .sum();
-        let partial = match self.first_kept_part {
-            0 => 0,
-            part => facts
-                .get(self.first_kept_index)
-                .map_or(0, |f| f.tokens.saturating_sub(f.tokens_from(part))),
-        };
-        whole + partial
-    }
-
     /// The error for a `first_kept_part` that starts no step of its message.
     pub(crate) fn part_error(&self) -> Error {
         let (kept, part) = (self.first_kept_index, self.first_kept_part);

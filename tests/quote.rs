@@ -45,7 +45,7 @@ fn answers() -> Script {
     Script::new(vec![Answer::Text("HISTORY"), Answer::Text("PREFIX")])
 }
 
-/// The estimate of the turn prefix the compaction of `messages` summarizes.
+/// The local estimate of the turn prefix the compaction of `messages` summarizes.
 fn prefix_tokens(messages: &[Message]) -> u64 {
     let request = Request {
         input_token_budget: Some(0),
@@ -58,7 +58,11 @@ fn prefix_tokens(messages: &[Message]) -> u64 {
     .unwrap();
     let plan = compactor.plan(&request).unwrap().unwrap();
     assert!(plan.split_turn);
-    plan.turn_prefix_tokens(&RequestFacts::of(&request).unwrap().messages)
+    let facts = RequestFacts::of(&request).unwrap();
+    facts.messages[plan.turn_prefix_messages]
+        .iter()
+        .map(|f| f.tokens)
+        .sum()
 }
 
 #[test]
@@ -170,63 +174,62 @@ fn a_prefix_with_no_history_beside_it_is_summarized_however_small() {
 #[test]
 fn prompts_leave_out_a_quoted_prefix() {
     let (script, clock) = (answers(), FakeClock::default());
-    let summarizer = generator(&script, &clock);
     let history = [user("first"), say("ok")];
     let prefix = [user("second")];
-    let request = |turn_prefix_tokens| SummarizeRequest {
+    let request = SummarizeRequest {
         previous_summary: "",
         messages: &history,
         turn_prefix_messages: &prefix,
-        turn_prefix_tokens,
+        estimator: &Heuristic::new(),
     };
-    let purposes = |tokens| {
-        summarizer
-            .prompts(&request(tokens))
+    let tokens = prefix_tokens(&split_turn("second", vec![]));
+    let purposes = |limit| {
+        let summarizer = GeneratorSummarizer {
+            quote_turn_prefix_tokens: limit,
+            ..generator(&script, &clock)
+        };
+        let prompts = summarizer.prompts(&request).unwrap();
+        prompts
             .into_iter()
             .map(|(purpose, _)| purpose)
             .collect::<Vec<_>>()
     };
-    assert_eq!(purposes(1_000), vec![Purpose::History]);
-    assert_eq!(purposes(1_001), vec![Purpose::History, Purpose::TurnPrefix]);
+    assert_eq!(purposes(tokens), vec![Purpose::History]);
+    assert_eq!(
+        purposes(tokens - 1),
+        vec![Purpose::History, Purpose::TurnPrefix]
+    );
 }
 
 #[test]
-fn the_prefix_estimate_counts_the_parts_of_a_message_cut_inside() {
-    let facts = |tokens, steps: Vec<Step>| MessageFacts {
-        tokens,
-        steps: steps.into(),
-        ..MessageFacts::default()
+fn an_estimator_failing_on_the_prefix_fails_the_compaction_naming_it() {
+    let (script, clock) = (answers(), FakeClock::default());
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: 1,
+        ..CompactorConfig::new(generator(&script, &clock))
+    })
+    .unwrap();
+    let messages = split_turn("second", read_call());
+    let request = Request {
+        input_token_budget: Some(0),
+        ..Request::new(&messages)
     };
-    let step = |part, tokens| Step {
-        part,
-        tokens,
-        calls: 0,
-        results: 0,
+    let plan = compactor.plan(&request).unwrap().unwrap();
+    let facts = RequestFacts::of(&request).unwrap();
+    let input = ApplyInput {
+        facts: &facts,
+        summary: "",
+        history: &messages[plan.messages_to_summarize.clone()],
+        turn_prefix: &messages[plan.turn_prefix_messages.clone()],
+        require_reduction: false,
+        estimator: &BrokenEstimator,
     };
-    let system = MessageFacts {
-        tokens: 50,
-        role: Role::System,
-        ..MessageFacts::default()
-    };
-    let messages = vec![
-        facts(7, vec![]),
-        system,
-        facts(11, vec![]),
-        // 100 tokens: 60 before part 2, 30 in the step at 2, 10 in the step at 4.
-        facts(100, vec![step(2, 30), step(4, 10)]),
-    ];
-    let plan = |first_kept_part| Plan {
-        first_kept_index: 3,
-        first_kept_part,
-        messages_to_summarize: 0..1,
-        turn_prefix_messages: 1..3,
-        split_turn: true,
-        estimate_before: 0,
-        estimate_after_without_summary: 0,
-        message_tokens: Vec::new(),
-    };
-    // The pinned system message is kept, not summarized.
-    assert_eq!(plan(0).turn_prefix_tokens(&messages), 11);
-    assert_eq!(plan(2).turn_prefix_tokens(&messages), 11 + 60);
-    assert_eq!(plan(4).turn_prefix_tokens(&messages), 11 + 90);
+    let err = run(compactor.apply_with_facts(input, &plan, &Signal::default())).unwrap_err();
+    assert_eq!(err.code(), "invalid_request");
+    assert!(
+        err.to_string()
+            .contains("turnPrefixMessages: the estimator failed: tokenizer offline"),
+        "{err}"
+    );
+    assert!(script.requests.borrow().is_empty(), "no call was made");
 }

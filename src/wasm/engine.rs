@@ -268,10 +268,11 @@ impl Engine {
         let history = summarized_records(messages, plan, h, 0, request.format)?;
         let (p, part) = prefix_range(plan);
         let mut prefix = summarized_records(messages, plan, p, part, request.format)?;
-        if prefix.is_some() {
-            let tokens = plan.turn_prefix_tokens(&self.facts(request)?.messages);
-            if generator.quotes_turn_prefix(history.is_some(), tokens) {
-                // Quoted in the summary: no call.
+        // A small prefix is quoted in the summary: no call. It is counted as apply counts it,
+        // from its units (only when it may be quoted at all).
+        if prefix.is_some() && generator.may_quote_turn_prefix(history.is_some()) {
+            let units = prefix_units(messages, plan, request.format)?;
+            if generator.quotes_turn_prefix(true, &units, &request.estimator)? {
                 prefix = None;
             }
         }

@@ -11,14 +11,14 @@ const LEAD = "Quoted from the start of the current turn (the rest of it follows 
 /** A history turn, then a split turn: `question`, a read of `output`, and the kept answer. */
 const splitTurn = (question, output = "ok") => [user("old"), say("old answer"), user(question), call("a"), result("a", output), say("the kept answer here")];
 
-/** Compacts `messages` keeping one token; the summary, the record, and the purposes of the generate calls. */
-async function compact(messages, extra = {}) {
+/** Compacts `messages` (canonical unless `format` is given) keeping one token; the summary, the record, and the purposes of the generate calls. */
+async function compact(messages, extra = {}, format = "canonical") {
   const purposes = [];
   const compactor = new Compactor({
     keepRecentTokens: 1,
     summarizer: generator(async (req) => (purposes.push(req.purpose), { text: req.purpose.toUpperCase(), usage: { input: 10, output: 2 } }), extra),
   });
-  const request = { messages, inputTokenBudget: 0 };
+  const request = { format, messages, inputTokenBudget: 0 };
   const plan = compactor.plan(request);
   assert.equal(plan.splitTurn, true);
   const previewed = compactor.summarizerInput(request, plan).map((p) => p.purpose);
@@ -44,6 +44,29 @@ test("a large prefix, or one holding a long tool result, is summarized by a seco
   const output = await compact(splitTurn("new task", "line of output\n".repeat(2000)));
   assert.deepEqual(output.purposes, ["history", "turnPrefix"]);
   assert.equal(output.record.usage.input, 20);
+});
+
+test("of a UIMessage cut between steps, only the steps before the cut count", async () => {
+  const long = "the rest of the answer, kept word for word ".repeat(300);
+  const messages = [
+    { id: "u0", role: "user", parts: [{ type: "text", text: "old question" }] },
+    { id: "a0", role: "assistant", parts: [{ type: "step-start" }, { type: "text", text: "old answer", state: "done" }] },
+    { id: "u1", role: "user", parts: [{ type: "text", text: "new task" }] },
+    {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "tool-read", toolCallId: "c1", state: "output-available", input: { path: "a.ts" }, output: "ok" },
+        { type: "step-start" },
+        { type: "text", text: long, state: "done" },
+      ],
+    },
+  ];
+  const { summary, purposes } = await compact(messages, {}, "ai-sdk-ui");
+  assert.deepEqual(purposes, ["history"]);
+  assert.ok(summary.includes(`${LEAD}\n\n[User]: new task\n\n[Tool call] read: {"path":"a.ts"}`), summary);
+  assert.ok(!summary.includes("kept word for word"));
 });
 
 test("quoteTurnPrefixTokens sets the limit; 0 turns quoting off", async () => {
