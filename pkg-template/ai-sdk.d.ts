@@ -38,6 +38,8 @@ export interface AiSdkSummarizerOptions<Model> {
   systemPrompt?: string;
   /** Waits before each retry (default 2 s, 4 s). */
   retry?: { delaysMs?: readonly number[] };
+  /** Quote a split turn's prefix of at most this many estimated tokens instead of a second call (default 1,000; 0 never). */
+  quoteTurnPrefixTokens?: number;
   temperature?: number;
   headers?: Record<string, string | undefined>;
 }

@@ -23,7 +23,7 @@ export function aiSdkSummarizer(options) {
     throw invalid(fault.message, fault.cause);
   }
   if (read === null) throw invalid("aiSdkSummarizer needs { model, generateText }");
-  const { model, generateText, maxOutputTokens, systemPrompt, retry, ...settings } = read;
+  const { model, generateText, maxOutputTokens, systemPrompt, retry, quoteTurnPrefixTokens, ...settings } = read;
   if (typeof generateText !== "function") throw invalid('aiSdkSummarizer: generateText must be the function from "ai"');
   if (model === null || (typeof model !== "object" && typeof model !== "string")) {
     throw invalid("aiSdkSummarizer: model must be a language model or a model id string");
@@ -45,6 +45,7 @@ export function aiSdkSummarizer(options) {
   if (maxOutputTokens !== undefined) config.maxOutputTokens = maxOutputTokens;
   if (systemPrompt !== undefined) config.systemPrompt = systemPrompt;
   if (retry !== undefined) config.retry = retry;
+  if (quoteTurnPrefixTokens !== undefined) config.quoteTurnPrefixTokens = quoteTurnPrefixTokens;
   return config;
 }
 

@@ -475,6 +475,12 @@ export interface GeneratorSummarizerConfig {
   maxOutputTokens?: number;
   systemPrompt?: string;
   retry?: { delaysMs?: readonly number[] };
+  /**
+   * A split turn's prefix estimated at most this many tokens is quoted in the summary instead of
+   * summarized by a second call, when a history is summarized beside it. Whole number ≥ 0,
+   * default 1,000; 0 always summarizes it.
+   */
+  quoteTurnPrefixTokens?: number | null;
   summarize?: never;
 }
 
@@ -497,7 +503,10 @@ export interface CompactorConfig {
   /** > 0, default 1.0, may exceed 1. */
   triggerRatio?: number | null;
   summarizer: GeneratorSummarizerConfig | ApplicationSummarizerConfig;
-  /** Cache per-message facts by object identity (messages must not be mutated). Default true. */
+  /**
+   * Cache per-message facts by object identity. Default true. The last message is never cached
+   * (you may stream into it); a message with others after it must not change in place.
+   */
   cacheFacts?: boolean;
   /** Which tool calls the summary's file lists come from. */
   fileTracking?: {

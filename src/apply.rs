@@ -120,6 +120,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
         previous_summary: input.summary,
         messages: input.history,
         turn_prefix_messages: input.turn_prefix,
+        estimator: input.estimator,
     };
     let answer = catch_panics(summarizer.summarize(asked, context)).await?;
 

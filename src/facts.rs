@@ -336,7 +336,11 @@ fn text_message_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64, Box
     Ok(estimator.count_tokens(text)? + estimator.framing_tokens())
 }
 
-fn message_tokens(message: &Message, estimator: &dyn Estimator) -> Result<u64, BoxError> {
+/// Tokens of one canonical unit, framing included: what it adds to its host message's facts.
+pub(crate) fn message_tokens(
+    message: &Message,
+    estimator: &dyn Estimator,
+) -> Result<u64, BoxError> {
     let mut tokens = estimator.framing_tokens();
     match message {
         Message::User(user) => tokens += content_tokens(&user.content, estimator)?,

@@ -3,12 +3,14 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::facts::{estimator_failed, message_tokens};
 use crate::message::{Message, ToolDefinition};
 use crate::prompt;
 use crate::records;
 use crate::retry::{FailureKind, GenerateError, RetryPolicy, Sleeper};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText, Usage};
 use crate::summary::{self, TURN_CONTEXT_HEADING};
+use crate::token::Estimator;
 
 /// Which summary a generate call is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +79,10 @@ pub trait Generator {
     ) -> LocalFuture<'a, Result<Generated, GenerateError>>;
 }
 
+/// The largest split-turn prefix, in estimated tokens, the generator summarizer quotes instead
+/// of summarizing by default.
+pub const DEFAULT_QUOTE_TURN_PREFIX_TOKENS: u64 = 1_000;
+
 /// The built-in summarizer: serializes messages into records, asks the model for a
 /// structured summary, retries transient failures.
 #[derive(Debug, Clone)]
@@ -93,6 +99,10 @@ pub struct GeneratorSummarizer<G, S> {
     pub max_output_tokens: Option<u64>,
     /// Attempts and waits per summary call.
     pub retry: RetryPolicy,
+    /// A split turn's prefix estimated at most this many tokens is quoted in the summary
+    /// instead of summarized by a second call, when there is a history to summarize too (see
+    /// [`GeneratorSummarizer::quotes_turn_prefix`]); 0 never quotes.
+    pub quote_turn_prefix_tokens: u64,
 }
 
 impl<G, S> GeneratorSummarizer<G, S>
@@ -109,6 +119,7 @@ where
             system_prompt: None,
             max_output_tokens: None,
             retry: RetryPolicy::default(),
+            quote_turn_prefix_tokens: DEFAULT_QUOTE_TURN_PREFIX_TOKENS,
         }
     }
 
@@ -135,15 +146,64 @@ where
         }
     }
 
-    /// The user prompts `summarize` would send for `request`, in order (history, then prefix).
-    pub fn prompts(&self, request: &SummarizeRequest) -> Vec<(Purpose, String)> {
+    /// Whether a turn prefix may be quoted at all: beside a history summary, with quoting on.
+    pub fn may_quote_turn_prefix(&self, has_history: bool) -> bool {
+        has_history && self.quote_turn_prefix_tokens > 0
+    }
+
+    /// Whether the turn prefix `prefix` (its units) is quoted rather than summarized: only
+    /// beside a history summary (quoting then saves the second call; a prefix alone is all a
+    /// compaction summarizes, so it is summarized), and only when its local estimate by
+    /// `estimator` (framing included, as the facts count it, before any calibration) is at
+    /// most `quote_turn_prefix_tokens`. Tool calls and results count whole, so a prefix holding
+    /// a long tool result is not small, though its records would truncate it. Counting stops
+    /// past the limit.
+    pub fn quotes_turn_prefix(
+        &self,
+        has_history: bool,
+        prefix: &[Message],
+        estimator: &dyn Estimator,
+    ) -> Result<bool> {
+        let limit = self.quote_turn_prefix_tokens;
+        if !self.may_quote_turn_prefix(has_history) || prefix.is_empty() {
+            return Ok(false);
+        }
+        let mut tokens = 0;
+        for unit in prefix {
+            tokens += message_tokens(unit, estimator)
+                .map_err(|e| estimator_failed("turnPrefixMessages", e))?;
+            if tokens > limit {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
+    /// none for a quoted prefix).
+    pub fn prompts(&self, request: &SummarizeRequest) -> Result<Vec<(Purpose, String)>> {
+        let (history, prefix) = self.records(request)?;
+        Ok(prompts(
+            request.previous_summary,
+            history.as_deref(),
+            prefix.asked(),
+        ))
+    }
+
+    /// The records of the request's history (`None` when it has no messages) and turn prefix.
+    fn records(&self, request: &SummarizeRequest) -> Result<(Option<String>, Prefix)> {
         let records =
             |messages: &[Message]| (!messages.is_empty()).then(|| records::serialize(messages));
-        prompts(
-            request.previous_summary,
-            records(request.messages),
-            records(request.turn_prefix_messages),
-        )
+        let history = records(request.messages);
+        let units = request.turn_prefix_messages;
+        let prefix = match records(units) {
+            None => Prefix::None,
+            Some(r) if self.quotes_turn_prefix(history.is_some(), units, request.estimator)? => {
+                Prefix::Quoted(r)
+            }
+            Some(r) => Prefix::Summarized(r),
+        };
+        Ok((history, prefix))
     }
 
     async fn call(
@@ -175,9 +235,15 @@ where
         request: SummarizeRequest<'_>,
         context: &G::Context,
     ) -> Result<SummaryText> {
+        let (history_records, prefix_records) = self.records(&request)?;
+        let asked = prompts(
+            request.previous_summary,
+            history_records.as_deref(),
+            prefix_records.asked(),
+        );
         let mut history = None;
         let mut prefix = None;
-        for (purpose, prompt) in self.prompts(&request) {
+        for (purpose, prompt) in asked {
             let text = self.call(purpose, prompt, context).await?;
             match purpose {
                 Purpose::History => history = Some(text),
@@ -197,6 +263,12 @@ where
                 usage: None,
             }
         });
+        if let Prefix::Quoted(records) = prefix_records {
+            prefix = Some(SummaryText {
+                text: summary::quoted_turn_prefix(&records),
+                usage: None,
+            });
+        }
         let Some(prefix) = prefix else {
             return Ok(history);
         };
@@ -210,15 +282,32 @@ where
     }
 }
 
+/// A split turn's prefix, as records: none, quoted in the summary, or summarized by a call.
+enum Prefix {
+    None,
+    Quoted(String),
+    Summarized(String),
+}
+
+impl Prefix {
+    /// The records a turn-prefix call summarizes, if one is made.
+    fn asked(&self) -> Option<&str> {
+        match self {
+            Prefix::Summarized(records) => Some(records),
+            Prefix::None | Prefix::Quoted(_) => None,
+        }
+    }
+}
+
 /// The user prompts of a summary, in order: the history's when it has records, then the turn
 /// prefix's (`None` for a part with no messages).
 pub(crate) fn prompts(
     previous_summary: &str,
-    history: Option<String>,
-    prefix: Option<String>,
+    history: Option<&str>,
+    prefix: Option<&str>,
 ) -> Vec<(Purpose, String)> {
-    let history = history.map(|r| (Purpose::History, prompt::history(&r, previous_summary)));
-    let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(&r)));
+    let history = history.map(|r| (Purpose::History, prompt::history(r, previous_summary)));
+    let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(r)));
     history.into_iter().chain(prefix).collect()
 }
 

@@ -91,7 +91,8 @@ pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, Plan
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
-    GenerateRequest, Generated, Generator, GeneratorSummarizer, Purpose, ToolChoice,
+    DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator, GeneratorSummarizer,
+    Purpose, ToolChoice,
 };
 pub use history::History;
 pub use ids::Ids;

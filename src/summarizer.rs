@@ -7,6 +7,7 @@ use std::task::{Context, Poll};
 
 use crate::error::{Error, Result};
 use crate::message::Message;
+use crate::token::Estimator;
 
 /// A boxed, local (not `Send`) future: the crate has no async runtime and hosts such as a
 /// browser drive it on one thread.
@@ -49,7 +50,7 @@ impl Usage {
 }
 
 /// What a summarizer is asked to summarize.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct SummarizeRequest<'a> {
     /// The summary being replaced ("" when there is none).
     pub previous_summary: &'a str,
@@ -57,6 +58,19 @@ pub struct SummarizeRequest<'a> {
     pub messages: &'a [Message],
     /// The beginning of a split turn (empty when the cut is at a turn start).
     pub turn_prefix_messages: &'a [Message],
+    /// The request's estimator: the generator summarizer counts the turn prefix with it, and
+    /// quotes a small one instead of summarizing it.
+    pub estimator: &'a dyn Estimator,
+}
+
+impl std::fmt::Debug for SummarizeRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SummarizeRequest")
+            .field("previous_summary", &self.previous_summary)
+            .field("messages", &self.messages)
+            .field("turn_prefix_messages", &self.turn_prefix_messages)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A summarizer's answer, before the library's post-processing.

@@ -12,6 +12,14 @@ const MODIFIED_CLOSE: &str = "</modified-files>";
 /// The heading that joins a split turn's prefix summary after the history summary.
 pub const TURN_CONTEXT_HEADING: &str = "**Turn Context (split turn):**";
 
+/// What stands under [`TURN_CONTEXT_HEADING`] for a split turn's prefix quoted instead of
+/// summarized: its records, as the generator summarizer would have shown them to the model.
+pub(crate) fn quoted_turn_prefix(records: &str) -> String {
+    format!(
+        "Quoted from the start of the current turn (the rest of it follows this summary):\n\n{records}"
+    )
+}
+
 /// The text of the one user message a non-empty summary projects to; `None` for an empty one.
 pub fn project(summary: &str) -> Option<String> {
     if summary.is_empty() {

@@ -299,6 +299,17 @@ fn split_turn_messages() -> Vec<Message> {
     ]
 }
 
+/// A generator summarizer that never quotes a turn prefix: a split turn makes two calls.
+fn summarizing_every_prefix<'s>(
+    script: &'s Script,
+    clock: &'s FakeClock,
+) -> GeneratorSummarizer<&'s Script, &'s FakeClock> {
+    GeneratorSummarizer {
+        quote_turn_prefix_tokens: 0,
+        ..generator(script, clock)
+    }
+}
+
 #[test]
 fn a_split_turn_summarizes_history_and_prefix_and_joins_them_with_usage_summed() {
     let usage = |n| Usage {
@@ -313,7 +324,7 @@ fn a_split_turn_summarizes_history_and_prefix_and_joins_them_with_usage_summed()
         Answer::WithUsage("PREFIX", usage(5)),
     ]);
     let clock = FakeClock::default();
-    let compactor = compactor_over(generator(&script, &clock), 1.0);
+    let compactor = compactor_over(summarizing_every_prefix(&script, &clock), 1.0);
     let messages = split_turn_messages();
     let request = Request {
         input_token_budget: Some(0),
@@ -348,7 +359,7 @@ fn split_turn_calls_have_independent_retry_budgets() {
         Answer::Text("P"),
     ]);
     let clock = FakeClock::default();
-    let compactor = compactor_over(generator(&script, &clock), 1.0);
+    let compactor = compactor_over(summarizing_every_prefix(&script, &clock), 1.0);
     let messages = split_turn_messages();
     let request = Request {
         input_token_budget: Some(0),

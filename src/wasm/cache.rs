@@ -1,6 +1,12 @@
 //! The per-message facts cache: a `WeakMap` from each host message object to its facts, one
 //! map per estimator, so a message crosses into wasm once in its life rather than once per
-//! call. Messages are treated as immutable (`cacheFacts: false` turns this off).
+//! call (`cacheFacts: false` turns this off).
+//!
+//! What it assumes: a message that is not the last of its request is not changed in place
+//! afterwards. The last message is never served from the cache nor stored in it: a host may
+//! still be writing into it (streaming an answer into the last message is common), and facts
+//! stored while it was last would be served once it no longer is. It is read afresh on every
+//! call, and cached the first time a call sees it with a message after it.
 
 use std::cell::RefCell;
 
@@ -105,11 +111,13 @@ pub(crate) fn messages_facts(
         return Ok(facts);
     }
     let map = Some(map_for(&request.estimator, request.format));
+    let open = open_index(request);
     let mut facts = Vec::with_capacity(indices.len());
     let mut missed = Missed::default();
     for (slot, &i) in indices.iter().enumerate() {
         let hit = map
             .as_ref()
+            .filter(|_| Some(i) != open)
             .and_then(|map| cached(&request.messages.get(i), map));
         if hit.is_none() {
             missed.indices.push(i);
@@ -127,6 +135,11 @@ pub(crate) fn messages_facts(
         &mut RecentCalls::default(),
     )?;
     Ok(facts)
+}
+
+/// The index of the message the cache never holds: the request's last, which may still change.
+fn open_index(request: &JsRequest) -> Option<u32> {
+    request.messages.length().checked_sub(1)
 }
 
 /// The messages not in the cache: their indices, and their places among the facts read.
@@ -152,6 +165,9 @@ fn read_missed(
         Some(slots) => slots.get(k).copied(),
         None => Some(k),
     };
+    // The last message is read but not stored (see the module's notes).
+    let open = open_index(request);
+    let storing = |i: u32| map.filter(|_| Some(i) != open);
     let mut walked = vec![false; indices.len()];
     if indices.len() >= walk::BULK {
         let estimator = &request.estimator;
@@ -166,8 +182,8 @@ fn read_missed(
                     return;
                 };
                 recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
-                if map.is_some() {
-                    store(&request.messages.get(i), map, &read);
+                if let Some(map) = storing(i) {
+                    store(&request.messages.get(i), Some(map), &read);
                 }
                 if let (Some(place), Some(done)) = (messages.get_mut(slot), walked.get_mut(k)) {
                     *place = read;
@@ -178,7 +194,7 @@ fn read_missed(
     }
     let left = indices.iter().enumerate().zip(&walked);
     for ((k, &i), _) in left.filter(|(_, done)| !**done) {
-        let mut read = message_facts(request, i, map)?;
+        let mut read = message_facts(request, i, storing(i))?;
         recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
         if let Some(place) = slot(k).and_then(|slot| messages.get_mut(slot)) {
             *place = read;

@@ -12,7 +12,7 @@ use super::host;
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result, whole_number};
-use crate::generator::GeneratorSummarizer;
+use crate::generator::{DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GeneratorSummarizer};
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
@@ -105,6 +105,9 @@ fn generator(
         max_output_tokens: optional_whole(value, "maxOutputTokens", "summarizer")
             .map_err(Error::into_config)?,
         retry: retry(&read_field(value, "retry", "summarizer")?)?,
+        quote_turn_prefix_tokens: optional_whole(value, "quoteTurnPrefixTokens", "summarizer")
+            .map_err(Error::into_config)?
+            .unwrap_or(DEFAULT_QUOTE_TURN_PREFIX_TOKENS),
     })
 }
 

@@ -238,18 +238,27 @@ impl Engine {
         // Records written as the messages are read: no units are built.
         let history = summarized_records(messages, plan, h, 0, request.format)?;
         let (p, part) = prefix_range(plan);
-        let prefix = summarized_records(messages, plan, p, part, request.format)?;
-        let prompts: Array = crate::generator::prompts(&request.summary, history, prefix)
-            .into_iter()
-            .map(|(purpose, prompt)| {
-                let system = generator.request(purpose, String::new()).system_prompt;
-                convert::object(&[
-                    ("purpose", purpose.as_str().into()),
-                    ("systemPrompt", system.into()),
-                    ("prompt", convert::long_string(&prompt)),
-                ])
-            })
-            .collect();
+        let mut prefix = summarized_records(messages, plan, p, part, request.format)?;
+        // A small prefix is quoted in the summary: no call. It is counted as apply counts it,
+        // from its units (only when it may be quoted at all).
+        if prefix.is_some() && generator.may_quote_turn_prefix(history.is_some()) {
+            let units = prefix_units(messages, plan, request.format)?;
+            if generator.quotes_turn_prefix(true, &units, &request.estimator)? {
+                prefix = None;
+            }
+        }
+        let prompts: Array =
+            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref())
+                .into_iter()
+                .map(|(purpose, prompt)| {
+                    let system = generator.request(purpose, String::new()).system_prompt;
+                    convert::object(&[
+                        ("purpose", purpose.as_str().into()),
+                        ("systemPrompt", system.into()),
+                        ("prompt", convert::long_string(&prompt)),
+                    ])
+                })
+                .collect();
         Ok(prompts.into())
     }
 

@@ -201,10 +201,11 @@ test("a UIMessage that throws when the cut trims it is a CompactionError naming 
   const request = { format: "ai-sdk-ui", messages: ui, inputTokenBudget: 0 };
   const plan = compactor.plan(request);
   assert.ok(plan.firstKeptPart > 0);
-  // The facts are cached; the message is read again for the usage the latest answers carry
-  // (walked: the message is named) and to trim it (its parts are named).
+  // The last message is never taken from the facts cache: it is read again for its facts (read
+  // as JSON: the message is named), for the usage the latest answers carry (walked: the message
+  // is named) and to trim it (its parts are named).
   armed = true;
-  const named = (e) => e instanceof CompactionError && e.code === "invalid_request" && /messages\[2\](\.parts)?: reading it threw: parts are gone/.test(e.message);
+  const named = (e) => e instanceof CompactionError && e.code === "invalid_request" && /messages\[2\](\.parts)?: (reading it threw|cannot be read as JSON): parts are gone/.test(e.message);
   assert.throws(() => compactor.plan(request), named);
   await assert.rejects(compactor.apply(request, plan), named);
 });

@@ -103,12 +103,12 @@ test("generate receives the documented request and may return { text, usage }", 
   assert.deepEqual(out.record.usage, { input: 10, output: 3, cacheRead: 0, cacheWrite: 0, totalTokens: 13 });
 });
 
-test("a split turn calls generate twice and joins the summaries", async () => {
+test("a split turn calls generate twice and joins the summaries (quoting off)", async () => {
   const messages = [user("old"), say("old answer"), user("new task"), call("a"), result("a"), say("the kept answer here")];
   const purposes = [];
   const compactor = new Compactor({
     keepRecentTokens: 1,
-    summarizer: generator(async (req) => (purposes.push(req.purpose), req.purpose.toUpperCase())),
+    summarizer: generator(async (req) => (purposes.push(req.purpose), req.purpose.toUpperCase()), { quoteTurnPrefixTokens: 0 }),
   });
   const plan = compactor.plan({ messages, inputTokenBudget: 0 });
   assert.equal(plan.splitTurn, true);

@@ -86,13 +86,14 @@ test("malformed input in any format is invalid_request naming the path", () => {
 test("facts are cached per format: the same objects read in another format are read again", () => {
   let counted = 0;
   const estimator = { countTokens: (t) => (counted++, t.length) };
-  const messages = [{ role: "user", content: "hello there" }];
+  const messages = [{ role: "user", content: "hello there" }, { role: "user", content: "and more" }];
   estimate({ messages, estimator });
   const once = counted;
   estimate({ messages, estimator });
-  assert.equal(counted, once);
+  // Only the last message, never cached, is read again.
+  assert.equal(counted, once + 1);
   estimate({ format: "anthropic", messages, estimator });
-  assert.ok(counted > once);
+  assert.ok(counted > once + 2);
 });
 
 test("file tracking follows configurable tool names and path keys in every format", async () => {

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
         return { text: `summary of ${req.messages[0].content.length} chars for ${purpose}`, usage: { input: 1 } };
       },
       retry: { delaysMs: [2000, 4000] },
+      quoteTurnPrefixTokens: 500,
     },
   });
   const messages: StoredMessage[] = [{ role: "user", content: "hi", id: 1 }];
