@@ -33,7 +33,7 @@ impl JsCompactor {
     /// `new Compactor({ keepRecentTokens, triggerRatio, summarizer, cacheFacts })`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<JsCompactor, JsValue> {
-        let (core, cache) = config::read(&config).map_err(|e| to_js(&e))?;
+        let (core, cache) = config::read(&config)?;
         Ok(JsCompactor {
             inner: Rc::new(Engine { core, cache }),
         })
@@ -41,19 +41,19 @@ impl JsCompactor {
 
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
-        let request = convert::request(&request).map_err(|e| to_js(&e))?;
+        let request = convert::request(&request)?;
         let FromTail {
             facts,
             plan,
             unread_before,
-        } = self.inner.preview(&request).map_err(|e| to_js(&e))?;
+        } = self.inner.preview(&request)?;
         let mut plan = plan;
         let planned = self.inner.decide(&request, &facts, &mut || Ok(plan.take()));
-        let plan = match planned.map_err(|e| to_js(&e))? {
+        let plan = match planned? {
             None => return Ok(JsValue::NULL),
             Some(Planned::Summarize(plan)) => plan,
             Some(Planned::Clear(cleared)) => {
-                let messages = clearing::messages(&request, &cleared).map_err(|e| to_js(&e))?;
+                let messages = clearing::messages(&request, &cleared)?;
                 return Ok(clearing::plan_to_js(&facts, &cleared, Some(messages)));
             }
         };
@@ -68,7 +68,7 @@ impl JsCompactor {
             }
             None => Ok(js),
         });
-        js.map_err(|e| to_js(&e))
+        js.map_err(JsValue::from)
     }
 
     /// The tool results of `request`'s messages a clearing may clear, `[{ index, toolCallId }]`
@@ -77,9 +77,9 @@ impl JsCompactor {
     /// checked against before it is applied again.
     #[wasm_bindgen(js_name = clearableResults)]
     pub fn clearable_results(&self, request: JsValue) -> Result<JsValue, JsValue> {
-        let request = convert::request(&request).map_err(|e| to_js(&e))?;
-        let facts = self.inner.facts(&request).map_err(|e| to_js(&e))?;
-        clearing::clearable(self.inner.core.clearing(), &request, &facts).map_err(|e| to_js(&e))
+        let request = convert::request(&request)?;
+        let facts = self.inner.facts(&request)?;
+        clearing::clearable(self.inner.core.clearing(), &request, &facts).map_err(JsValue::from)
     }
 
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
@@ -104,7 +104,7 @@ impl JsCompactor {
                 (_, _, None) => None,
             })
         });
-        Ok(planned.map_err(|e| to_js(&e))?.unwrap_or(JsValue::NULL))
+        Ok(planned?.unwrap_or(JsValue::NULL))
     }
 
     /// Executes `plan` (a plan from `plan()`, or `null` for a no-op); resolves to
@@ -165,18 +165,18 @@ impl JsCompactor {
         options: JsValue,
     ) -> Result<super::conversation::JsConversation, JsValue> {
         super::conversation::JsConversation::new(self.inner.clone(), &options)
-            .map_err(|e| to_js(&e))
+            .map_err(JsValue::from)
     }
 
     /// The summary requests a generator summarizer would send for `plan`:
     /// `[{ purpose, systemPrompt, prompt }]` (`null` for an application summarizer).
     #[wasm_bindgen(js_name = summarizerInput)]
     pub fn summarizer_input(&self, request: JsValue, plan: JsValue) -> Result<JsValue, JsValue> {
-        let request = convert::request(&request).map_err(|e| to_js(&e))?;
-        let plan = convert::plan(&plan).map_err(|e| to_js(&e))?;
+        let request = convert::request(&request)?;
+        let plan = convert::plan(&plan)?;
         self.inner
             .summarizer_input(&request, plan.as_ref())
-            .map_err(|e| to_js(&e))
+            .map_err(JsValue::from)
     }
 
     fn start(&self, job: Result<Job>) -> Promise {
@@ -184,7 +184,7 @@ impl JsCompactor {
             Err(error) => Promise::reject(&to_js(&error)),
             Ok(job) => {
                 let inner = self.inner.clone();
-                future_to_promise(async move { inner.run(job).await.map_err(|e| to_js(&e)) })
+                future_to_promise(async move { inner.run(job).await.map_err(JsValue::from) })
             }
         }
     }

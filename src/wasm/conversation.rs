@@ -10,7 +10,6 @@ use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::engine::Engine;
-use super::error::to_js;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
@@ -265,14 +264,14 @@ impl JsConversation {
     /// Appends a message or an array of messages (in the conversation's format); returns the
     /// new length. Messages are treated as immutable once appended.
     pub fn append(&mut self, messages: JsValue) -> Result<f64, JsValue> {
-        self.append_all(&messages).map_err(|e| to_js(&e))?;
+        self.append_all(&messages)?;
         Ok(self.ledger.len() as f64)
     }
 
     /// Starts over with `messages` (after a compaction: the kept ones); unchanged when one
     /// is invalid.
     pub fn reset(&mut self, messages: JsValue) -> Result<(), JsValue> {
-        let read = self.read(&messages, 0).map_err(|e| to_js(&e))?;
+        let read = self.read(&messages, 0)?;
         self.ledger = Ledger::new();
         self.messages = Array::new();
         self.usage.clear();
@@ -285,7 +284,7 @@ impl JsConversation {
     /// (calibrated to the usage they carry, as it is; with the compactor's clearing on, a
     /// clear plan when clearing alone is enough).
     pub fn plan(&mut self, options: JsValue) -> Result<JsValue, JsValue> {
-        self.plan_js(&options).map_err(|e| to_js(&e))
+        self.plan_js(&options).map_err(JsValue::from)
     }
 
     /// The messages appended so far, in order (the conversation's own array: do not change it).

@@ -88,6 +88,14 @@ fn host_cause(error: &Error) -> Option<JsValue> {
     None
 }
 
+/// The one conversion of a core error for JavaScript: `?` in a binding that returns
+/// `Result<_, JsValue>` throws the `CompactionError` of [`to_js`].
+impl From<Error> for JsValue {
+    fn from(error: Error) -> JsValue {
+        to_js(&error)
+    }
+}
+
 /// A `CompactionError` (or, before registration, an `Error` with `code`) for `error`.
 pub(crate) fn to_js(error: &Error) -> JsValue {
     let code = JsValue::from_str(error.code());

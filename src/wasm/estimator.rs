@@ -25,7 +25,7 @@ impl JsHeuristic {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
         let image_tokens = super::fields::optional_whole(&options, "imageTokens", "options")
-            .map_err(|e| super::error::to_js(&e.into_config()))?
+            .map_err(Error::into_config)?
             .unwrap_or(DEFAULT_IMAGE_TOKENS);
         Ok(JsHeuristic {
             inner: Heuristic { image_tokens },

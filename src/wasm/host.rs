@@ -9,7 +9,7 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::error::{HostError, describe, to_js};
+use super::error::{HostError, describe};
 use super::seam::{Package, package};
 use crate::error::{Error, Result};
 
@@ -21,7 +21,7 @@ pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
 /// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
 /// that throws is a rejection, never an exception inside wasm.
 pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
-    let promise = promise(returned).map_err(|e| to_js(&e))?;
+    let promise = promise(returned)?;
     JsFuture::from(promise).await
 }
 

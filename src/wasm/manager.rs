@@ -53,7 +53,7 @@ impl JsContextManager {
     /// `new ContextManagerCore(compactor, { contextWindowTokens, reserveTokens, estimator, onEvent })`.
     #[wasm_bindgen(constructor)]
     pub fn new(compactor: &JsCompactor, options: JsValue) -> Result<JsContextManager, JsValue> {
-        Self::read(compactor, &options).map_err(|e| to_js(&e))
+        Self::read(compactor, &options).map_err(JsValue::from)
     }
 
     /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
@@ -66,10 +66,7 @@ impl JsContextManager {
             Err(error) => return Promise::reject(&to_js(&error)),
         };
         future_to_promise(async move {
-            let done = core
-                .maintain(&*compactor, state, maintain, &signal)
-                .await
-                .map_err(|e| to_js(&e))?;
+            let done = core.maintain(&*compactor, state, maintain, &signal).await?;
             let record = done.record.as_ref();
             let mut fields = vec![
                 ("state", done.state),

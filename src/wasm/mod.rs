@@ -42,7 +42,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
         };
         Ok(format.project_summary(&text))
     };
-    match read().map_err(|e| error::to_js(&e))? {
+    match read()? {
         None => Ok(JsValue::NULL),
         Some(message) => js_sys::JSON::parse(&crate::json_text::text_of(&message)),
     }
@@ -52,8 +52,8 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen]
 pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
-    let request = convert::request(&request).map_err(|e| error::to_js(&e))?;
-    let facts = reported::request_facts(&request, true, &[]).map_err(|e| error::to_js(&e))?;
+    let request = convert::request(&request)?;
+    let facts = reported::request_facts(&request, true, &[])?;
     Ok(convert::estimate(&facts))
 }
 
