@@ -6,8 +6,9 @@ use crate::error::{Error, Result};
 use crate::facts::{RequestFacts, summary_tokens};
 use crate::message::Message;
 use crate::plan::Plan;
+pub use crate::record::Record;
 use crate::request::Request;
-use crate::summarizer::{SummarizeRequest, Summarizer, Usage, catch_panics};
+use crate::summarizer::{SummarizeRequest, Summarizer, catch_panics};
 use crate::summary::{self, FileLists, FileTracking};
 use crate::token::Estimator;
 
@@ -23,24 +24,6 @@ pub struct Compaction<'a> {
     pub record: Option<Record>,
     /// What a clearing cleared (then no summary was made); `None` otherwise.
     pub cleared: Option<crate::clearing::Clearing>,
-}
-
-/// What a successful compaction did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    /// The new summary.
-    pub summary: String,
-    /// Where the retained suffix starts in the request's messages.
-    pub first_kept_index: usize,
-    /// The request's estimate before compaction.
-    pub estimate_before: u64,
-    /// The estimate of the compacted state, by the same estimator.
-    pub estimate_after: u64,
-    /// The summarizer's usage (both calls of a split turn added up).
-    pub usage: Option<Usage>,
-    /// Whether this is no summary but a trim of the newest tool result (overflow recovery with
-    /// clearing on, [`crate::clearing::trim`]); the summary is then the previous one.
-    pub trimmed: bool,
 }
 
 /// What apply needs when the caller already holds the request's facts: the planner's facts,

@@ -71,6 +71,7 @@ mod overflow;
 pub mod parse;
 mod plan;
 mod prompt;
+mod record;
 pub mod records;
 mod report;
 pub mod reported;

@@ -15,12 +15,12 @@ use crate::hash::{HashMap, map_with_capacity};
 
 use serde_json::Value;
 
-use crate::apply::Record;
 use crate::error::Result;
 use crate::facts::{RequestFacts, estimator_failed};
 use crate::formats::{Edit, Edited, Format};
 use crate::message::{AssistantBlock, ContentBlock, Message};
 use crate::plan::{Plan, in_flight_start, keep_boundary};
+use crate::record::Record;
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
