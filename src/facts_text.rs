@@ -8,10 +8,8 @@
 //! result ids and the call ids as [`Ids`] write them (the first `resultIdsLength` bytes are the
 //! result ids). Ids may hold any character, `;` included: the header never does.
 
-use std::fmt::Write;
-
 use crate::facts::{MessageFacts, Step};
-use crate::ids::Ids;
+use crate::ids::{Ids, push_decimal};
 use crate::message::Role;
 
 /// `facts` as text (see the module docs).
@@ -24,22 +22,23 @@ pub(crate) fn write(facts: &MessageFacts) -> String {
         Role::ToolResult => 2,
         Role::System => 3,
     };
-    // Writing to a String cannot fail.
-    let _ = write!(
-        out,
-        "{},{role},{},{},{},{}",
+    let numbers = [
         facts.tokens,
-        u8::from(facts.starts_turn),
-        u8::from(facts.failed),
-        results.len(),
-        facts.steps.len()
-    );
-    for step in facts.steps.iter() {
-        let _ = write!(
-            out,
-            ",{},{},{},{}",
-            step.part, step.tokens, step.calls, step.results
-        );
+        role,
+        u64::from(facts.starts_turn),
+        u64::from(facts.failed),
+        results.len() as u64,
+        facts.steps.len() as u64,
+    ];
+    let steps = facts
+        .steps
+        .iter()
+        .flat_map(|s| [s.part as u64, s.tokens, s.calls as u64, s.results as u64]);
+    for (i, n) in numbers.into_iter().chain(steps).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_decimal(&mut out, n);
     }
     out.push(';');
     out.push_str(results);
