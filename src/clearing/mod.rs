@@ -212,7 +212,9 @@ pub fn plan(
     let mut chosen = Vec::new();
     let mut chosen_calls = Vec::new();
     for (k, f, name) in eligible(found, facts, policy, keep_recent_tokens, &calls) {
-        if f.cleared {
+        // A result whose id its message holds twice may still be cleared by a route that
+        // names it by its step (`clearable`), not by this plan's rewrite.
+        if f.cleared || repeated(found, k) {
             continue;
         }
         let call = calls.answered(k);
@@ -344,7 +346,7 @@ fn eligible<'f>(
     for (k, f) in found.results.iter().enumerate().rev() {
         let protected = newer_output < policy.protect_recent_tokens;
         newer_output += f.tokens;
-        if protected || f.index >= protected_from || !f.editable || repeated(found, k) {
+        if protected || f.index >= protected_from || !f.editable {
             continue;
         }
         let name = f

@@ -47,22 +47,28 @@ function provider(major) {
   const v2 = major === 5;
   const Mock = v2 ? mocks.MockLanguageModelV2 : mocks.MockLanguageModelV3;
   const log = { turn: 0, step: 0, prompts: [] };
-  const finish = (reason, input) =>
-    v2
-      ? { type: "finish", finishReason: reason, usage: { inputTokens: input, outputTokens: 20, totalTokens: input + 20 } }
-      : { type: "finish", finishReason: { unified: reason, raw: reason }, usage: { inputTokens: { total: input, noCache: input }, outputTokens: { total: 20, text: 20 } } };
+  // The usage of a step: its request, and our estimate of the answer it produced.
+  const finish = (reason, input, content) => {
+    const output = estimate({ format: "ai-sdk", messages: [{ role: "assistant", content }] }).total;
+    return v2
+      ? { type: "finish", finishReason: reason, usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
+      : { type: "finish", finishReason: { unified: reason, raw: reason }, usage: { inputTokens: { total: input, noCache: input }, outputTokens: { total: output, text: output } } };
+  };
   const stream = (chunks) => ({ stream: ai.simulateReadableStream({ chunks: [{ type: "stream-start", warnings: [] }, ...chunks] }) });
   const model = new Mock({
     doStream: async ({ prompt }) => {
-      const count = estimate({ format: "ai-sdk", messages: prompt }).total;
+      // What the provider counts: our estimate of the request (the system prompt as the route gives it).
+      const count = estimate({ format: "ai-sdk", systemPrompt: SYSTEM, messages: prompt.filter((m) => m.role !== "system") }).total;
       log.prompts.push({ turn: log.turn, step: log.step, prompt: JSON.parse(JSON.stringify(prompt)), count });
       const step = log.step++;
       if (step < stepsOf(log.turn)) {
         const calls = Array.from({ length: callsIn(log.turn, step) }, (_, k) => ({ type: "tool-call", toolCallId: `call_${k}`, toolName: "read", input: JSON.stringify({ path: `src/t${log.turn}s${step}c${k}.ts` }) }));
-        return stream([...calls, finish("tool-calls", count)]);
+        const content = calls.map(({ toolCallId, toolName, input }) => ({ type: "tool-call", toolCallId, toolName, input: JSON.parse(input) }));
+        return stream([...calls, finish("tool-calls", count, content)]);
       }
-      const text = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: `Done with turn ${log.turn}.` }, { type: "text-end", id: "t" }];
-      return stream([...text, finish("stop", count)]);
+      const answer = `Done with turn ${log.turn}.`;
+      const text = [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: answer }, { type: "text-end", id: "t" }];
+      return stream([...text, finish("stop", count, [{ type: "text", text: answer }])]);
     },
   });
   const file = (path) => Array.from({ length: 60 }, (_, i) => `${path}:${i} export const v${i} = f(${i});`).join("\n");
@@ -140,13 +146,84 @@ async function converse(major, route) {
   return { failures, broken, over, chat, log: p.log };
 }
 
-export { converse, sdkAlone, ourRoute, OPTIONS };
-
-if (process.env.IDS_EXPLORE) {
-  for (const major of [5, 6, 7]) {
-    const alone = await converse(major, (p, errors) => sdkAlone(p, major, errors));
-    console.log(`ai ${major} alone`, JSON.stringify({ failures: alone.failures.slice(0, 3), nfail: alone.failures.length, broken: alone.broken.slice(0, 3), prompts: alone.log.prompts.length }));
-    const ours = await converse(major, (p, errors) => ourRoute(p, major, errors, { ...OPTIONS, clearing: { protectRecentTokens: 1_500, clearArguments: true } }, 5));
-    console.log(`ai ${major} route`, JSON.stringify({ failures: ours.failures.slice(0, 3), nfail: ours.failures.length, broken: ours.broken.slice(0, 3), over: ours.over.slice(0, 5), nover: ours.over.length, prompts: ours.log.prompts.length }));
+/** The placeholders of a prompt's tool results, each with the path its own call read (`null` when its input was cleared). */
+function placeholders(prompt) {
+  const out = [];
+  let calls = new Map();
+  for (const message of prompt) {
+    if (typeof message.content === "string") continue;
+    if (message.role === "assistant") calls = new Map(message.content.filter((p) => p.type === "tool-call").map((p) => [p.toolCallId, p.input?.path ?? null]));
+    for (const part of message.content) {
+      const text = part.type === "tool-result" ? part.output?.value : undefined;
+      if (typeof text === "string" && text.startsWith("[Tool result cleared")) out.push({ text, path: calls.get(part.toolCallId) });
+    }
   }
+  return out;
 }
+
+const CLEARING = { ...OPTIONS, clearing: { protectRecentTokens: 1_500 } };
+
+for (const major of [5, 6, 7]) {
+  test(`ai ${major}: ids numbered per response (call_0 in every step and turn) pass the SDK alone: every prompt pairs each call with its result`, async () => {
+    const alone = await converse(major, (p, errors) => sdkAlone(p, major, errors));
+    assert.deepEqual(alone.failures, []);
+    assert.deepEqual(alone.broken, []);
+    // Ids did repeat: in one prompt, between the steps of one answer and between turns.
+    const last = alone.log.prompts.at(-1).prompt;
+    assert.ok(last.filter((m) => m.role === "assistant" && m.content.some?.((p) => p.toolCallId === "call_0")).length > 20);
+  });
+
+  test(`ai ${major}: the same chat through the route (clearing, compactions between turns and between steps, restarts): no SDK error, every prompt paired and within the budget, each placeholder names its own call, and the newest result is never cleared`, async () => {
+    const ours = await converse(major, (p, errors) => ourRoute(p, major, errors, CLEARING, 5));
+    assert.deepEqual(ours.failures, []);
+    assert.deepEqual(ours.broken, []);
+    assert.deepEqual(ours.over, []);
+    let cleared = 0;
+    for (const { turn, step, prompt } of ours.log.prompts) {
+      for (const { text, path } of placeholders(prompt)) {
+        cleared++;
+        assert.ok(text.includes(`read of ${path},`), `turn ${turn}, step ${step}: ${text} stands for the result of ${path}`);
+      }
+      // Between steps the model is sent the results it just asked for.
+      const newest = prompt.at(-1);
+      if (step > 0) assert.ok(newest.role === "tool" && placeholders([newest]).length === 0, `turn ${turn}, step ${step}: the newest results were cleared`);
+    }
+    assert.ok(cleared > 0, "something was cleared");
+    const summaries = new Set(ours.log.prompts.map((p) => JSON.stringify(p.prompt).match(/Summary of the chat before turn \d+/)?.[0]).filter(Boolean));
+    assert.ok(summaries.size >= 1, "a summary was made");
+  });
+}
+
+test("ai 7: a stored clearing of UIMessages whose steps all call call_0 names each result by its step: its own placeholder, the newest loop untouched", async () => {
+  const { ai } = sdk[7];
+  const file = (path) => Array.from({ length: 60 }, (_, i) => `${path}:${i} export const v${i} = f(${i});`).join("\n");
+  const read = (path) => ({ type: "tool-read", toolCallId: "call_0", state: "output-available", input: { path }, output: file(path) });
+  const answer = (turn, steps) => ({ id: `a${turn}`, role: "assistant", parts: [...Array.from({ length: steps }, (_, s) => [{ type: "step-start" }, read(`t${turn}s${s}.ts`)]).flat(), { type: "step-start" }, { type: "text", text: "Done." }] });
+  const messages = [];
+  for (let turn = 0; turn < 6; turn++) messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: `Turn ${turn}` }] }, answer(turn, turn === 3 || turn === 5 ? 4 : 1));
+  messages.push({ id: "u9", role: "user", parts: [{ type: "text", text: "next" }] });
+  const options = { ...OPTIONS, contextWindowTokens: 12_000, reserveTokens: 2_000, clearing: { protectRecentTokens: 1_500, clearArguments: true }, summarizer: { summarize: async () => "S" }, convertToModelMessages: ai.convertToModelMessages };
+  const route = new ChatCompaction(options);
+  const first = await route.prepare(messages, null);
+  assert.equal(first.reason, "cleared");
+  // Each entry a placeholder of its own read; the 4-step loops' reads (call_0 in every step)
+  // are left to a summary (the rewrite names results by id), the newest untouched.
+  for (const entry of first.state.cleared) {
+    assert.match(entry.text, new RegExp(`^\\[Tool result cleared to save context: read of t${entry.messageId.slice(1)}s0\\.ts`));
+    assert.equal(entry.arguments, true);
+  }
+  const loop = (prompt) => prompt.filter((m) => m.role !== "user" && m.role !== "system").slice(-9);
+  const kept = JSON.stringify(loop(first.messages));
+  assert.ok(!kept.includes("Tool result cleared") && (kept.match(/"path":"t5s\d\.ts"/g) ?? []).length === 4, kept.slice(0, 300));
+  // A step entry names one step: a stored clearing of step 2 of a3 (as a clearing between the
+  // steps of its request stored it) leaves steps 1, 3 and 4.
+  const text = "[Tool result cleared to save context: read of t3s1.ts]";
+  const stored = { ...first.state, cleared: [...first.state.cleared, { messageId: "a3", toolCallId: "call_0", part: 2, text, arguments: true }] };
+  const again = await route.prepare(messages, stored);
+  const of = (prompt, role) => prompt.filter((m) => m.role === role && m.content.some?.((p) => p.toolCallId === "call_0")).slice(-9, -5);
+  const results = of(again.messages, "tool").map((m) => m.content[0].output.value);
+  assert.deepEqual(results.map((value) => value === text), [false, true, false, false]);
+  const calls = of(again.messages, "assistant").map((m) => m.content[0].input);
+  assert.deepEqual(calls, [{ path: "t3s0.ts" }, {}, { path: "t3s2.ts" }, { path: "t3s3.ts" }]);
+  route.free();
+});
