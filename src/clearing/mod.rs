@@ -301,15 +301,16 @@ impl<'f> Calls<'f> {
             let same = same
                 .get(..same.iter().take_while(|c| c.index == index).count())
                 .unwrap_or(&[]);
-            let mut used: HashMap<&str, usize> = HashMap::default();
+            let from = r;
             while let Some(result) = found.results.get(r).filter(|f| f.index == index) {
-                let n = used.entry(&result.id).or_insert(0);
+                // The n-th result with this id in the message answers its n-th call with it.
+                let earlier = found.results.get(from..r).unwrap_or(&[]);
+                let n = earlier.iter().filter(|f| f.id == result.id).count();
                 let own = same
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| c.id == result.id)
-                    .nth(*n);
-                *n += 1;
+                    .nth(n);
                 of_result.push(
                     own.map(|(k, _)| next + k)
                         .or(latest.get(result.id.as_str()).copied()),
