@@ -57,7 +57,7 @@ export class ChatCompaction {
     const entries = presentIn(valid?.cleared ?? [], kept);
     let next = entries.length === (valid?.cleared?.length ?? 0) ? valid : withCleared(valid, entries);
     if (result.compacted) {
-      const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept) : [];
+      const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       const first = origin(firstNonSystem(kept), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record: result.record }, [...entries, ...fresh]);
     }
@@ -196,6 +196,7 @@ class StepCompaction {
   async #step(options) {
     const { messages, steps, abortSignal } = stepOptions(options);
     let live = this.#live(messages);
+    markOwnSteps(live, steps, this.#origins);
     // ai 5 and 6 rebuild the step's messages from the uncleared ones: cleared again here.
     const before = live;
     ({ messages: live, entries: this.#cleared } = await this.#reapply(live, this.#cleared, this.#origins));
@@ -247,27 +248,63 @@ class StepCompaction {
     if (this.#keptFrom === null && !this.#clearedInSteps) return this.#state;
     const response = guardedOr(() => readUiMessage(responseMessage, "responseMessage"), null);
     const id = response && response.id !== "" ? response.id : null;
-    // Results of this request's steps are parts of the response message; without its id (no
-    // `generateMessageId`) they cannot be named, and are cleared again when due.
-    const cleared = this.#cleared.flatMap((entry) => (entry.messageId !== null ? [entry] : id === null ? [] : [{ ...entry, messageId: id }]));
+    // Where each step of this response starts in the response message (which continues the
+    // last posted message when it has the same id).
+    const offset = response && this.#last && this.#last.id === response.id ? this.#last.parts.length : 0;
+    const starts = response ? stepStartParts(response.parts, offset) : [];
+    // Results of this request's steps are parts of the response message, in the step they
+    // came from; without its id (no `generateMessageId`) they cannot be named, and are cleared
+    // again when due.
+    const named = ({ messageId: _, step, ...entry }) => ({ messageId: id, toolCallId: entry.toolCallId, ...(starts[step] > 0 ? { part: starts[step] } : {}), text: entry.text, ...(entry.arguments ? { arguments: true } : {}) });
+    const cleared = this.#cleared.flatMap((entry) => (entry.messageId !== null ? [entry] : id === null ? [] : [named(entry)]));
     if (this.#keptFrom === null) {
-      const first = this.#origins.get(this.#first) ?? { id: id ?? "", part: 0 };
+      const first = posted(this.#origins.get(this.#first)) ?? { id: id ?? "", part: 0 };
       const base = this.#state ?? { summary: "", firstKeptId: first.id, firstKeptPart: first.part, record: null };
       return withCleared({ ...base, record: this.#record ?? base.record }, cleared);
     }
     const next = (messageId, part) => withCleared({ summary: this.#summary, firstKeptId: messageId, firstKeptPart: part, record: this.#record }, cleared);
-    const origin = this.#origins.get(this.#keptFrom);
+    const origin = posted(this.#origins.get(this.#keptFrom));
     if (origin) return next(origin.id, origin.part);
-    // Kept from step `#keptStep` of this response: its `step-start` part in the response message
-    // (which continues the last posted message when it has the same id). Without an id the
-    // client will know (`generateMessageId` unset), the between-steps compaction is not kept.
+    // Kept from step `#keptStep` of this response: its `step-start` part in the response
+    // message. Without an id the client will know (`generateMessageId` unset), the
+    // between-steps compaction is not kept.
     if (this.#keptStep === undefined || id === null) return this.#state;
-    const offset = this.#last && this.#last.id === response.id ? this.#last.parts.length : 0;
-    let step = -1;
-    for (let index = offset; index < response.parts.length; index++) {
-      if (guardedOr(() => response.parts[index]?.type === "step-start", false) && ++step === this.#keptStep) return next(response.id, index);
+    const at = starts[this.#keptStep];
+    return at === undefined ? this.#state : next(response.id, at);
+  }
+}
+
+/** An origin of a posted UIMessage (`{ id, part }`), not of one of this request's steps. */
+const posted = (origin) => (origin && origin.id !== null ? origin : undefined);
+
+/** Where each step of a response starts: its `step-start` parts from `offset` on. */
+function stepStartParts(parts, offset) {
+  const starts = [];
+  for (let index = offset; index < parts.length; index++) {
+    if (guardedOr(() => parts[index]?.type === "step-start", false)) starts.push(index);
+  }
+  return starts;
+}
+
+/**
+ * Marks the model messages of `live` that came from this request's steps with their step
+ * (`{ id: null, step }` in `origins`): a model that numbers its calls per response sends
+ * `call_0` in every step, so a cleared result is named by its step as well as its id. Found by
+ * identity in the steps' responses, else as JSON (the SDK may hand out copies).
+ */
+function markOwnSteps(live, steps, origins) {
+  const unknown = live.filter((message) => !origins.has(message) && guardedOr(() => message.role !== "user" && message.role !== "system", false));
+  if (unknown.length === 0) return;
+  const produced = steps.map((step) => guardedOr(() => [...(step?.response?.messages ?? [])], []));
+  const byIdentity = new Map(produced.flatMap((messages, step) => messages.map((message) => [message, step])));
+  let byText = null;
+  for (const message of unknown) {
+    let step = byIdentity.get(message);
+    if (step === undefined) {
+      byText ??= new Map(produced.flatMap((messages, k) => messages.map((m) => [guardedOr(() => JSON.stringify(m), null), k])));
+      step = byText.get(guardedOr(() => JSON.stringify(message), null) ?? undefined);
     }
-    return this.#state;
+    if (step !== undefined) origins.set(message, { id: null, step });
   }
 }
 

@@ -21,9 +21,10 @@ function copied(copy) {
 
 /**
  * `state.cleared`, checked (it comes from the application's store): `[]` when absent, else
- * `{ messageId, toolCallId, text, arguments? }` entries. (Inside one request an entry's
- * `messageId` may be null: a result of the request's own steps, whose UIMessage id comes with
- * the response; `stateAfter` names it or leaves it out.)
+ * `{ messageId, toolCallId, part?, text, arguments? }` entries (`part`: where the result's step
+ * starts in the message, left out for the first step). (Inside one
+ * request an entry's `messageId` may be null: a result of the request's own step `step`, whose
+ * UIMessage id comes with the response; `stateAfter` names it or leaves it out.)
  */
 export function checkCleared(value) {
   if (value === undefined || value === null) return [];
@@ -37,9 +38,11 @@ export function checkCleared(value) {
       typeof entry.messageId === "string" &&
       typeof entry.toolCallId === "string" &&
       typeof entry.text === "string" &&
+      (entry.part === undefined || (Number.isInteger(entry.part) && entry.part >= 0)) &&
       (entry.arguments === undefined || typeof entry.arguments === "boolean");
-    if (!ok) throw bad(`state.cleared[${index}] must be { messageId, toolCallId, text, arguments? } as prepare returned it`);
-    return entry.arguments ? { messageId: entry.messageId, toolCallId: entry.toolCallId, text: entry.text, arguments: true } : { messageId: entry.messageId, toolCallId: entry.toolCallId, text: entry.text };
+    if (!ok) throw bad(`state.cleared[${index}] must be { messageId, toolCallId, part?, text, arguments? } as prepare returned it`);
+    const { messageId, toolCallId, part, text } = entry;
+    return { messageId, toolCallId, ...(part === undefined ? {} : { part }), text, ...(entry.arguments ? { arguments: true } : {}) };
   });
 }
 
@@ -61,10 +64,20 @@ function clearedText(part) {
 
 const json = (value) => guardedOr(() => JSON.stringify(value), null);
 
-/** The entry for result `id` in a message from UIMessage `origin` (unknown: any entry with that id). */
+/**
+ * The entry for result `id` in a model message from `origin`: the step of a posted UIMessage
+ * (`{ id, part }`) or of this request (`{ id: null, step }`). Ids name a result only with its
+ * step (a model that numbers its calls per response sends `call_0` in every step); a message
+ * of unknown origin (a copy the SDK made) takes any entry with the id.
+ */
 function entryFor(entries, id, origin) {
-  return entries.find((e) => e.toolCallId === id && (e.messageId === null || origin === undefined || e.messageId === origin.id));
+  if (origin === undefined) return entries.find((e) => e.toolCallId === id);
+  const same = (e) => (origin.id === null ? e.step === undefined || origin.step === undefined || e.step === origin.step : (e.part ?? 0) === origin.part);
+  return entries.find((e) => e.toolCallId === id && e.messageId === origin.id && same(e));
 }
+
+/** Where an entry made from a model message of `origin` points (see `entryFor`). */
+const placeOf = (origin) => (origin === undefined ? {} : origin.id === null ? (origin.step === undefined ? {} : { step: origin.step }) : origin.part > 0 ? { part: origin.part } : {});
 
 /**
  * The model messages with the stored clearing applied again: resolves to `{ messages, entries }`,
@@ -77,21 +90,22 @@ export async function reapply(compactor, request, entries, origins) {
   if (entries.length === 0) return { messages, entries };
   const results = [];
   const present = new Set();
-  const argumentIds = new Set();
   messages.forEach((message, index) => {
     for (const part of partsOf(message, "tool")) {
       if (!isPart(part, "tool-result")) continue;
       const entry = entryFor(entries, field(part, "toolCallId"), origins.get(message));
       if (!entry) continue;
       present.add(entry);
-      if (entry.arguments) argumentIds.add(entry.toolCallId);
       if (clearedText(part) !== entry.text) results.push({ index, toolCallId: entry.toolCallId, text: entry.text });
     }
   });
+  // The calls whose arguments went: each by its own step's entry (an id alone may name a call
+  // of every step).
   const argumentMessages = [];
   messages.forEach((message, index) => {
     const calls = partsOf(message, "assistant").filter((part) => isPart(part, "tool-call"));
-    if (calls.some((part) => argumentIds.has(field(part, "toolCallId")) && json(field(part, "input")) !== "{}")) argumentMessages.push(index);
+    const cleared = (part) => entryFor(entries, field(part, "toolCallId"), origins.get(message))?.arguments === true;
+    if (calls.some((part) => cleared(part) && json(field(part, "input")) !== "{}")) argumentMessages.push(index);
   });
   const kept = entries.filter((entry) => present.has(entry));
   if (results.length === 0 && argumentMessages.length === 0) return { messages, entries: kept };
@@ -118,9 +132,12 @@ export function mapOrigins(before, after, origins) {
  */
 export function newlyCleared(before, after, origins) {
   const entries = [];
-  const argumentIds = new Set();
+  // The ids of the calls whose arguments went, of the latest assistant message: its results
+  // follow it (an id alone may name a call of every step).
+  let argumentIds = new Set();
   after.forEach((message, index) => {
     const old = before[index];
+    if (guardedOr(() => message.role === "assistant", false)) argumentIds = new Set();
     if (message === old) return;
     const oldParts = (role) => new Map(partsOf(old, role).map((part) => [field(part, "toolCallId"), part]));
     const calls = oldParts("assistant");
@@ -135,10 +152,11 @@ export function newlyCleared(before, after, origins) {
       const was = results.get(id);
       const text = clearedText(part);
       if (text === null || (json(field(part, "output")) === json(field(was, "output")) && json(field(part, "result")) === json(field(was, "result")))) continue;
-      entries.push({ messageId: origins.get(old)?.id ?? null, toolCallId: id, text });
+      const origin = origins.get(old);
+      entries.push({ messageId: origin?.id ?? null, toolCallId: id, ...placeOf(origin), text, ...(argumentIds.has(id) ? { arguments: true } : {}) });
     }
   });
-  return entries.map((entry) => (argumentIds.has(entry.toolCallId) ? { ...entry, arguments: true } : entry));
+  return entries;
 }
 
 /** The entries whose results are among `messages` (after a summary: those it kept). */

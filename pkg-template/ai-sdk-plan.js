@@ -119,7 +119,8 @@ export class ChatMemo {
     const key = JSON.stringify(entries);
     const known = this.#cleared.get(message.source);
     if (known && known.from === from && known.length === message.parts.length && known.key === key) return known.copy;
-    const copy = { id: message.id, role: message.role, parts: message.parts.slice(from).map((part) => clearPart(part, entries)) };
+    const steps = stepStarts(message.parts);
+    const copy = { id: message.id, role: message.role, parts: message.parts.slice(from).map((part, i) => clearPart(part, entries, steps[from + i])) };
     this.#cleared.set(message.source, { from, length: message.parts.length, key, copy });
     return copy;
   }
@@ -133,13 +134,30 @@ function entriesByMessage(list) {
 }
 
 /**
- * A tool part of a UIMessage cleared as the compactor clears it (its output, or its error
- * text, the placeholder; its input `{}` when the arguments went too). Results a provider ran
- * (`providerExecuted`) are never cleared: their shape is the provider's.
+ * For each of `parts` (a UIMessage's parts from part `from` on), the part its step starts at in
+ * the message (0, or a `step-start` part): with a model that numbers its calls per response
+ * (`call_0` in every step), a call id names a tool part only together with its step.
  */
-export function clearPart(part, entries) {
+export function stepStarts(parts, from = 0) {
+  let start = from;
+  return parts.map((part, i) => {
+    if (from + i > 0 && guardedOr(() => part?.type === "step-start", false)) start = from + i;
+    return start;
+  });
+}
+
+/** Whether cleared entry `entry` names the result `id` of the step starting at part `step` (`part` is left out for the first step). */
+export const names = (entry, id, step) => entry.toolCallId === id && (entry.part ?? 0) === step;
+
+/**
+ * A tool part of a UIMessage, in the step starting at part `step`, cleared as the compactor
+ * clears it (its output, or its error text, the placeholder; its input `{}` when the arguments
+ * went too). Results a provider ran (`providerExecuted`) are never cleared: their shape is the
+ * provider's.
+ */
+export function clearPart(part, entries, step) {
   const id = guardedOr(() => part?.toolCallId, undefined);
-  const entry = typeof id === "string" && entries.find((e) => e.toolCallId === id);
+  const entry = typeof id === "string" && entries.find((e) => names(e, id, step));
   if (!entry || guardedOr(() => part.providerExecuted === true, true)) return part;
   const copy = guardedOr(() => record(part, "part"), null);
   // A part that throws when read is left as it is: planning names it.
@@ -150,27 +168,29 @@ export function clearPart(part, entries) {
 }
 
 /**
- * The results a clearing of UIMessages `before` into `after` (index for index) cleared, as the
- * state's entries: per tool part whose output or error text changed, its message's id, its
- * call's id, the new text, and whether its input went too.
+ * The results a clearing of UIMessages `before` into `after` (index for index, part for part)
+ * cleared, as the state's entries: per tool part whose output or error text changed, its
+ * message's id, its call's id, the part its step starts at (`offsets` gives where each sent
+ * message starts in the posted one), the new text, and whether its input went too.
  */
-export function clearedBetween(before, after) {
+export function clearedBetween(before, after, offsets) {
   const entries = [];
   after.forEach((message, index) => {
     const old = before[index];
     if (message === old) return;
-    const oldParts = new Map(partsOf(old).map((part) => [field(part, "toolCallId"), part]));
-    for (const part of partsOf(message)) {
+    const oldParts = partsOf(old);
+    const steps = stepStarts(oldParts, offsets?.get(old)?.from ?? 0);
+    partsOf(message).forEach((part, i) => {
       const id = field(part, "toolCallId");
-      const was = typeof id === "string" ? oldParts.get(id) : undefined;
-      if (was === undefined) continue;
+      const was = oldParts[i];
+      if (typeof id !== "string" || was === undefined || field(was, "toolCallId") !== id) return;
       const key = field(part, "state") === "output-error" ? "errorText" : "output";
       const text = field(part, key);
-      if (typeof text !== "string" || text === field(was, key)) continue;
-      const entry = { messageId: field(message, "id"), toolCallId: id, text };
+      if (typeof text !== "string" || text === field(was, key)) return;
+      const entry = { messageId: field(message, "id"), toolCallId: id, ...atPart(steps[i]), text };
       if (json(field(part, "input")) !== json(field(was, "input"))) entry.arguments = true;
       entries.push(entry);
-    }
+    });
   });
   return entries;
 }
@@ -185,6 +205,9 @@ export function presentIn(entries, messages) {
   }
   return entries.filter((entry) => held.has(`${entry.messageId}\u0000${entry.toolCallId}`));
 }
+
+/** An entry's `part`: left out for the first step (a state that never saw a later step keeps its shape). */
+export const atPart = (part) => (part > 0 ? { part } : {});
 
 const field = (value, key) => guardedOr(() => value?.[key], undefined);
 const partsOf = (message) => guardedOr(() => (Array.isArray(message?.parts) ? [...message.parts] : []), []);

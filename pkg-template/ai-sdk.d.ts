@@ -94,6 +94,12 @@ export interface ClearedToolResult {
   /** The id of the UIMessage that holds the tool part. */
   messageId: string;
   toolCallId: string;
+  /**
+   * The part where the step holding the tool part starts in the message (a `step-start`
+   * part), left out for the first step: a model that numbers its calls per response has
+   * `call_0` in every step.
+   */
+  part?: number;
   /** The placeholder its output was replaced with. */
   text: string;
   /** The call's arguments were cleared too (`clearing.clearArguments`). */

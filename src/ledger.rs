@@ -64,8 +64,9 @@ impl Ledger {
         ledger
     }
 
-    /// Appends the facts of the next message (raw estimates). A result pairs with the latest
-    /// earlier call of its id; results whose call is unknown constrain nothing.
+    /// Appends the facts of the next message (raw estimates). A result pairs with the call of
+    /// its id in its own message, else the latest earlier one; results whose call is unknown
+    /// constrain nothing.
     pub fn push(&mut self, mut facts: MessageFacts) {
         if !facts.steps.is_empty() && self.positions.is_none() {
             // The first message with steps: pairing is redone over positions (no message had
@@ -115,7 +116,13 @@ impl Ledger {
     fn pair(&mut self, facts: &MessageFacts) {
         let j = self.blocked.len().saturating_sub(1);
         self.blocked.push(0);
-        for id in &facts.tool_result_ids {
+        // A result whose call is in the same position is answered there (see
+        // `plan::largest_valid_cut`), whatever earlier call has its id.
+        let elsewhere = facts
+            .tool_result_ids
+            .iter()
+            .filter(|id| !facts.tool_call_ids.contains(id));
+        for id in elsewhere {
             let Some(&i) = self.calls.get(id) else {
                 continue;
             };
@@ -225,5 +232,32 @@ impl Ledger {
             None => plan,
         };
         Ok(plan.map(|plan| plan.with_tokens(&self.facts)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_beside_its_call_blocks_no_cut_whatever_earlier_call_has_its_id() {
+        // UIMessages of a model that numbers its calls per response: every answer holds
+        // `call_0` and its result (as `plan::largest_valid_cut` pairs them).
+        let answer = || MessageFacts {
+            tool_call_ids: ["call_0"].into_iter().collect(),
+            tool_result_ids: ["call_0"].into_iter().collect(),
+            ..MessageFacts::default()
+        };
+        let ledger = Ledger::from_facts([
+            MessageFacts::default(),
+            answer(),
+            MessageFacts::default(),
+            answer(),
+        ]);
+        assert!(
+            ledger.blocked.iter().all(|&n| n == 0),
+            "{:?}",
+            ledger.blocked
+        );
     }
 }

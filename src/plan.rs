@@ -282,8 +282,8 @@ pub(crate) fn in_flight_start(messages: &[MessageFacts]) -> usize {
 }
 
 /// The largest cut in `1..=limit` that separates no tool call at `i < cut` from its result at
-/// `j >= cut`. A result matches the latest earlier call with its id; results whose call is
-/// unknown constrain nothing. Scans back from the end holding only the ids of the results whose
+/// `j >= cut`. A result matches the call with its id in its own message, else the latest
+/// earlier call with its id; results whose call is unknown constrain nothing. Scans back from the end holding only the ids of the results whose
 /// call is not found yet (a map of every call's id was about 1 MB of wasm memory at 100k
 /// messages, for a cut that is usually near the end): O(messages after the cut) when every
 /// result there finds its call soon, at most one pass over the history.
@@ -310,7 +310,14 @@ pub(crate) fn largest_valid_cut(messages: &[MessageFacts], limit: usize) -> Opti
                 }
             }
         }
-        for id in &f.tool_result_ids {
+        // A result whose call is in the same message (a UIMessage's tool part, a server
+        // tool's result) is answered there, whatever earlier call has its id: servers that
+        // number their calls per response reuse `call_0` in every message.
+        for id in f
+            .tool_result_ids
+            .iter()
+            .filter(|id| !f.tool_call_ids.contains(id))
+        {
             waiting.entry(id).or_insert(p);
         }
         if candidate.is_none() && (1..=limit).contains(&p) {
@@ -344,13 +351,17 @@ mod tests {
     use proptest::prelude::*;
 
     /// The pairing as it was done before [`largest_valid_cut`]: every cut's state from a map
-    /// of every call, read from the start.
+    /// of every call, read from the start (a result beside its call answered there).
     fn reference(messages: &[MessageFacts], limit: usize) -> Option<usize> {
         let n = messages.len();
         let mut delta = vec![0i64; n + 2];
         let mut calls: HashMap<&str, usize> = HashMap::default();
         for (j, f) in messages.iter().enumerate() {
-            for &i in f.tool_result_ids.iter().filter_map(|id| calls.get(id)) {
+            let elsewhere = f
+                .tool_result_ids
+                .iter()
+                .filter(|id| !f.tool_call_ids.contains(id));
+            for &i in elsewhere.filter_map(|id| calls.get(id)) {
                 delta[i + 1] += 1;
                 delta[j + 1] -= 1;
             }
@@ -380,8 +391,8 @@ mod tests {
 
     #[test]
     fn a_cut_never_separates_a_call_from_its_results() {
-        // A pair at 1–2; two calls at 3 answered at 4, one of them again at 5 (not by the call
-        // at 5, which is answered at 7); an orphan result at 6.
+        // A pair at 1–2; two calls at 3 answered at 4; a call at 5 answered in its own message
+        // and again at 7; an orphan result at 6.
         let history = [
             message(&[], &[]),
             message(&[1], &[]),
@@ -395,16 +406,42 @@ mod tests {
         let cuts: Vec<_> = (0..=9)
             .map(|limit| largest_valid_cut(&history, limit))
             .collect();
-        let (one, three, eight) = (Some(1), Some(3), Some(8));
+        let (one, three, five, eight) = (Some(1), Some(3), Some(5), Some(8));
         assert_eq!(
             cuts,
-            [
-                None, one, one, three, three, three, three, three, eight, eight
-            ]
+            [None, one, one, three, three, five, five, five, eight, eight]
         );
         for (limit, cut) in cuts.iter().enumerate() {
             assert_eq!(*cut, reference(&history, limit));
         }
+    }
+
+    #[test]
+    fn a_result_beside_its_call_is_answered_there_whatever_earlier_call_has_its_id() {
+        // UIMessages of a model that numbers its calls per response: every answer holds
+        // `call_0` and its result. Each pair is whole; no cut between answers separates one.
+        let answer = || message(&[0], &[0]);
+        let history = [
+            message(&[], &[]),
+            answer(),
+            message(&[], &[]),
+            answer(),
+            message(&[], &[]),
+            answer(),
+        ];
+        let cuts: Vec<_> = (0..=6)
+            .map(|limit| largest_valid_cut(&history, limit))
+            .collect();
+        assert_eq!(
+            cuts,
+            [None, Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)]
+        );
+        for (limit, cut) in cuts.iter().enumerate() {
+            assert_eq!(*cut, reference(&history, limit));
+        }
+        // A result alone still pairs with the latest earlier call of its id.
+        let split = [message(&[0], &[0]), message(&[0], &[]), message(&[], &[0])];
+        assert_eq!(largest_valid_cut(&split, 2), Some(1));
     }
 
     proptest! {

@@ -246,17 +246,21 @@ pub fn plan(
     let calls = Calls::of(found);
     let mut freed = 0u64;
     let mut chosen = Vec::new();
-    for (_, f, name) in eligible(found, facts, policy, keep_recent_tokens, &calls) {
-        if f.cleared {
+    let mut chosen_calls = Vec::new();
+    for (k, f, name) in eligible(found, facts, policy, keep_recent_tokens, &calls) {
+        // A result whose id its message holds twice may still be cleared by a route that
+        // names it by its step (`clearable`), not by this plan's rewrite.
+        if f.cleared || repeated(found, k) {
             continue;
         }
-        let call = calls.get(&f.id);
+        let call = calls.answered(k);
         let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
         let after = result_tokens(&text, estimator)?;
         if after - estimator.framing_tokens() >= f.tokens {
             continue;
         }
         freed += f.tokens.saturating_sub(after);
+        chosen_calls.extend(call);
         chosen.push(ClearedResult {
             index: f.index,
             tool_call_id: f.id.clone(),
@@ -272,7 +276,7 @@ pub fn plan(
     if policy.clear_arguments {
         // The messages of the cleared calls, in order (marks rather than a sort).
         let mut marked = vec![false; facts.messages.len()];
-        for call in chosen.iter().filter_map(|r| calls.get(&r.tool_call_id)) {
+        for call in chosen_calls {
             if let (Some(arguments), Some(mark)) =
                 (call.arguments_freed, marked.get_mut(call.index))
             {
@@ -306,23 +310,60 @@ pub fn clearable(
         .collect()
 }
 
-/// The calls of `found` by id (the latest call with each id).
+/// The call each result of `found` answers: the call with its id in its own message (the k-th
+/// result with an id there answers the k-th call with it: a UIMessage's steps), else the
+/// latest call with its id in an earlier message. Servers that number their calls per
+/// response reuse `call_0` in every message, so the latest call with an id anywhere is not it.
 struct Calls<'f> {
     found: &'f Found,
-    places: HashMap<&'f str, usize>,
+    /// Per result of `found.results`, its call's place in `found.calls`.
+    of_result: Vec<Option<usize>>,
 }
 
 impl<'f> Calls<'f> {
     fn of(found: &'f Found) -> Self {
-        let mut places: HashMap<&str, usize> = map_with_capacity(found.calls.len());
-        for (k, call) in found.calls.iter().enumerate() {
-            places.insert(&call.id, k);
+        let mut latest: HashMap<&str, usize> = map_with_capacity(found.calls.len());
+        let mut of_result = Vec::with_capacity(found.results.len());
+        let mut next = 0;
+        let mut r = 0;
+        while let Some(first) = found.results.get(r) {
+            let index = first.index;
+            while let Some(call) = found.calls.get(next).filter(|c| c.index < index) {
+                latest.insert(&call.id, next);
+                next += 1;
+            }
+            // The calls of the same message, and how many of each id its results used.
+            let same = found.calls.get(next..).unwrap_or(&[]);
+            let same = same
+                .get(..same.iter().take_while(|c| c.index == index).count())
+                .unwrap_or(&[]);
+            let from = r;
+            while let Some(result) = found.results.get(r).filter(|f| f.index == index) {
+                // The n-th result with this id in the message answers its n-th call with it.
+                let earlier = found.results.get(from..r).unwrap_or(&[]);
+                let n = earlier.iter().filter(|f| f.id == result.id).count();
+                let own = same
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.id == result.id)
+                    .nth(n);
+                of_result.push(
+                    own.map(|(k, _)| next + k)
+                        .or(latest.get(result.id.as_str()).copied()),
+                );
+                r += 1;
+            }
         }
-        Calls { found, places }
+        Calls { found, of_result }
     }
 
-    fn get(&self, id: &str) -> Option<&'f FoundCall> {
-        self.places.get(id).and_then(|&k| self.found.calls.get(k))
+    /// The call result `k` (a place in `found.results`) answers.
+    fn answered(&self, k: usize) -> Option<&'f FoundCall> {
+        self.of_result
+            .get(k)
+            .copied()
+            .flatten()
+            .and_then(|c| self.found.calls.get(c))
     }
 }
 
@@ -348,7 +389,7 @@ fn eligible<'f>(
         let name = f
             .name
             .as_deref()
-            .or(calls.get(&f.id).map(|c| c.name.as_str()));
+            .or(calls.answered(k).map(|c| c.name.as_str()));
         if name.is_some_and(|n| policy.never_clear.iter().any(|never| never == n)) {
             continue;
         }
@@ -356,6 +397,19 @@ fn eligible<'f>(
     }
     out.reverse();
     out
+}
+
+/// Whether result `k` of `found` shares its id with another result of its message (a
+/// UIMessage whose steps all call `call_0`): the rewrite names a message's results by id, so
+/// clearing one would clear them all, the newest included.
+fn repeated(found: &Found, k: usize) -> bool {
+    let Some(result) = found.results.get(k) else {
+        return false;
+    };
+    let near = |j: &usize| found.results.get(*j).filter(|f| f.index == result.index);
+    let before = (0..k).rev().map_while(|j| near(&j));
+    let after = (k + 1..found.results.len()).map_while(|j| near(&j));
+    before.chain(after).any(|f| f.id == result.id)
 }
 
 /// Plans trimming the middle of the newest tool result (`found` kept its text: see
@@ -369,7 +423,9 @@ pub fn trim(
     estimator: &dyn Estimator,
 ) -> Result<Option<Clearing>> {
     let excess = facts.total().saturating_sub(budget);
-    let Some(newest) = found.results.last().filter(|r| r.editable && excess > 0) else {
+    let last = found.results.len().saturating_sub(1);
+    let newest = found.results.last();
+    let Some(newest) = newest.filter(|r| r.editable && excess > 0 && !repeated(found, last)) else {
         return Ok(None);
     };
     // The excess in the estimator's own units (the facts are calibrated).
