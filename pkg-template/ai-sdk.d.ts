@@ -94,7 +94,7 @@ export interface ClearedToolResult {
   toolCallId: string;
   /** The placeholder its output was replaced with. */
   text: string;
-  /** The call's arguments were cleared too (`clearing.clearArguments`). */
+  /** The call's arguments were cleared too (`clearing.clearArguments`, or large ones by default). */
   arguments?: boolean;
 }
 

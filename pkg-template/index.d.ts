@@ -513,11 +513,11 @@ export interface CompactorConfig {
    * defaults; a plan over the trigger that clearing alone brings to the trigger is a clear plan.
    */
   clearing?: boolean | {
-    /** Tokens of the newest tool output never cleared. Default 40,000. */
+    /** Tokens of the newest tool output never cleared. Default a tenth of the input budget, at most 40,000. */
     protectRecentTokens?: number;
     /** Tools whose results are never cleared. */
     neverClear?: readonly string[];
-    /** Also replace the arguments of the cleared calls with `{}`. Default false. */
+    /** Also replace the arguments of the cleared calls with `{}` (`false`: never). Default: those of 200 tokens or more, with their result however small. */
     clearArguments?: boolean;
   } | null;
 }
