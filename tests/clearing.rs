@@ -362,7 +362,12 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             clear_arguments: Some(true),
             ..policy(0)
         };
-        let without = plan(format, &messages, &policy(0)).unwrap();
+        let never = ClearingPolicy {
+            clear_arguments: Some(false),
+            ..policy(0)
+        };
+        let without = plan(format, &messages, &never).unwrap();
+        assert!(without.argument_messages.is_empty(), "{format:?}");
         let clearing = plan(format, &messages, &with).unwrap();
         assert_eq!(clearing.argument_messages, [1, 3], "{format:?}");
         assert!(

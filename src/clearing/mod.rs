@@ -276,7 +276,7 @@ pub fn plan(
 ) -> Result<Option<Clearing>> {
     let calls = Calls::of(found);
     let mut freed = 0u64;
-    // What placeholders larger than the small results they replace add.
+    // What placeholders larger than the results they replace add (their framing may be).
     let mut grown = 0u64;
     let mut chosen = Vec::new();
     // The messages of the calls whose arguments are cleared (marks rather than a sort).
@@ -299,12 +299,12 @@ pub fn plan(
                     if f.tokens + tokens <= after {
                         continue;
                     }
-                    grown += after.saturating_sub(f.tokens);
                 }
                 _ => continue,
             }
         }
         freed += f.tokens.saturating_sub(after);
+        grown += after.saturating_sub(f.tokens);
         if let Some((index, tokens)) = arguments
             && let Some(mark) = marked.get_mut(index)
         {
