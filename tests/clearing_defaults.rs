@@ -215,3 +215,40 @@ fn the_compactor_clears_with_the_defaults_where_a_fixed_40k_would_summarize() {
         .unwrap();
     assert!(matches!(fixed, Some(Planned::Summarize(_))), "{fixed:?}");
 }
+
+#[test]
+fn a_message_with_large_and_small_arguments_clears_both_and_counts_both() {
+    // One assistant message calls `write` (large arguments) and `bash` (small): its arguments
+    // are cleared together, and the estimate planned is the rewrite's.
+    let calls = vec![
+        ToolCall::new(
+            "w1",
+            "write",
+            json!({ "path": "src/m.rs", "content": words("line", 1500) }),
+        ),
+        ToolCall::new("b1", "bash", json!({ "command": "cargo build --release" })),
+    ];
+    let messages = vec![
+        user("write it and build"),
+        Message::tool_calls(calls),
+        Message::tool_result("w1", "write", "Wrote src/m.rs."),
+        Message::tool_result("b1", "bash", words("beta", 1500)),
+        say("done"),
+        user("and now?"),
+    ];
+    let cleared = plan(&messages, &policy(Some(0), None), 20_000).unwrap();
+    assert_eq!(ids(&Some(cleared.clone())), ["w1", "b1"]);
+    assert_eq!(cleared.argument_messages, [1]);
+    let done = clearing::clear_messages(&messages, &cleared);
+    let Message::Assistant(both) = &done[1] else {
+        panic!("the calls")
+    };
+    for block in &both.content {
+        let AssistantBlock::ToolCall(call) = block else {
+            panic!("a call")
+        };
+        assert_eq!(call.arguments, json!({}), "{}", call.id);
+    }
+    let after = RequestFacts::of(&Request::new(&done)).unwrap();
+    assert_eq!(after.total(), cleared.estimate_after);
+}

@@ -279,7 +279,9 @@ pub fn plan(
     // What placeholders larger than the results they replace add (their framing may be).
     let mut grown = 0u64;
     let mut chosen = Vec::new();
-    // The messages of the calls whose arguments are cleared (marks rather than a sort).
+    // Where each chosen result's call is and what clearing its arguments frees.
+    let mut arguments = Vec::new();
+    // The messages whose calls' arguments are cleared (marks rather than a sort).
     let mut marked = vec![false; facts.messages.len()];
     for (_, f, name) in eligible(found, facts, policy, limits, &calls) {
         if f.cleared {
@@ -288,13 +290,12 @@ pub fn plan(
         let call = calls.get(&f.id);
         let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
         let after = result_tokens(&text, estimator)?;
-        let arguments = call
-            .and_then(|c| Some((c.index, c.arguments_freed?)))
-            .filter(|&(_, tokens)| policy.clears_arguments(tokens));
+        let own = call.and_then(|c| Some((c.index, c.arguments_freed?)));
+        let clears = own.filter(|&(_, tokens)| policy.clears_arguments(tokens));
         if after - estimator.framing_tokens() >= f.tokens {
             // A small result goes only with its call's large arguments, by default: an old
             // `edit` or `write` answers in a line and holds the file in its arguments.
-            match arguments {
+            match clears {
                 Some((_, tokens)) if policy.clear_arguments.is_none() => {
                     if f.tokens + tokens <= after {
                         continue;
@@ -305,12 +306,12 @@ pub fn plan(
         }
         freed += f.tokens.saturating_sub(after);
         grown += after.saturating_sub(f.tokens);
-        if let Some((index, tokens)) = arguments
+        if let Some((index, _)) = clears
             && let Some(mark) = marked.get_mut(index)
         {
             *mark = true;
-            freed += tokens;
         }
+        arguments.extend(own);
         chosen.push(ClearedResult {
             index: f.index,
             tool_call_id: f.id.clone(),
@@ -321,6 +322,13 @@ pub fn plan(
     }
     if chosen.is_empty() {
         return Ok(None);
+    }
+    // A message's arguments are cleared together ([`Clearing::edits`]): those of every cleared
+    // call in a marked message go, small ones beside a large one too.
+    for (index, tokens) in arguments {
+        if marked.get(index) == Some(&true) {
+            freed += tokens;
+        }
     }
     let argument_messages = (0..marked.len())
         .filter(|&i| marked.get(i) == Some(&true))
