@@ -252,3 +252,19 @@ fn a_message_with_large_and_small_arguments_clears_both_and_counts_both() {
     let after = RequestFacts::of(&Request::new(&done)).unwrap();
     assert_eq!(after.total(), cleared.estimate_after);
 }
+
+#[test]
+fn a_rewrite_counts_a_placeholder_larger_than_the_result_it_replaced() {
+    // A small result cleared with its call's large arguments grows (5 tokens to 30): what the
+    // rewrite frees is net of that growth (the record of an applied clear plan says so).
+    let message = |tokens| MessageFacts {
+        tokens,
+        ..MessageFacts::default()
+    };
+    let facts = RequestFacts {
+        messages: vec![message(200), message(5)],
+        ..RequestFacts::default()
+    };
+    let done = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 10), (1, 30)]);
+    assert_eq!(done.tokens_freed(), 205 - 40);
+}

@@ -203,16 +203,16 @@ impl Clearing {
         let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _)| r == i);
         // The facts are calibrated, the new tokens are not: both in the facts' units.
         let calibration = &facts.calibration;
-        let freed: u64 = rewritten
-            .iter()
-            .filter_map(|(i, tokens)| {
-                let old = facts.messages.get(*i)?;
-                Some(
-                    old.tokens
-                        .saturating_sub(calibration.scale_message(*tokens, old.failed)),
-                )
-            })
-            .sum();
+        // Old and new tokens summed apart: a placeholder may be larger than a small result
+        // it replaces (cleared with its call's large arguments), and that growth counts.
+        let (mut old_tokens, mut new_tokens) = (0u64, 0u64);
+        for (i, tokens) in rewritten {
+            if let Some(old) = facts.messages.get(*i) {
+                old_tokens += old.tokens;
+                new_tokens += calibration.scale_message(*tokens, old.failed);
+            }
+        }
+        let freed = old_tokens.saturating_sub(new_tokens);
         let estimate_before = facts.total();
         Clearing {
             results: results
