@@ -268,3 +268,48 @@ fn a_rewrite_counts_a_placeholder_larger_than_the_result_it_replaced() {
     let done = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 10), (1, 30)]);
     assert_eq!(done.tokens_freed(), 205 - 40);
 }
+
+#[test]
+fn a_clearing_that_frees_too_little_of_the_budget_is_not_taken() {
+    let clearing = |before: u64, after: u64| clearing::Clearing {
+        results: Vec::new(),
+        argument_messages: Vec::new(),
+        estimate_before: before,
+        estimate_after: after,
+    };
+    // Both under the trigger; 2% of 10,000 is 200.
+    assert!(!clearing::is_enough(&clearing(10_050, 9_900), 10_000, 1.0));
+    assert!(clearing::is_enough(&clearing(10_050, 9_850), 10_000, 1.0));
+
+    // Through the compactor: an old result of about 300 tokens in 20,000 (2% is 400) would
+    // bring the estimate under the trigger, but a summary is made instead.
+    let messages = vec![
+        user(&words("context", 15_000)),
+        Message::tool_calls(vec![ToolCall::new(
+            "b1",
+            "bash",
+            json!({ "command": "ls" }),
+        )]),
+        Message::tool_result("b1", "bash", words("beta", 150)),
+        say("done"),
+        user("and now?"),
+    ];
+    let total = RequestFacts::of(&Request::new(&messages)).unwrap().total();
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: 0,
+        clearing: Some(policy(Some(0), None)),
+        ..CompactorConfig::new(Fixed::new("S"))
+    })
+    .unwrap();
+    let request = Request {
+        input_token_budget: Some(total - 50),
+        ..Request::new(&messages)
+    };
+    let planned = plan(&messages, &policy(Some(0), None), total - 50).unwrap();
+    assert!(planned.estimate_after <= total - 50 && planned.tokens_freed() < (total - 50) / 50);
+    let decided = compactor.decide(&request).unwrap();
+    assert!(
+        matches!(decided, Some(Planned::Summarize(_))),
+        "{decided:?}"
+    );
+}

@@ -41,6 +41,13 @@ pub const DEFAULT_PROTECT_RECENT_TOKENS: u64 = 40_000;
 /// or command that says what the call did.
 pub const LARGE_ARGUMENTS_TOKENS: u64 = 200;
 
+/// The least a clearing must free, as a share of the input budget, to be taken instead of a
+/// summary: each clearing changes the request's prefix and so costs the provider's prompt
+/// cache, and one that frees a few hundred tokens only puts the next clearing (or the summary)
+/// a turn or two later. Replaying the session in `tests/fixtures/` at 128k, it removed the
+/// clearings that freed 235 to 6,000 tokens and no summary was added (bench/README.md).
+pub const MIN_FREED_SHARE: f64 = 0.02;
+
 /// The smallest size, in estimated tokens, an oversized result is trimmed to.
 pub const MIN_TRIMMED_TOKENS: u64 = 1_000;
 
@@ -553,8 +560,10 @@ pub fn done_json(
     ))
 }
 
-/// Whether a clearing alone brings the estimate to the trigger (`budget × trigger_ratio`) or
-/// below, so that no summary is needed.
+/// Whether a clearing is taken instead of a summary: it alone brings the estimate to the
+/// trigger (`budget × trigger_ratio`) or below, and frees at least [`MIN_FREED_SHARE`] of the
+/// budget.
 pub fn is_enough(clearing: &Clearing, budget: u64, trigger_ratio: f64) -> bool {
     clearing.estimate_after as f64 <= budget as f64 * trigger_ratio
+        && clearing.tokens_freed() as f64 >= budget as f64 * MIN_FREED_SHARE
 }
