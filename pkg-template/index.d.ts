@@ -556,7 +556,8 @@ export declare class Compactor {
    * The tool results a clearing may clear (option `clearing`; none when it is off), oldest
    * first: not among the newest `protectRecentTokens` of output nor calls in flight, of a tool
    * not in `neverClear`, of a shape the format can hold as text. For checking a list of cleared
-   * results kept elsewhere (a chat's stored state) before applying it again.
+   * results kept elsewhere (a chat's stored state) before applying it again. Give the
+   * `inputTokenBudget` the clearing was planned with: the default protected output is a share of it.
    */
   clearableResults<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>): Array<{ index: number; toolCallId: string }>;
   free(): void;

@@ -44,8 +44,9 @@ pub const LARGE_ARGUMENTS_TOKENS: u64 = 200;
 /// The least a clearing must free, as a share of the input budget, to be taken instead of a
 /// summary: each clearing changes the request's prefix and so costs the provider's prompt
 /// cache, and one that frees a few hundred tokens only puts the next clearing (or the summary)
-/// a turn or two later. Replaying the session in `tests/fixtures/` at 128k, it removed the
-/// clearings that freed 235 to 6,000 tokens and no summary was added (bench/README.md).
+/// a turn or two later. Replaying the session in `tests/fixtures/` at 128k, it left 6
+/// clearings of 8 (the least freeing 6,322 tokens, not 235) and no summary more
+/// (bench/README.md).
 pub const MIN_FREED_SHARE: f64 = 0.02;
 
 /// The smallest size, in estimated tokens, an oversized result is trimmed to.
@@ -269,7 +270,7 @@ fn result_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64> {
 }
 
 /// Plans clearing old tool results of a conversation whose facts are `facts` and whose
-/// results and calls are `found`, for a request with `input_token_budget`: every result
+/// results and calls are `found`, within `limits`: every result
 /// [`clearable`] (outside the protected range, of a tool not in `never_clear`, that its format
 /// can hold as text), not cleared already, and larger than its placeholder, or, with
 /// `clear_arguments` not configured, whose call's large arguments go with it. `None` when there
