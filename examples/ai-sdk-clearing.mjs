@@ -8,7 +8,7 @@ const compaction = new ChatCompaction({
   contextWindowTokens: 32_000,
   reserveTokens: 4_000,
   keepRecentTokens: 2_000,
-  clearing: { protectRecentTokens: 4_000 }, // or `true` for the defaults (40,000)
+  clearing: { protectRecentTokens: 4_000 }, // or `true` for the defaults (a tenth of the budget)
   summarizer: aiSdkSummarizer({ model: "openai/gpt-4.1-mini", generateText }),
   convertToModelMessages,
 });

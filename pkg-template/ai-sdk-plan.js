@@ -52,7 +52,9 @@ export function compactorConfig(read, summarizer) {
 /** The check of stored cleared entries (`chatInput`'s `clearable`) for a compactor and options. */
 export function clearableOf(compactor, read) {
   const estimator = read.estimator ?? undefined;
-  return (messages, summary) => compactor.clearableResults({ format: "ai-sdk-ui", messages, systemPrompt: read.system ?? null, summary, ...(estimator ? { estimator } : {}) });
+  // The budget: the default protected output is a share of it, as when the route cleared.
+  const inputTokenBudget = read.budget;
+  return (messages, summary) => compactor.clearableResults({ format: "ai-sdk-ui", messages, systemPrompt: read.system ?? null, summary, inputTokenBudget, ...(estimator ? { estimator } : {}) });
 }
 
 /**

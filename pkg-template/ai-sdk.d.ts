@@ -102,7 +102,7 @@ export interface ClearedToolResult {
   part?: number;
   /** The placeholder its output was replaced with. */
   text: string;
-  /** The call's arguments were cleared too (`clearing.clearArguments`). */
+  /** The call's arguments were cleared too (`clearing.clearArguments`, or large ones by default). */
   arguments?: boolean;
 }
 

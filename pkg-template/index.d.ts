@@ -522,11 +522,11 @@ export interface CompactorConfig {
    * defaults; a plan over the trigger that clearing alone brings to the trigger is a clear plan.
    */
   clearing?: boolean | {
-    /** Tokens of the newest tool output never cleared. Default 40,000. */
+    /** Tokens of the newest tool output never cleared. Default a tenth of the input budget, at most 40,000. */
     protectRecentTokens?: number;
     /** Tools whose results are never cleared. */
     neverClear?: readonly string[];
-    /** Also replace the arguments of the cleared calls with `{}`. Default false. */
+    /** Also replace the arguments of the cleared calls with `{}` (`false`: never). Default: those of 200 tokens or more, with their result however small. */
     clearArguments?: boolean;
   } | null;
 }
@@ -565,7 +565,8 @@ export declare class Compactor {
    * The tool results a clearing may clear (option `clearing`; none when it is off), oldest
    * first: not among the newest `protectRecentTokens` of output nor calls in flight, of a tool
    * not in `neverClear`, of a shape the format can hold as text. For checking a list of cleared
-   * results kept elsewhere (a chat's stored state) before applying it again.
+   * results kept elsewhere (a chat's stored state) before applying it again. Give the
+   * `inputTokenBudget` the clearing was planned with: the default protected output is a share of it.
    */
   clearableResults<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>): Array<{ index: number; toolCallId: string }>;
   free(): void;

@@ -269,7 +269,11 @@ impl<S: Summarizer> Compactor<S> {
         let Some(budget) = options.input_token_budget else {
             return Ok(None);
         };
-        let planned = clearing::plan(found, facts, policy, self.keep_recent_tokens, estimator)?;
+        let limits = clearing::Limits {
+            keep_recent_tokens: self.keep_recent_tokens,
+            input_token_budget: Some(budget),
+        };
+        let planned = clearing::plan(found, facts, policy, limits, estimator)?;
         Ok(planned.filter(|c| clearing::is_enough(c, budget, self.trigger_ratio)))
     }
 

@@ -38,7 +38,7 @@ fn read_turns() -> Vec<Message> {
 /// Clears results of every size.
 fn eager() -> Option<ClearingPolicy> {
     Some(ClearingPolicy {
-        protect_recent_tokens: 0,
+        protect_recent_tokens: Some(0),
         ..ClearingPolicy::default()
     })
 }

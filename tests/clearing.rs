@@ -118,8 +118,16 @@ fn facts(format: Format, messages: &[Value]) -> RequestFacts {
 
 fn policy(protect: u64) -> ClearingPolicy {
     ClearingPolicy {
-        protect_recent_tokens: protect,
+        protect_recent_tokens: Some(protect),
         ..ClearingPolicy::default()
+    }
+}
+
+/// A clearing's limits: `tokens` of kept suffix, the budget unknown.
+fn keep(tokens: u64) -> clearing::Limits {
+    clearing::Limits {
+        keep_recent_tokens: tokens,
+        input_token_budget: None,
     }
 }
 
@@ -136,7 +144,7 @@ fn found(format: Format, messages: &[Value], texts: bool) -> clearing::Found {
 fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<clearing::Clearing> {
     let facts = facts(format, messages);
     let found = found(format, messages, false);
-    clearing::plan(&found, &facts, policy, 0, &Heuristic::new()).unwrap()
+    clearing::plan(&found, &facts, policy, keep(0), &Heuristic::new()).unwrap()
 }
 
 /// The messages with the clearing's rewrites in place (each format's own edit of its JSON).
@@ -264,8 +272,8 @@ fn clearable_results_are_those_a_plan_may_clear() {
     for format in FORMATS {
         let messages = conversation(format);
         let (facts, found) = (facts(format, &messages), found(format, &messages, false));
-        let ids = |policy: &ClearingPolicy, keep: u64| -> Vec<String> {
-            clearing::clearable(&found, &facts, policy, keep)
+        let ids = |policy: &ClearingPolicy, suffix: u64| -> Vec<String> {
+            clearing::clearable(&found, &facts, policy, keep(suffix))
                 .into_iter()
                 .map(|k| found.results[k].id.clone())
                 .collect()
@@ -316,7 +324,7 @@ fn the_kept_suffix_and_calls_in_flight_are_protected() {
             &found(format, &messages, false),
             &facts,
             &policy(0),
-            1_000_000,
+            keep(1_000_000),
             &Heuristic::new(),
         )
         .unwrap();
@@ -351,10 +359,15 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
         let first_call = calls(format, &[("c1", "read", args)]);
         messages[1] = first_call[0].clone();
         let with = ClearingPolicy {
-            clear_arguments: true,
+            clear_arguments: Some(true),
             ..policy(0)
         };
-        let without = plan(format, &messages, &policy(0)).unwrap();
+        let never = ClearingPolicy {
+            clear_arguments: Some(false),
+            ..policy(0)
+        };
+        let without = plan(format, &messages, &never).unwrap();
+        assert!(without.argument_messages.is_empty(), "{format:?}");
         let clearing = plan(format, &messages, &with).unwrap();
         assert_eq!(clearing.argument_messages, [1, 3], "{format:?}");
         assert!(
@@ -476,7 +489,7 @@ fn ui_messages_clear_the_output_of_their_tool_parts() {
         ] }),
     ];
     let with = ClearingPolicy {
-        clear_arguments: true,
+        clear_arguments: Some(true),
         ..policy(0)
     };
     let clearing = plan(format, &messages, &with).expect("something to clear");
@@ -551,7 +564,7 @@ fn canonical_messages_clear_as_the_readers_do_on_the_real_session() {
     assert_eq!(messages.len(), texts.len());
     let compactor = Compactor::new(CompactorConfig::new(common::Fixed::new("S"))).unwrap();
     let policy = ClearingPolicy {
-        clear_arguments: true,
+        clear_arguments: Some(true),
         ..ClearingPolicy::default()
     };
     let facts = RequestFacts::of(&Request::new(&messages)).unwrap();

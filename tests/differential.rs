@@ -45,16 +45,18 @@ fn grown(value: &Value) -> Value {
 /// The clearing configs tried, as the package's `clearing` option and as the policy.
 fn clearing_configs() -> Vec<(Value, Option<ClearingPolicy>)> {
     let eager = ClearingPolicy {
-        protect_recent_tokens: 0,
+        protect_recent_tokens: Some(0),
         ..ClearingPolicy::default()
     };
     let strict = ClearingPolicy {
-        clear_arguments: true,
+        clear_arguments: Some(true),
         never_clear: vec!["edit".to_owned()],
         ..eager.clone()
     };
     vec![
         (Value::Null, None),
+        // The defaults: protection a share of the budget, large arguments cleared.
+        (json!(true), Some(ClearingPolicy::default())),
         (json!({ "protectRecentTokens": 0 }), Some(eager)),
         (
             json!({ "protectRecentTokens": 0, "clearArguments": true, "neverClear": ["edit"] }),
@@ -129,7 +131,7 @@ fn case(
     let (estimator, facts) = (Heuristic::new(), &input.facts);
     let mut find = |policy: &ClearingPolicy| {
         let tracking = &policy.file_tracking;
-        let mut finder = Finder::new(&estimator, tracking, false, policy.clear_arguments);
+        let mut finder = Finder::new(&estimator, tracking, false, policy.reads_arguments());
         for (i, text) in input.texts.iter().enumerate() {
             finder.read_json(input.format, i, text)?;
         }

@@ -31,7 +31,11 @@ fn plan(format: Format, messages: &[Value], policy: &ClearingPolicy) -> Option<c
         finder.read_json(format, i, &message.to_string()).unwrap();
     }
     let found = finder.finish().unwrap();
-    clearing::plan(&found, &facts(format, messages), policy, 0, &heuristic).unwrap()
+    let limits = clearing::Limits {
+        keep_recent_tokens: 0,
+        input_token_budget: None,
+    };
+    clearing::plan(&found, &facts(format, messages), policy, limits, &heuristic).unwrap()
 }
 
 fn applied(format: Format, messages: &[Value], clearing: &clearing::Clearing) -> Vec<Value> {
@@ -51,8 +55,8 @@ fn applied(format: Format, messages: &[Value], clearing: &clearing::Clearing) ->
 
 fn protect(tokens: u64) -> ClearingPolicy {
     ClearingPolicy {
-        protect_recent_tokens: tokens,
-        clear_arguments: true,
+        protect_recent_tokens: Some(tokens),
+        clear_arguments: Some(true),
         ..ClearingPolicy::default()
     }
 }

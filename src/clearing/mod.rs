@@ -27,33 +27,70 @@ use crate::token::Estimator;
 pub use find::{Finder, Found, FoundCall, FoundResult};
 pub use text::{CLEARED_PREFIX, placeholder, trim_middle};
 
-/// `protectRecentTokens` when none is configured: the newest tool output that stays as it is.
+/// `protectRecentTokens` when none is configured, as a share of the input budget: the newest
+/// tenth of the budget's worth of tool output stays as it is. A fixed amount would be a third of
+/// a 128k window's budget, and the clearings that budget leaves room for free too little to
+/// spare a summary (docs/clearing.md has the measurements).
+pub const DEFAULT_PROTECT_RECENT_SHARE: f64 = 0.1;
+
+/// The most tool output the default protects, and what it protects when the budget is unknown.
 pub const DEFAULT_PROTECT_RECENT_TOKENS: u64 = 40_000;
+
+/// With `clearArguments` not configured, the arguments of a cleared call are cleared when they
+/// free at least this many tokens: the file contents of an `edit` or a `write`, not the path
+/// or command that says what the call did.
+pub const LARGE_ARGUMENTS_TOKENS: u64 = 200;
+
+/// The least a clearing must free, as a share of the input budget, to be taken instead of a
+/// summary: each clearing changes the request's prefix and so costs the provider's prompt
+/// cache, and one that frees a few hundred tokens only puts the next clearing (or the summary)
+/// a turn or two later. Replaying the session in `tests/fixtures/` at 128k, it left 6
+/// clearings of 8 (the least freeing 6,322 tokens, not 235) and no summary more
+/// (bench/README.md).
+pub const MIN_FREED_SHARE: f64 = 0.02;
 
 /// The smallest size, in estimated tokens, an oversized result is trimmed to.
 pub const MIN_TRIMMED_TOKENS: u64 = 1_000;
 
 /// Which tool results clearing may replace.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ClearingPolicy {
-    /// Tokens of the newest tool output (results counted newest first) that are never cleared.
-    pub protect_recent_tokens: u64,
+    /// Tokens of the newest tool output (results counted newest first) that are never cleared;
+    /// `None`: a share of the input budget ([`ClearingPolicy::protected_tokens`]).
+    pub protect_recent_tokens: Option<u64>,
     /// Tools whose results are never cleared.
     pub never_clear: Vec<String>,
-    /// Also replace the arguments of the calls whose results are cleared with `{}`.
-    pub clear_arguments: bool,
+    /// Whether to replace the arguments of the calls whose results are cleared with `{}`;
+    /// `None`: only large ones ([`ClearingPolicy::clears_arguments`]).
+    pub clear_arguments: Option<bool>,
     /// Which tools read files and where their path is (for the placeholder).
     pub file_tracking: FileTracking,
 }
 
-impl Default for ClearingPolicy {
-    fn default() -> Self {
-        ClearingPolicy {
-            protect_recent_tokens: DEFAULT_PROTECT_RECENT_TOKENS,
-            never_clear: Vec::new(),
-            clear_arguments: false,
-            file_tracking: FileTracking::default(),
-        }
+impl ClearingPolicy {
+    /// The newest tool output never cleared, for a request with `input_token_budget`: the
+    /// configured amount, or [`DEFAULT_PROTECT_RECENT_SHARE`] of the budget, at most
+    /// [`DEFAULT_PROTECT_RECENT_TOKENS`] (that much when the budget is unknown).
+    pub fn protected_tokens(&self, input_token_budget: Option<u64>) -> u64 {
+        self.protect_recent_tokens.unwrap_or_else(|| {
+            input_token_budget.map_or(DEFAULT_PROTECT_RECENT_TOKENS, |budget| {
+                ((budget as f64 * DEFAULT_PROTECT_RECENT_SHARE) as u64)
+                    .min(DEFAULT_PROTECT_RECENT_TOKENS)
+            })
+        })
+    }
+
+    /// Whether the arguments of a cleared call, whose clearing frees `freed` tokens, are
+    /// cleared with its result: as configured, or when they are large
+    /// ([`LARGE_ARGUMENTS_TOKENS`]).
+    pub fn clears_arguments(&self, freed: u64) -> bool {
+        self.clear_arguments
+            .unwrap_or(freed >= LARGE_ARGUMENTS_TOKENS)
+    }
+
+    /// Whether a clearing may clear any arguments (and so needs what clearing each frees).
+    pub fn reads_arguments(&self) -> bool {
+        self.clear_arguments != Some(false)
     }
 }
 
@@ -174,16 +211,16 @@ impl Clearing {
         let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _)| r == i);
         // The facts are calibrated, the new tokens are not: both in the facts' units.
         let calibration = &facts.calibration;
-        let freed: u64 = rewritten
-            .iter()
-            .filter_map(|(i, tokens)| {
-                let old = facts.messages.get(*i)?;
-                Some(
-                    old.tokens
-                        .saturating_sub(calibration.scale_message(*tokens, old.failed)),
-                )
-            })
-            .sum();
+        // Old and new tokens summed apart: a placeholder may be larger than a small result
+        // it replaces (cleared with its call's large arguments), and that growth counts.
+        let (mut old_tokens, mut new_tokens) = (0u64, 0u64);
+        for (i, tokens) in rewritten {
+            if let Some(old) = facts.messages.get(*i) {
+                old_tokens += old.tokens;
+                new_tokens += calibration.scale_message(*tokens, old.failed);
+            }
+        }
+        let freed = old_tokens.saturating_sub(new_tokens);
         let estimate_before = facts.total();
         Clearing {
             results: results
@@ -233,21 +270,28 @@ fn result_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64> {
 }
 
 /// Plans clearing old tool results of a conversation whose facts are `facts` and whose
-/// results and calls are `found`: every result [`clearable`] (outside the protected range, of
-/// a tool not in `never_clear`, that its format can hold as text), not cleared already, and
-/// larger than its placeholder. `None` when there is none.
+/// results and calls are `found`, within `limits`: every result
+/// [`clearable`] (outside the protected range, of a tool not in `never_clear`, that its format
+/// can hold as text), not cleared already, and larger than its placeholder, or, with
+/// `clear_arguments` not configured, whose call's large arguments go with it. `None` when there
+/// is none.
 pub fn plan(
     found: &Found,
     facts: &RequestFacts,
     policy: &ClearingPolicy,
-    keep_recent_tokens: u64,
+    limits: Limits,
     estimator: &dyn Estimator,
 ) -> Result<Option<Clearing>> {
     let calls = Calls::of(found);
     let mut freed = 0u64;
+    // What placeholders larger than the results they replace add (their framing may be).
+    let mut grown = 0u64;
     let mut chosen = Vec::new();
-    let mut chosen_calls = Vec::new();
-    for (k, f, name) in eligible(found, facts, policy, keep_recent_tokens, &calls) {
+    // Where each chosen result's call is and what clearing its arguments frees.
+    let mut arguments = Vec::new();
+    // The messages whose calls' arguments are cleared (marks rather than a sort).
+    let mut marked = vec![false; facts.messages.len()];
+    for (k, f, name) in eligible(found, facts, policy, limits, &calls) {
         // A result whose id its message holds twice may still be cleared by a route that
         // names it by its step (`clearable`), not by this plan's rewrite.
         if f.cleared || repeated(found, k) {
@@ -256,11 +300,28 @@ pub fn plan(
         let call = calls.answered(k);
         let text = placeholder(name, f.tokens, call.and_then(|c| c.path.as_deref()));
         let after = result_tokens(&text, estimator)?;
+        let own = call.and_then(|c| Some((c.index, c.arguments_freed?)));
+        let clears = own.filter(|&(_, tokens)| policy.clears_arguments(tokens));
         if after - estimator.framing_tokens() >= f.tokens {
-            continue;
+            // A small result goes only with its call's large arguments, by default: an old
+            // `edit` or `write` answers in a line and holds the file in its arguments.
+            match clears {
+                Some((_, tokens)) if policy.clear_arguments.is_none() => {
+                    if f.tokens + tokens <= after {
+                        continue;
+                    }
+                }
+                _ => continue,
+            }
         }
         freed += f.tokens.saturating_sub(after);
-        chosen_calls.extend(call);
+        grown += after.saturating_sub(f.tokens);
+        if let Some((index, _)) = clears
+            && let Some(mark) = marked.get_mut(index)
+        {
+            *mark = true;
+        }
+        arguments.extend(own);
         chosen.push(ClearedResult {
             index: f.index,
             tool_call_id: f.id.clone(),
@@ -272,39 +333,46 @@ pub fn plan(
     if chosen.is_empty() {
         return Ok(None);
     }
-    let mut argument_messages = Vec::new();
-    if policy.clear_arguments {
-        // The messages of the cleared calls, in order (marks rather than a sort).
-        let mut marked = vec![false; facts.messages.len()];
-        for call in chosen_calls {
-            if let (Some(arguments), Some(mark)) =
-                (call.arguments_freed, marked.get_mut(call.index))
-            {
-                *mark = true;
-                freed += arguments;
-            }
+    // A message's arguments are cleared together ([`Clearing::edits`]): those of every cleared
+    // call in a marked message go, small ones beside a large one too.
+    for (index, tokens) in arguments {
+        if marked.get(index) == Some(&true) {
+            freed += tokens;
         }
-        argument_messages = (0..marked.len())
-            .filter(|&i| marked.get(i) == Some(&true))
-            .collect();
     }
+    let argument_messages = (0..marked.len())
+        .filter(|&i| marked.get(i) == Some(&true))
+        .collect();
+    let freed = freed.saturating_sub(grown);
     Ok(Some(freeing(facts, chosen, argument_messages, freed)))
 }
 
+/// What a clearing leaves alone besides its policy's protected output: the suffix a summary
+/// would keep (`keep_recent_tokens`), and the request's `input_token_budget`, which the default
+/// protected output is a share of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Tokens of recent messages a summary would keep.
+    pub keep_recent_tokens: u64,
+    /// The request's input budget (`None`: unknown).
+    pub input_token_budget: Option<u64>,
+}
+
 /// The results of `found` a clearing may clear, as their places in `found.results`, oldest
-/// first: older than both the kept suffix (`keep_recent_tokens`, as the summary plan keeps it)
-/// and the in-flight calls, outside the newest `protect_recent_tokens` of tool output, of a tool
-/// not in `never_clear`, and that their format can hold as text. (Whether each is cleared
-/// already, or larger than its placeholder, is [`plan`]'s to decide.) A list of results said
-/// to be cleared that comes from elsewhere (a chat's stored state) is checked against this.
+/// first: older than both the kept suffix (`limits.keep_recent_tokens`, as the summary plan
+/// keeps it) and the in-flight calls, outside the newest
+/// [`ClearingPolicy::protected_tokens`] of tool output, of a tool not in `never_clear`, and that
+/// their format can hold as text. (Whether each is cleared already, or worth clearing, is
+/// [`plan`]'s to decide.) A list of results said to be cleared that comes from elsewhere (a
+/// chat's stored state) is checked against this.
 pub fn clearable(
     found: &Found,
     facts: &RequestFacts,
     policy: &ClearingPolicy,
-    keep_recent_tokens: u64,
+    limits: Limits,
 ) -> Vec<usize> {
     let calls = Calls::of(found);
-    eligible(found, facts, policy, keep_recent_tokens, &calls)
+    eligible(found, facts, policy, limits, &calls)
         .into_iter()
         .map(|(k, _, _)| k)
         .collect()
@@ -373,15 +441,16 @@ fn eligible<'f>(
     found: &'f Found,
     facts: &RequestFacts,
     policy: &ClearingPolicy,
-    keep_recent_tokens: u64,
+    limits: Limits,
     calls: &Calls<'f>,
 ) -> Vec<(usize, &'f FoundResult, Option<&'f str>)> {
-    let protected_from =
-        keep_boundary(&facts.messages, keep_recent_tokens).min(in_flight_start(&facts.messages));
+    let protected_from = keep_boundary(&facts.messages, limits.keep_recent_tokens)
+        .min(in_flight_start(&facts.messages));
+    let protect = policy.protected_tokens(limits.input_token_budget);
     let mut newer_output = 0u64;
     let mut out = Vec::new();
     for (k, f) in found.results.iter().enumerate().rev() {
-        let protected = newer_output < policy.protect_recent_tokens;
+        let protected = newer_output < protect;
         newer_output += f.tokens;
         if protected || f.index >= protected_from || !f.editable {
             continue;
@@ -546,8 +615,10 @@ pub fn done_json(
     ))
 }
 
-/// Whether a clearing alone brings the estimate to the trigger (`budget × trigger_ratio`) or
-/// below, so that no summary is needed.
+/// Whether a clearing is taken instead of a summary: it alone brings the estimate to the
+/// trigger (`budget × trigger_ratio`) or below, and frees at least [`MIN_FREED_SHARE`] of the
+/// budget.
 pub fn is_enough(clearing: &Clearing, budget: u64, trigger_ratio: f64) -> bool {
     clearing.estimate_after as f64 <= budget as f64 * trigger_ratio
+        && clearing.tokens_freed() as f64 >= budget as f64 * MIN_FREED_SHARE
 }

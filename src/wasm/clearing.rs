@@ -51,10 +51,9 @@ fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<Cleari
         })?
     };
     Ok(Some(ClearingPolicy {
-        protect_recent_tokens: optional_whole(value, "protectRecentTokens", path)?
-            .unwrap_or(defaults.protect_recent_tokens),
+        protect_recent_tokens: optional_whole(value, "protectRecentTokens", path)?,
         never_clear,
-        clear_arguments: optional_bool(value, "clearArguments", path)?.unwrap_or(false),
+        clear_arguments: optional_bool(value, "clearArguments", path)?,
         file_tracking: defaults.file_tracking,
     }))
 }
@@ -75,7 +74,7 @@ pub(crate) fn find(
         estimator,
         &policy.file_tracking,
         texts,
-        policy.clear_arguments,
+        policy.reads_arguments(),
     );
     walk::find(messages, &indices, format, &mut finder)?;
     finder.finish()
@@ -104,7 +103,11 @@ pub(crate) fn clearable(
         policy,
         false,
     )?;
-    let list: Array = crate::clearing::clearable(&found, facts, policy, 0)
+    let limits = crate::clearing::Limits {
+        keep_recent_tokens: 0,
+        input_token_budget: request.input_token_budget,
+    };
+    let list: Array = crate::clearing::clearable(&found, facts, policy, limits)
         .into_iter()
         .filter_map(|k| found.results.get(k))
         .map(|r| {

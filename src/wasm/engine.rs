@@ -306,7 +306,7 @@ fn body_found(
     policy: &ClearingPolicy,
 ) -> Result<Found> {
     let (tracking, estimator) = (&policy.file_tracking, &request.estimator);
-    let mut finder = Finder::new(estimator, tracking, false, policy.clear_arguments);
+    let mut finder = Finder::new(estimator, tracking, false, policy.reads_arguments());
     for i in super::clearing::indices(&facts.messages, false) {
         let i = i as usize;
         let text = spans

@@ -268,6 +268,21 @@ test("a hostile or invalid clearing option, or a bad stored list, is a Compactio
   compaction.free();
 });
 
+test("clearing: true: the stored results stay cleared on the next turn (the default protection is a share of the route's budget)", async () => {
+  // A 10,000-token budget protects the newest 1,000 tokens of output by default, not 40,000:
+  // the results cleared on one turn are still clearable on the next, so the state keeps them.
+  const { compaction, calls } = route(7, { clearing: true });
+  const first = await compaction.prepare(chat(20), null);
+  assert.equal(first.reason, "cleared");
+  const state = stored(first.stateAfter());
+  assert.ok(state.cleared.length > 10, `${state.cleared.length} cleared`);
+  const next = await compaction.prepare(chat(20), state);
+  assert.equal(next.reason, "belowThreshold");
+  assert.deepEqual(stored(next.stateAfter()).cleared, state.cleared);
+  assert.equal(calls.summaries, 0);
+  compaction.free();
+});
+
 /** The SDK's mock chat model (`ai/test`) playing an agent that reads `reads` files in one loop, recording every prompt. */
 async function agent(major, reads) {
   const mocks = await import(pathToFileURL(require.resolve(`ai${major}/test`)).href);
