@@ -289,6 +289,18 @@ fn clearable_results_are_those_a_plan_may_clear() {
             ..policy(0)
         };
         assert_eq!(ids(&never, 0), ["c2"], "{format:?}");
+        // A chat's stored list is checked with the kept suffix left out (a route clears
+        // between the steps of the message the suffix starts in), the rest protected alike.
+        let stored = |policy: &ClearingPolicy| -> Vec<String> {
+            clearing::stored_clearable(&found, &facts, policy, None)
+                .into_iter()
+                .map(|k| found.results[k].id.clone())
+                .collect()
+        };
+        assert_eq!(stored(&policy(0)), ids(&policy(0), 0), "{format:?}");
+        assert_ne!(stored(&policy(0)), ids(&policy(0), 1_000_000), "{format:?}");
+        assert_eq!(stored(&policy(1_000)), ["c1"], "{format:?}");
+        assert_eq!(stored(&never), ["c2"], "{format:?}");
     }
 }
 

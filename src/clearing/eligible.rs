@@ -39,6 +39,25 @@ pub fn clearable(
         .collect()
 }
 
+/// The results of `found` a list of cleared results stored by a chat route may name, as
+/// [`clearable`] lists them but with the kept suffix left out of the check: a route clears
+/// between the steps of a tool loop, inside the one message a later request's kept suffix may
+/// start in, and an entry for such a result is still valid. The newest protected output (a
+/// share of `input_token_budget` by default), the calls in flight, `never_clear` tools and
+/// results a format cannot hold as text stay protected.
+pub fn stored_clearable(
+    found: &Found,
+    facts: &RequestFacts,
+    policy: &ClearingPolicy,
+    input_token_budget: Option<u64>,
+) -> Vec<usize> {
+    let limits = Limits {
+        keep_recent_tokens: 0,
+        input_token_budget,
+    };
+    clearable(found, facts, policy, limits)
+}
+
 /// The call each result of `found` answers: the call with its id in its own message (the k-th
 /// result with an id there answers the k-th call with it: a UIMessage's steps), else the
 /// latest call with its id in an earlier message. Servers that number their calls per

@@ -80,12 +80,9 @@ pub(crate) fn find(
     finder.finish()
 }
 
-/// `compactor.clearableResults(request)`: the tool results of the request's messages a clearing
-/// may clear (`[{ index, toolCallId }]`, oldest first; none with clearing off), for checking a
-/// list of cleared results that comes from elsewhere (`crate::clearing::clearable`). The kept
-/// suffix is left out of the check: a chat route clears between the steps of a tool loop, in
-/// the one UIMessage a later request's kept suffix may start in; the newest output, calls in
-/// flight, `neverClear` tools and a provider's results stay protected.
+/// `compactor.clearableResults(request)`: the tool results of the request's messages a stored
+/// list of cleared results may name (`[{ index, toolCallId }]`, oldest first; none with
+/// clearing off), as `crate::clearing::stored_clearable` decides.
 pub(crate) fn clearable(
     policy: Option<&ClearingPolicy>,
     request: &JsRequest,
@@ -103,11 +100,9 @@ pub(crate) fn clearable(
         policy,
         false,
     )?;
-    let limits = crate::clearing::Limits {
-        keep_recent_tokens: 0,
-        input_token_budget: request.input_token_budget,
-    };
-    let list: Array = crate::clearing::clearable(&found, facts, policy, limits)
+    let listed =
+        crate::clearing::stored_clearable(&found, facts, policy, request.input_token_budget);
+    let list: Array = listed
         .into_iter()
         .filter_map(|k| found.results.get(k))
         .map(|r| {
