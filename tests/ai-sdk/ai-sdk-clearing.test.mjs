@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { CompactionError, estimate } from "context-compaction";
 import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
+import { ArrayState } from "./ai-sdk-chat-state.mjs";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -357,17 +358,6 @@ test("the AI SDK clearing recipe of docs/clearing.md is examples/ai-sdk-clearing
   assert.match(JSON.parse(logs[3]).text, /^\[Tool result cleared to save context: read of src\/file0\.ts/);
   assert.ok(doc.includes("```text\n" + logs.join("\n") + "\n```"), "docs/clearing.md must show the example's output");
 });
-
-/** The state of an `AbstractChat` (what useChat keeps in React state). */
-class ArrayState {
-  status = "ready";
-  error = undefined;
-  messages = [];
-  pushMessage = (message) => (this.messages = [...this.messages, message]);
-  popMessage = () => (this.messages = this.messages.slice(0, -1));
-  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
-  snapshot = (value) => structuredClone(value);
-}
 
 async function idle(chat) {
   while (chat.status === "submitted" || chat.status === "streaming") await new Promise((r) => setTimeout(r, 1));

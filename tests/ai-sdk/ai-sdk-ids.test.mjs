@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { estimate } from "context-compaction";
 import { ChatCompaction, messageMetadata } from "context-compaction/ai-sdk";
+import { ArrayState } from "./ai-sdk-chat-state.mjs";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -26,17 +27,6 @@ const BUDGET = OPTIONS.contextWindowTokens - OPTIONS.reserveTokens;
 /** How many tool steps turn `turn` runs, and how many calls each step makes. */
 const stepsOf = (turn) => (turn % 4 === 3 ? 9 : turn % 4 === 1 ? 2 : 0);
 const callsIn = (turn, step) => (step % 3 === 1 ? 2 : 1);
-
-/** The state a `useChat` client keeps (what AbstractChat needs). */
-class ArrayState {
-  status = "ready";
-  error = undefined;
-  messages = [];
-  pushMessage = (message) => (this.messages = [...this.messages, message]);
-  popMessage = () => (this.messages = this.messages.slice(0, -1));
-  replaceMessage = (index, message) => (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
-  snapshot = (value) => structuredClone(value);
-}
 
 /**
  * A provider whose model numbers its calls per response: every step's calls are `call_0`,
