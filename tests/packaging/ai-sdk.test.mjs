@@ -1,5 +1,7 @@
 // Round trips through the AI SDK chat route example (apps/ai-sdk/app/api/chat/route.ts, quoted
-// in the README; apps/ai-sdk/route-ai5-ai6.ts for ai 5 and 6) with real `ai` 5, 6 and 7 and the SDK's mock models: the SDK's own chat client
+// in the README; apps/ai-sdk/route-ai5-ai6.ts for ai 5 and 6, and the agent recipe, agent.ts and
+// agent-route.ts for ai 6 and 7, quoted in docs/recipes.md) with real `ai` 5, 6 and 7 and the
+// SDK's mock models: the SDK's own chat client
 // (`AbstractChat`, what `useChat` runs on, with its HTTP transport) posts 200 turns with tool
 // calls, approvals and denials (ai 6 and 7) and one 28-step tool loop to the route, which stores
 // its compaction state in JSON files. Every prompt the model received is then checked.
@@ -29,15 +31,24 @@ before(async () => {
   await run("npm", ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: app });
 });
 
-/** The route example built against `ai` `version` (its own `node_modules/ai`), with the mock provider. */
-async function routeFor(version) {
-  const dir = join(app, `v${version}`);
+/**
+ * The route example built against `ai` `version` (its own `node_modules/ai`), with the mock
+ * provider; with `agent`, the agent recipe's route and agent in place of the route.
+ */
+async function routeFor(version, { agent = false } = {}) {
+  const dir = join(app, agent ? `v${version}-agent` : `v${version}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, "node_modules"), { recursive: true });
   symlinkSync(join(app, `node_modules/ai${version}`), join(dir, "node_modules/ai"));
   cpSync(join(app, "app"), join(dir, "app"), { recursive: true });
   // ai 5 and 6 have no standalone `toUIMessageStream`: their route uses the result's method.
   if (version < 7) cpSync(join(app, "route-ai5-ai6.ts"), join(dir, "app/api/chat/route.ts"));
+  if (agent) {
+    cpSync(join(app, "agent.ts"), join(dir, "app/agent.ts"));
+    // ai 6 names the route's callback `onFinish` (docs/recipes.md says so under the recipe).
+    const route = readFileSync(join(app, "agent-route.ts"), "utf8");
+    writeFileSync(join(dir, "app/api/chat/route.ts"), version < 7 ? route.replace("onEnd: ", "onFinish: ") : route);
+  }
   writeFileSync(
     join(dir, "app/model.js"),
     'import * as ai from "ai";\nimport * as mocks from "ai/test";\nimport { mockProvider } from "../../mock-provider.mjs";\n\nexport const { model, summaryModel, system, tools } = mockProvider(ai, mocks);\n',
@@ -50,8 +61,8 @@ async function routeFor(version) {
 }
 
 /** 200 turns of a coding chat through the route, as the SDK's chat client sends them. */
-async function converse(version, turns = TURNS) {
-  const dir = await routeFor(version);
+async function converse(version, turns = TURNS, { agent = false } = {}) {
+  const dir = await routeFor(version, { agent });
   // The mock provider keeps this object from its first import (a route module loads once).
   const log = Object.assign((globalThis.__roundTrip ??= {}), { prompts: [], summaries: [], turn: 0, calls: {}, longTurn: LONG_TURN });
   process.env.CHAT_STATE_DIR = join(dir, ".chats");
@@ -150,14 +161,29 @@ for (const version of [5, 6, 7]) {
   });
 }
 
-test("the route example type-checks with ai 5, 6 and 7 (strict, no casts) and stays short", async () => {
+// The agent recipe (docs/recipes.md): ToolLoopAgent with createAgentUIStreamResponse, the chat
+// prepared by ChatCompaction passed as the agent's call options.
+for (const version of [6, 7]) {
+  test(`ai ${version}: the agent recipe: ${TURNS} turns compact when due, pair every tool call, never re-summarize, send the summary first`, async () => {
+    const result = await converse(version, TURNS, { agent: true });
+    checkRoundTrips(result, version);
+    assert.deepEqual(result.served, result.state, `ai ${version}: the agent route's GET serves the stored state`);
+    const long = result.log.prompts.filter((p) => p.turn === LONG_TURN).map((p) => summaryNumber(p.prompt.find((m) => m.role !== "system")));
+    assert.notEqual(long[0], long.at(-1), `ai ${version}: no compaction inside the agent's long tool loop`);
+    assert.ok(result.approvals.approved > 0 && result.approvals.denied > 0, JSON.stringify(result.approvals));
+  });
+}
+
+test("the route example and the agent recipe type-check with ai 5, 6 and 7 (strict, no casts) and stay short", async () => {
   const route = readFileSync(join(here, "apps/ai-sdk/app/api/chat/route.ts"), "utf8");
   const code = route.split("\n").filter((line) => line.trim() && !line.trim().startsWith("//"));
   // 22 lines of code before the route answered the page's GET for its state (the preview's).
   assert.ok(code.length <= 30, `${code.length} lines of code`);
-  assert.doesNotMatch(route, /\bas\b(?! the)|\bany\b|@ts-/, "no casts");
-  for (const version of [5, 6, 7]) {
-    const dir = await routeFor(version);
+  for (const file of ["app/api/chat/route.ts", "route-ai5-ai6.ts", "agent.ts", "agent-route.ts"]) {
+    assert.doesNotMatch(readFileSync(join(here, "apps/ai-sdk", file), "utf8"), /\bas\b(?! the)|\bany\b|@ts-/, `${file}: no casts`);
+  }
+  for (const [version, agent] of [[5, false], [6, false], [7, false], [6, true], [7, true]]) {
+    const dir = await routeFor(version, { agent });
     // The provider module as an application types it.
     writeFileSync(
       join(dir, "app/model.d.ts"),

@@ -144,7 +144,7 @@ async function servedTexts(dir, path, selectors) {
 test("the recipes of the README and docs/recipes.md are the apps this suite builds, verbatim", () => {
   const quoted = {
     "README.md": ["vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/compaction.ts", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/compaction-preview.tsx"],
-    "docs/recipes.md": ["next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "next/app/preview.tsx", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"],
+    "docs/recipes.md": ["ai-sdk/route-ai5-ai6.ts", "ai-sdk/agent.ts", "ai-sdk/agent-route.ts", "next/app/api/compact/route.ts", "next/app/api/edge/route.ts", "next/app/preview.tsx", "next/app/chat/page.tsx", "worker-chat/src/index.ts", "worker-chat/wrangler.jsonc"],
   };
   for (const [doc, recipes] of Object.entries(quoted)) {
     const text = readFileSync(join(root, doc), "utf8");

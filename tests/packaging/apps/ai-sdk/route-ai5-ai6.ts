@@ -1,6 +1,5 @@
-// The route of app/api/chat/route.ts for `ai` 5 and 6, which have no standalone
-// `toUIMessageStream` and no `onEnd`: the result's own method and `onFinish`, the same options.
-// ai-sdk.test.mjs puts it in place of route.ts for those versions.
+// The README's chat route for `ai` 5 and 6, which have no standalone `toUIMessageStream`, no
+// `onEnd` and no `instructions`: the result's own method, `onFinish` and `system`.
 import { convertToModelMessages, createUIMessageStreamResponse, generateId, generateText, streamText, type UIMessage } from "ai";
 import { ChatCompaction, aiSdkSummarizer, messageMetadata } from "context-compaction/ai-sdk";
 import { compactionOptions } from "../../compaction";
