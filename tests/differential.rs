@@ -121,7 +121,7 @@ impl Input {
         }
     }
 
-/// The units a summary of `range` reads, the last message's only up to its step at
+    /// The units a summary of `range` reads, the last message's only up to its step at
     /// `last_part` (when not 0).
     fn units(&self, range: std::ops::Range<usize>, last_part: usize) -> Vec<Message> {
         let mut units = Vec::new();
@@ -153,12 +153,7 @@ struct Out {
 }
 
 /// What the Rust `Compactor` decides for `input`, as the package says it.
-fn case(
-    input: &Input,
-    keep: u64,
-    clearing: Option<ClearingPolicy>,
-    options: PlanOptions,
-) -> Out {
+fn case(input: &Input, keep: u64, clearing: Option<ClearingPolicy>, options: PlanOptions) -> Out {
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: keep,
         clearing,
@@ -178,17 +173,23 @@ fn case(
         }
         Err(e) => (error(e), Value::Null, Value::Null),
     };
-    let (full_plan, compacted, rewritten) = match (&decided, &previewed) {
-        // The same decision: the same plan and record (both over every message's facts).
-        (Ok(planned), Ok((same, facts, None))) if planned == same && facts == full => {
-            (plan.clone(), record.clone(), rewritten)
-        }
-        (Ok(planned), _) => {
+    let (full_plan, compacted, rewritten) = match &decided {
+        Ok(planned) => {
             let plan = plan_json(input, planned.as_ref(), full, None);
-            let (record, cleared) = applied(&compactor, input, planned.as_ref(), options);
-            (plan, record, if cleared.is_null() { rewritten } else { cleared })
+            let compacted = match planned {
+                // `compact` records the clearing as planned (`Compactor::apply_planned`).
+                Some(Planned::Clear(clearing)) => clear_record(clearing),
+                _ => applied(&compactor, input, planned.as_ref(), options).0,
+            };
+            let cleared = match planned {
+                Some(Planned::Clear(clearing)) if rewritten.is_null() => {
+                    kept(cleared(input, clearing).1, input.long)
+                }
+                _ => rewritten,
+            };
+            (plan, compacted, cleared)
         }
-        (Err(e), _) => (error(e), Value::Null, rewritten),
+        Err(e) => (error(e), Value::Null, rewritten),
     };
     let differs = |a: &Value, b: Value| if *a == b { Value::Null } else { b };
     Out {
@@ -229,12 +230,20 @@ fn previewed(
     options: PlanOptions,
 ) -> Result<(Option<Planned>, RequestFacts, Option<tail::Unread>)> {
     let from_tail = compactor.plan_tail(&input.history(), options)?;
-    let FromTail { facts, plan, unread_before } = match from_tail {
+    let FromTail {
+        facts,
+        plan,
+        unread_before,
+    } = match from_tail {
         Some(planned) if compactor.clearing().is_none() || planned.plan.is_none() => planned,
         _ => {
             let facts = input.facts.clone();
             let plan = compactor.plan_with_facts(&facts, options)?;
-            FromTail { facts, plan, unread_before: None }
+            FromTail {
+                facts,
+                plan,
+                unread_before: None,
+            }
         }
     };
     let mut plan = plan;
@@ -254,7 +263,13 @@ fn plan_json(
     if let Some(unread) = unread {
         // Filled in when the plan's `messageTokens` is first read: the sizer's pass.
         let sizes = input.history().sizes(None, false).unwrap();
-        fill_deferred(&mut tokens, &sizes.sizes, unread.start, &unread.read, &sizes.failed);
+        fill_deferred(
+            &mut tokens,
+            &sizes.sizes,
+            unread.start,
+            &unread.read,
+            &sizes.failed,
+        );
     }
     match planned {
         None => Value::Null,
@@ -331,10 +346,13 @@ fn kept(value: Value, long: bool) -> Value {
     }
 }
 
-/// The 32-bit FNV-1a hash of `text`'s UTF-8 bytes, in hex (the JavaScript side computes it
-/// too).
+/// The 32-bit FNV-1a hash of `text`'s UTF-16 code units, in hex (the JavaScript side computes
+/// it too).
 fn digest(text: &str) -> String {
-    let hash = text.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    let units = text.encode_utf16();
+    let hash = units.fold(0x811c_9dc5_u32, |h, u| {
+        (h ^ u32::from(u)).wrapping_mul(0x0100_0193)
+    });
     format!("{hash:08x}")
 }
 
@@ -370,7 +388,21 @@ fn clear_plan(clearing: &Clearing, facts: &RequestFacts, tokens: &[f64], long: b
     })
 }
 
-/// Applies `clearing` to the messages of `input`: the record, and the rewritten messages
+/// The record of `clearing` (its estimates as given).
+fn clear_record(clearing: &Clearing) -> Value {
+    json!({
+        "kind": "clear",
+        "summary": "",
+        "firstKeptIndex": 0,
+        "estimateBefore": clearing.estimate_before,
+        "estimateAfter": clearing.estimate_after,
+        "tokensFreed": clearing.tokens_freed(),
+        "clearedResults": clearing.results.len(),
+    })
+}
+
+/// Applies `clearing` to the messages of `input` as `apply` does a clear plan (re-reading the
+/// rewritten messages for the estimate after): the record, and the rewritten messages
 /// (index and message). The clearing done is the clearing planned.
 fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
     let texts = |i: usize, _: &str| Ok(input.texts[i].clone());
@@ -396,15 +428,7 @@ fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
     let apart = done.estimate_after.abs_diff(clearing.estimate_after);
     let calibrated = input.facts.calibration.ratio_ppm != 0;
     assert!(apart <= if calibrated { edited.len() as u64 } else { 0 });
-    let record = json!({
-        "kind": "clear",
-        "summary": "",
-        "firstKeptIndex": 0,
-        "estimateBefore": done.estimate_before,
-        "estimateAfter": done.estimate_after,
-        "tokensFreed": done.tokens_freed(),
-        "clearedResults": done.results.len(),
-    });
+    let record = clear_record(&done);
     let rewritten: Vec<Value> = edited
         .iter()
         .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
@@ -473,29 +497,52 @@ fn cases_of(input: &Input, n: usize) -> Vec<Value> {
                     }
                     _ => Value::Null,
                 };
-                cases.push(one_case(input, n, keep, (&config, &policy), budget, maintained));
+                cases.push(one_case(
+                    input,
+                    n,
+                    keep,
+                    (&config, &policy),
+                    budget,
+                    maintained,
+                ));
             }
         }
     }
     cases
 }
 
-/// The cases of a history made from the session (number `n`): with clearing off, a keep the
-/// first look holds, under the trigger, over it and with a required reduction, and a keep the
-/// tail grows for; with clearing on, over the trigger.
-fn session_cases(input: &Input, n: usize) -> Vec<Value> {
+/// How much of a history made from the session its cases try.
+#[derive(Clone, Copy, PartialEq)]
+enum Tried {
+    /// A long history planned from its tail: with clearing off, a keep the first look holds,
+    /// under the trigger, over it and with a required reduction, and a keep the tail grows
+    /// for; with clearing on, over the trigger.
+    Tail,
+    /// A history read whole: the same but the required reduction.
+    Whole,
+    /// A long history whose usage decides whether it is planned from its tail: over the
+    /// trigger, with either keep.
+    Decision,
+}
+
+/// The cases of a history made from the session (number `n`).
+fn session_cases(input: &Input, n: usize, tried: Tried) -> Vec<Value> {
     let total = input.facts.total();
     let configs = clearing_configs();
     let (off, eager) = (&configs[0], &configs[2]);
-    let tried = [
+    let all = [
         (2_000, off, Some(total * 2)),
         (2_000, off, Some(total / 2)),
         (2_000, off, None),
         (20_000, off, Some(total / 2)),
         (2_000, eager, Some(total * 9 / 10)),
     ];
-    tried
-        .into_iter()
+    all.into_iter()
+        .filter(|(keep, (_, policy), budget)| match tried {
+            Tried::Tail => true,
+            Tried::Whole => budget.is_some(),
+            Tried::Decision => policy.is_none() && *budget == Some(total / 2) && *keep > 0,
+        })
         .map(|(keep, (config, policy), budget)| {
             one_case(input, n, keep, (config, policy), budget, Value::Null)
         })
@@ -549,17 +596,23 @@ fn described(input: &Input, name: String) -> Value {
 /// twice or more than four times our estimate), missing on the latest answers, missing, and
 /// recorded (fresh in the first round, stale after): fresh in every format, the others in the
 /// canonical one.
-fn session_inputs(format: Format) -> Vec<(usize, Usage)> {
-    let mut made = vec![(SESSION, Usage::Recorded), (LONG, Usage::Scaled(1.22))];
+fn session_inputs(format: Format) -> Vec<(usize, Usage, Tried)> {
+    let mut made = vec![
+        (SESSION, Usage::Recorded, Tried::Whole),
+        (LONG, Usage::Scaled(1.22), Tried::Tail),
+    ];
     if format == Format::Canonical {
-        made.extend([
-            (LONG, Usage::LatestOnly),
-            (LONG, Usage::Scaled(2.6)),
-            (LONG, Usage::Scaled(5.0)),
-            (LONG, Usage::OldOnly(400)),
-            (LONG, Usage::Recorded),
-            (LONG, Usage::Missing),
-        ]);
+        made.extend(
+            [
+                Usage::LatestOnly,
+                Usage::Scaled(2.6),
+                Usage::Scaled(5.0),
+                Usage::OldOnly(400),
+                Usage::Recorded,
+                Usage::Missing,
+            ]
+            .map(|usage| (LONG, usage, Tried::Decision)),
+        );
     }
     made
 }
@@ -584,14 +637,18 @@ fn made_expected() -> String {
         }
     }
     for (format, _) in FIXTURES {
-        for (length, usage) in session_inputs(format) {
+        for (length, usage, tried) in session_inputs(format) {
             let made = anchored::made(format, length, usage);
             let input = Input {
                 long: true,
                 ..Input::new(format, made.messages)
             };
-            cases.extend(session_cases(&input, inputs.len()));
-            let name = format!("{} (the session, {length} messages, {})", format.name(), usage.name());
+            cases.extend(session_cases(&input, inputs.len(), tried));
+            let name = format!(
+                "{} (the session, {length} messages, {})",
+                format.name(),
+                usage.name()
+            );
             let mut described = described(&input, name);
             described["recipe"] = made.recipe;
             described["digest"] = json!(digest(&Value::Array(input.messages).to_string()));
@@ -693,9 +750,16 @@ fn typed_canonical_messages_decide_as_their_json() {
             let json_plan = case(&input, 0, policy.clone(), options).plan;
             match typed {
                 Some(Planned::Clear(clearing)) => {
-                    let tokens: Vec<f64> =
-                        input.facts.messages.iter().map(|f| f.tokens as f64).collect();
-                    assert_eq!(clear_plan(&clearing, &input.facts, &tokens, false), json_plan);
+                    let tokens: Vec<f64> = input
+                        .facts
+                        .messages
+                        .iter()
+                        .map(|f| f.tokens as f64)
+                        .collect();
+                    assert_eq!(
+                        clear_plan(&clearing, &input.facts, &tokens, false),
+                        json_plan
+                    );
                 }
                 Some(Planned::Summarize(plan)) => {
                     assert_eq!(json_plan["firstKeptIndex"], plan.first_kept_index);

@@ -90,7 +90,8 @@ fn an_in_memory_history_reads_and_sizes_its_texts() -> Result<()> {
     let messages = vec![
         r#"{"role":"system","content":"be brief"}"#.to_owned(),
         r#"{"role":"user","content":"hello there"}"#.to_owned(),
-        r#"{"role":"assistant","content":"hi","usage":{"prompt_tokens":40,"completion_tokens":2}}"#.to_owned(),
+        r#"{"role":"assistant","content":"hi","usage":{"prompt_tokens":40,"completion_tokens":2}}"#
+            .to_owned(),
     ];
     let history = Texts {
         format: Format::OpenAIChat,

@@ -128,7 +128,11 @@ fn utf16_len(string: Val) -> usize {
     while let Some(&byte) = bytes.get(at) {
         if byte == b'\\' {
             // `\uXXXX` is one unit (a pair of them, two: a surrogate pair), any other escape one.
-            at += if bytes.get(at + 1) == Some(&b'u') { 6 } else { 2 };
+            at += if bytes.get(at + 1) == Some(&b'u') {
+                6
+            } else {
+                2
+            };
             units += 1;
             continue;
         }

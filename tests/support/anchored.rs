@@ -3,9 +3,9 @@
 //! messages, past `tail::FROM`) whose answers carry usage that is fresh, stale, only on the
 //! latest answer, or only on old ones. Each is written to the expected file as a recipe the
 //! JavaScript side follows with `bench/workloads.mjs`: the history's length, whether the
-//! recorded usage is taken off the canonical messages first, its format, and the usage to set
-//! on some of its messages (`[index, key, value]`), with a digest of the messages' JSON that
-//! both sides must reach.
+//! canonical messages keep their recorded usage (without its cost) or lose it, its format, and
+//! the usage to set on some of its messages (`[index, key, value]`), with a digest of the
+//! messages' JSON that both sides must reach.
 
 use context_compaction::formats::Format;
 use context_compaction::{Heuristic, Role};
@@ -55,11 +55,20 @@ pub struct Made {
 /// The session's first `length` canonical messages (repeated) in `format`, with `usage`.
 pub fn made(format: Format, length: usize, usage: Usage) -> Made {
     let mut canonical = workloads::history(length);
-    // The recorded usage is left on canonical messages only where it is asked for.
-    let strip = !matches!(usage, Usage::Recorded);
-    if strip {
-        for m in &mut canonical {
-            m.as_object_mut().unwrap().remove("usage");
+    // The recorded usage is left on canonical messages only where it is asked for, and without
+    // its cost in dollars (floats `serde_json` reads and writes otherwise than JavaScript: no
+    // reader reads them).
+    let recorded = matches!(usage, Usage::Recorded);
+    for m in &mut canonical {
+        let m = m.as_object_mut().unwrap();
+        match (recorded, m.get_mut("usage")) {
+            (true, Some(Value::Object(usage))) => {
+                usage.shift_remove("cost");
+            }
+            (false, Some(_)) => {
+                m.shift_remove("usage");
+            }
+            _ => {}
         }
     }
     let hosts = workloads::convert(format, &canonical);
@@ -68,28 +77,46 @@ pub fn made(format: Format, length: usize, usage: Usage) -> Made {
     for patch in &patches {
         apply(&mut messages, patch);
     }
-    let recipe = json!({ "length": length, "stripUsage": strip, "patches": patches });
+    let recipe = json!({ "length": length, "recordedUsage": recorded, "patches": patches });
     Made { messages, recipe }
 }
 
 /// Sets `[index, key, value]` on `messages`.
 fn apply(messages: &mut [Value], patch: &Value) {
-    let (i, key) = (patch[0].as_u64().unwrap() as usize, patch[1].as_str().unwrap());
+    let (i, key) = (
+        patch[0].as_u64().unwrap() as usize,
+        patch[1].as_str().unwrap(),
+    );
     messages[i][key] = patch[2].clone();
 }
 
 /// The patches that put `usage` on the messages `hosts` made from `canonical`.
-fn patches(format: Format, canonical: &[Value], hosts: &[(Value, Option<usize>)], usage: Usage) -> Vec<Value> {
-    let key = if format == Format::AiSdkUi { "metadata" } else { "usage" };
+fn patches(
+    format: Format,
+    canonical: &[Value],
+    hosts: &[(Value, Option<usize>)],
+    usage: Usage,
+) -> Vec<Value> {
+    let key = if format == Format::AiSdkUi {
+        "metadata"
+    } else {
+        "usage"
+    };
     let estimator = Heuristic::new();
     let facts: Vec<_> = hosts
         .iter()
         .enumerate()
-        .map(|(i, (m, _))| format.facts_json(&m.to_string(), &format!("messages[{i}]"), &estimator).unwrap())
+        .map(|(i, (m, _))| {
+            format
+                .facts_json(&m.to_string(), &format!("messages[{i}]"), &estimator)
+                .unwrap()
+        })
         .collect();
     // The last host message made from each canonical answer carries its usage.
     let carriers: Vec<usize> = (0..hosts.len())
-        .filter(|&i| hosts[i].1.is_some() && hosts.get(i + 1).is_none_or(|next| next.1 != hosts[i].1))
+        .filter(|&i| {
+            hosts[i].1.is_some() && hosts.get(i + 1).is_none_or(|next| next.1 != hosts[i].1)
+        })
         .filter(|&i| facts[i].role == Role::Assistant)
         .collect();
     let last = carriers.last().copied();
@@ -97,7 +124,11 @@ fn patches(format: Format, canonical: &[Value], hosts: &[(Value, Option<usize>)]
     let (mut sum, mut at) = (0u64, 0usize);
     for &i in &carriers {
         while at < i {
-            sum += if facts[at].failed { 0 } else { facts[at].tokens };
+            sum += if facts[at].failed {
+                0
+            } else {
+                facts[at].tokens
+            };
             at += 1;
         }
         let fresh = |scale: f64| (sum as f64 * scale).round() as u64;
@@ -108,7 +139,10 @@ fn patches(format: Format, canonical: &[Value], hosts: &[(Value, Option<usize>)]
                     continue;
                 }
                 let recorded = &canonical[hosts[i].1.unwrap()]["usage"];
-                let tokens = ["input", "cacheRead", "cacheWrite"].iter().map(|k| recorded[k].as_u64().unwrap_or(0)).sum();
+                let tokens = ["input", "cacheRead", "cacheWrite"]
+                    .iter()
+                    .map(|k| recorded[k].as_u64().unwrap_or(0))
+                    .sum();
                 Some(tokens)
             }
             Usage::Scaled(scale) => Some(fresh(scale)),
@@ -126,9 +160,13 @@ fn patches(format: Format, canonical: &[Value], hosts: &[(Value, Option<usize>)]
 /// Usage of `input` tokens (and 50 out) in the shape messages of `format` carry it in.
 fn shaped(format: Format, input: u64) -> Value {
     match format {
-        Format::Canonical => json!({ "input": input, "output": 50, "cacheRead": 0, "cacheWrite": 0 }),
+        Format::Canonical => {
+            json!({ "input": input, "output": 50, "cacheRead": 0, "cacheWrite": 0 })
+        }
         Format::OpenAIChat => json!({ "prompt_tokens": input, "completion_tokens": 50 }),
-        Format::OpenAIResponses | Format::Anthropic => json!({ "input_tokens": input, "output_tokens": 50 }),
+        Format::OpenAIResponses | Format::Anthropic => {
+            json!({ "input_tokens": input, "output_tokens": 50 })
+        }
         Format::AiSdk => json!({ "inputTokens": input, "outputTokens": 50 }),
         Format::AiSdkUi => json!({ "usage": { "inputTokens": input, "outputTokens": 50 } }),
     }

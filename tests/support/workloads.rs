@@ -100,14 +100,21 @@ fn arguments(b: &Value) -> Value {
 
 fn openai_chat((i, m): (usize, &Value)) -> Host {
     if m["role"] == "user" {
-        return (json!({ "role": "user", "content": text(&m["content"]) }), None);
+        return (
+            json!({ "role": "user", "content": text(&m["content"]) }),
+            None,
+        );
     }
     if m["role"] == "toolResult" {
         let message = json!({ "role": "tool", "tool_call_id": m["toolCallId"], "content": text(&m["content"]) });
         return (message, None);
     }
     let said = text(&m["content"]);
-    let content = if said.is_empty() { Value::Null } else { Value::String(said) };
+    let content = if said.is_empty() {
+        Value::Null
+    } else {
+        Value::String(said)
+    };
     let mut message = json!({ "role": "assistant", "content": content });
     let calls: Vec<Value> = blocks(m)
         .iter()
@@ -165,7 +172,10 @@ fn anthropic(messages: &[Value]) -> Vec<Host> {
         }
         results = false;
         if m["role"] == "user" {
-            out.push((json!({ "role": "user", "content": blocks_of(&m["content"]) }), None));
+            out.push((
+                json!({ "role": "user", "content": blocks_of(&m["content"]) }),
+                None,
+            ));
             continue;
         }
         let content: Vec<Value> = blocks(m)
@@ -189,7 +199,11 @@ fn ai_sdk(messages: &[Value]) -> Vec<Host> {
     let mut out: Vec<Host> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         if m["role"] == "toolResult" {
-            let kind = if m["isError"] == true { "error-text" } else { "text" };
+            let kind = if m["isError"] == true {
+                "error-text"
+            } else {
+                "text"
+            };
             let output = json!({ "type": kind, "value": text(&m["content"]) });
             let part = object(&[
                 ("type", Some(&json!("tool-result"))),
@@ -204,7 +218,10 @@ fn ai_sdk(messages: &[Value]) -> Vec<Host> {
                 _ => out.push((json!({ "role": "tool", "content": [part] }), None)),
             }
         } else if m["role"] == "user" {
-            out.push((json!({ "role": "user", "content": text(&m["content"]) }), None));
+            out.push((
+                json!({ "role": "user", "content": text(&m["content"]) }),
+                None,
+            ));
         } else {
             let content: Vec<Value> = blocks(m)
                 .iter()
@@ -229,10 +246,15 @@ fn ai_sdk_ui(messages: &[Value]) -> Vec<Host> {
         if m["role"] == "user" {
             assistant = None;
             let parts = json!([{ "type": "text", "text": text(&m["content"]) }]);
-            out.push((json!({ "id": format!("m{i}"), "role": "user", "parts": parts }), None));
+            out.push((
+                json!({ "id": format!("m{i}"), "role": "user", "parts": parts }),
+                None,
+            ));
         } else if m["role"] == "toolResult" {
             let id = m["toolCallId"].as_str().unwrap_or_default();
-            let Some(&(at, k)) = calls.get(id) else { continue };
+            let Some(&(at, k)) = calls.get(id) else {
+                continue;
+            };
             let part = &mut out[at].0["parts"][k];
             if m["isError"] == true {
                 part["state"] = json!("output-error");
@@ -243,7 +265,10 @@ fn ai_sdk_ui(messages: &[Value]) -> Vec<Host> {
             }
         } else {
             let at = *assistant.get_or_insert_with(|| {
-                out.push((json!({ "id": format!("m{i}"), "role": "assistant", "parts": [] }), None));
+                out.push((
+                    json!({ "id": format!("m{i}"), "role": "assistant", "parts": [] }),
+                    None,
+                ));
                 out.len() - 1
             });
             out[at].1 = Some(i);
@@ -251,12 +276,23 @@ fn ai_sdk_ui(messages: &[Value]) -> Vec<Host> {
             parts.push(json!({ "type": "step-start" }));
             for b in blocks(m) {
                 match b["type"].as_str() {
-                    Some("text") => parts.push(object(&[("type", Some(&json!("text"))), ("text", b.get("text")), ("state", Some(&json!("done")))])),
-                    Some("thinking") => parts.push(object(&[("type", Some(&json!("reasoning"))), ("text", b.get("thinking")), ("state", Some(&json!("done")))])),
+                    Some("text") => parts.push(object(&[
+                        ("type", Some(&json!("text"))),
+                        ("text", b.get("text")),
+                        ("state", Some(&json!("done"))),
+                    ])),
+                    Some("thinking") => parts.push(object(&[
+                        ("type", Some(&json!("reasoning"))),
+                        ("text", b.get("thinking")),
+                        ("state", Some(&json!("done"))),
+                    ])),
                     Some("toolCall") => {
                         let name = b["name"].as_str().unwrap_or_default();
                         let part = json!({ "type": format!("tool-{name}"), "toolCallId": b["id"], "state": "input-available", "input": arguments(b) });
-                        calls.insert(b["id"].as_str().unwrap_or_default().to_owned(), (at, parts.len()));
+                        calls.insert(
+                            b["id"].as_str().unwrap_or_default().to_owned(),
+                            (at, parts.len()),
+                        );
                         parts.push(part);
                     }
                     _ => {}
@@ -272,7 +308,10 @@ fn openai_responses(messages: &[Value]) -> Vec<Host> {
     for (i, m) in messages.iter().enumerate() {
         if m["role"] == "user" {
             let content = json!([{ "type": "input_text", "text": text(&m["content"]) }]);
-            out.push((json!({ "type": "message", "role": "user", "content": content }), None));
+            out.push((
+                json!({ "type": "message", "role": "user", "content": content }),
+                None,
+            ));
         } else if m["role"] == "toolResult" {
             let item = json!({ "type": "function_call_output", "call_id": m["toolCallId"], "output": text(&m["content"]) });
             out.push((item, None));
@@ -280,14 +319,23 @@ fn openai_responses(messages: &[Value]) -> Vec<Host> {
             for b in blocks(m) {
                 let item = match b["type"].as_str() {
                     Some("thinking") => {
-                        let summary = object(&[("type", Some(&json!("summary_text"))), ("text", b.get("thinking"))]);
+                        let summary = object(&[
+                            ("type", Some(&json!("summary_text"))),
+                            ("text", b.get("thinking")),
+                        ]);
                         json!({ "type": "reasoning", "summary": [summary] })
                     }
                     Some("text") => {
-                        let content = object(&[("type", Some(&json!("output_text"))), ("text", b.get("text")), ("annotations", Some(&json!([])))]);
+                        let content = object(&[
+                            ("type", Some(&json!("output_text"))),
+                            ("text", b.get("text")),
+                            ("annotations", Some(&json!([]))),
+                        ]);
                         json!({ "type": "message", "role": "assistant", "content": [content] })
                     }
-                    Some("toolCall") => json!({ "type": "function_call", "call_id": b["id"], "name": b["name"], "arguments": arguments(b).to_string() }),
+                    Some("toolCall") => {
+                        json!({ "type": "function_call", "call_id": b["id"], "name": b["name"], "arguments": arguments(b).to_string() })
+                    }
                     _ => continue,
                 };
                 out.push((item, Some(i)));
