@@ -608,6 +608,7 @@ fn session_inputs(format: Format) -> Vec<(usize, Usage, Tried)> {
                 Usage::Scaled(2.6),
                 Usage::Scaled(5.0),
                 Usage::OldOnly(400),
+                Usage::RecentOnly(60),
                 Usage::Recorded,
                 Usage::Missing,
             ]
@@ -767,5 +768,84 @@ fn typed_canonical_messages_decide_as_their_json() {
                 None => assert_eq!(json_plan, Value::Null),
             }
         }
+    }
+}
+
+/// A history that counts the messages whose facts were read.
+struct Counted<'a> {
+    history: Texts<'a, String>,
+    read: std::cell::Cell<usize>,
+}
+
+impl History for Counted<'_> {
+    fn len(&self) -> usize {
+        self.history.len()
+    }
+
+    fn parts(&self) -> Parts<'_> {
+        self.history.parts()
+    }
+
+    fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>> {
+        self.read.set(self.read.get() + indices.len());
+        self.history.facts(indices)
+    }
+
+    fn usages(&self, indices: &[u32]) -> Result<Vec<Option<formats::MessageUsage>>> {
+        self.history.usages(indices)
+    }
+
+    fn sizes(&self, only: Option<&[u32]>, skip: bool) -> Result<history::Sizes> {
+        self.history.sizes(only, skip)
+    }
+
+    fn system_messages(&self) -> Result<Vec<u32>> {
+        self.history.system_messages()
+    }
+}
+
+/// The long histories take each path of a plan from the tail (`context_compaction::tail`):
+/// fresh usage, the first tail decides; usage on the latest answers only, every message sized,
+/// after a tail grew (its reports span too little) or at once (one report); stale or missing
+/// usage, every message read.
+#[test]
+fn the_long_histories_take_every_path_of_a_plan_from_the_tail() {
+    // The plan from the tail, and how many messages' facts it read.
+    let tail_of = |usage: Usage| {
+        let made = anchored::made(Format::Canonical, LONG, usage);
+        let input = Input::new(Format::Canonical, made.messages);
+        let compactor = Compactor::new(CompactorConfig {
+            keep_recent_tokens: 2_000,
+            ..CompactorConfig::new(Fixed::new("S"))
+        })
+        .unwrap();
+        let options = PlanOptions {
+            input_token_budget: Some(input.facts.total() / 2),
+            require_reduction: false,
+        };
+        let history = Counted {
+            history: input.history(),
+            read: std::cell::Cell::new(0),
+        };
+        let planned = compactor.plan_tail(&history, options).unwrap();
+        (planned, history.read.get())
+    };
+    // The first tail, the latest 256 messages, decides.
+    let (fresh, read) = tail_of(Usage::Scaled(1.22));
+    let fresh = fresh.unwrap();
+    assert_eq!(fresh.unread_before.map(|u| u.start), Some(LONG - 256));
+    assert_eq!(read, 256);
+    // Reports too close together to calibrate: the tail grows to the whole history, then
+    // every message is sized and a tail of it decides.
+    let (grown, read) = tail_of(Usage::RecentOnly(60));
+    let grown = grown.unwrap();
+    assert!(grown.unread_before.is_none() && grown.plan.is_some());
+    assert!(read >= LONG, "{read}");
+    let (sized, read) = tail_of(Usage::LatestOnly);
+    assert!(sized.unwrap().unread_before.is_none());
+    assert!(read < LONG / 2, "{read}");
+    // Stale everywhere, or no usage on the latest answers: read whole.
+    for usage in [Usage::Scaled(5.0), Usage::OldOnly(400), Usage::Missing] {
+        assert!(tail_of(usage).0.is_none(), "{usage:?}");
     }
 }

@@ -30,6 +30,8 @@ pub enum Usage {
     LatestOnly,
     /// Fresh, on the answers before the last `n` messages only.
     OldOnly(usize),
+    /// Fresh, on the answers among the last `n` messages only.
+    RecentOnly(usize),
     /// None at all.
     Missing,
 }
@@ -41,6 +43,7 @@ impl Usage {
             Usage::Scaled(scale) => format!("usage {scale}x our estimate"),
             Usage::LatestOnly => "usage on the latest answer only".to_owned(),
             Usage::OldOnly(n) => format!("usage before the last {n} messages only"),
+            Usage::RecentOnly(n) => format!("usage in the last {n} messages only"),
             Usage::Missing => "no usage".to_owned(),
         }
     }
@@ -148,6 +151,7 @@ fn patches(
             Usage::Scaled(scale) => Some(fresh(scale)),
             Usage::LatestOnly => (Some(i) == last).then(|| fresh(1.22)),
             Usage::OldOnly(n) => (i + n < hosts.len()).then(|| fresh(1.22)),
+            Usage::RecentOnly(n) => (i + n >= hosts.len()).then(|| fresh(1.22)),
             Usage::Missing => None,
         };
         if let Some(tokens) = input {
