@@ -164,6 +164,25 @@ test("the package's sizer sizes every message as the core does", () => {
   }
 });
 
+/** A copy of `value` whose objects also hold keys set to `undefined` (JSON.stringify leaves
+ * them out), and whose arrays hold `undefined` where they hold `null` (written `null`). */
+function withOmitted(value) {
+  if (Array.isArray(value)) return value.map((v) => (v === null ? undefined : withOmitted(v)));
+  if (typeof value !== "object" || value === null) return value;
+  const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withOmitted(v)]));
+  return Object.assign(copy, { absent: undefined });
+}
+
+test("the sizer leaves out what JSON leaves out, as the reader never sees it", () => {
+  for (const input of inputs.filter((i) => !i.long)) {
+    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const messages = input.messages.map(withOmitted);
+    const sizes = new Float64Array(messages.length);
+    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    assert.deepEqual(Array.from(sizes), input.sizes, input.name);
+  }
+});
+
 test("plan, planBytes and a conversation handle decide as the Rust Compactor does", () => {
   for (const [k, c] of cases.entries()) {
     const input = inputs[c.input];
