@@ -102,9 +102,9 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
     }
 }
 
-/// What a pass over the sizes of messages found: the size of each (any measure that grows with
-/// the message's text; the planner only uses its ratio to tokens), and the indices of the
-/// system messages and of the failed attempts, each in order.
+/// What a pass over the sizes of messages found: the size of each ([`crate::tail::size`]; the
+/// planner only uses its ratio to tokens), and the indices of the system messages and of the
+/// failed attempts, each in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sizes {
     /// The size of each message sized.

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use context_compaction::formats::{Format, MessageUsage};
 use context_compaction::history::{Explicit, History, Parts, Sizes};
-use context_compaction::tail::FromTail;
+use context_compaction::tail::{FromTail, size};
 use context_compaction::{
     Compactor, CompactorConfig, Heuristic, MessageFacts, PlanOptions, Result, reported,
 };
@@ -39,10 +39,6 @@ impl Memory {
             messages: messages.iter().map(Value::to_string).collect(),
             ..Memory::default()
         }
-    }
-
-    fn value(&self, i: u32) -> Value {
-        serde_json::from_str(&self.messages[i as usize]).unwrap()
     }
 
     /// Whether any message before `start` was read.
@@ -89,18 +85,12 @@ impl History for Memory {
             .collect()
     }
 
-    fn sizes(&self, only: Option<&[u32]>, _skip_unreadable: bool) -> Result<Sizes> {
+    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
         self.sized.borrow_mut().push(only.map(<[u32]>::len));
-        let all: Vec<u32> = (0..self.len() as u32).collect();
-        let indices = only.unwrap_or(&all);
-        let mut found = Sizes::default();
-        for (k, &i) in indices.iter().enumerate() {
-            let size = self.messages[i as usize].len() as f64;
-            found.sizes.push(if self.no_size { 0.0 } else { size });
-            let stop = self.value(i)["stopReason"].clone();
-            if stop == "aborted" || stop == "error" {
-                found.failed.push(k as u32);
-            }
+        // Sized as the package sizes the same messages (`tail::size`).
+        let mut found = size::of_texts(Format::Canonical, &self.messages, only, skip_unreadable)?;
+        if self.no_size {
+            found.sizes.fill(0.0);
         }
         Ok(found)
     }
