@@ -15,14 +15,17 @@ mod common;
 
 #[path = "support/anchored.rs"]
 mod anchored;
+#[path = "differential/said.rs"]
+mod said;
 
-use anchored::{LONG, SESSION, Usage};
+use anchored::{Tried, digest, kept, numbers, session_inputs};
 use common::{FIXTURES, Fixed, run};
 use context_compaction::clearing::{self, Clearing, ClearingPolicy, Finder};
 use context_compaction::formats::Format;
 use context_compaction::history::{History, Parts, Texts};
 use context_compaction::tail::{FromTail, fill_deferred};
 use context_compaction::*;
+use said::{applied, clear_plan, clear_record, cleared, plan_json};
 use serde_json::{Value, json};
 
 const FILE: &str = concat!(
@@ -251,191 +254,6 @@ fn previewed(
     Ok((planned, facts, unread_before))
 }
 
-/// What the package's plan says of `planned` (over `facts`, with the messages `unread` not
-/// read).
-fn plan_json(
-    input: &Input,
-    planned: Option<&Planned>,
-    facts: &RequestFacts,
-    unread: Option<&tail::Unread>,
-) -> Value {
-    let mut tokens: Vec<f64> = facts.messages.iter().map(|f| f.tokens as f64).collect();
-    if let Some(unread) = unread {
-        // Filled in when the plan's `messageTokens` is first read: the sizer's pass.
-        let sizes = input.history().sizes(None, false).unwrap();
-        fill_deferred(
-            &mut tokens,
-            &sizes.sizes,
-            unread.start,
-            &unread.read,
-            &sizes.failed,
-        );
-    }
-    match planned {
-        None => Value::Null,
-        Some(Planned::Clear(clearing)) => clear_plan(clearing, facts, &tokens, input.long),
-        Some(Planned::Summarize(plan)) => json!({
-            "firstKeptIndex": plan.first_kept_index,
-            "firstKeptPart": plan.first_kept_part,
-            "splitTurn": plan.split_turn,
-            "estimateBefore": plan.estimate_before,
-            "estimateAfterWithoutSummary": plan.estimate_after_without_summary,
-            "messageTokens": numbers(&tokens, input.long),
-            "turnPrefixStart": plan.turn_prefix_messages.start,
-            "summarized": plan.messages_to_summarize.len(),
-            "turnPrefix": turn_prefix(plan).len(),
-        }),
-    }
-}
-
-/// The record of applying `planned` (over the facts of every message, as `apply` reads them),
-/// and the messages a clearing rewrites.
-fn applied(
-    compactor: &Compactor<Fixed>,
-    input: &Input,
-    planned: Option<&Planned>,
-    options: PlanOptions,
-) -> (Value, Value) {
-    match planned {
-        None => (Value::Null, Value::Null),
-        Some(Planned::Clear(clearing)) => {
-            let (record, rewritten) = cleared(input, clearing);
-            (record, kept(rewritten, input.long))
-        }
-        Some(Planned::Summarize(plan)) => {
-            let input_apply = ApplyInput {
-                facts: &input.facts,
-                summary: "",
-                history: &input.units(plan.messages_to_summarize.clone(), 0),
-                turn_prefix: &input.units(turn_prefix(plan), plan.first_kept_part),
-                require_reduction: options.require_reduction,
-                estimator: &ESTIMATOR,
-            };
-            let record = match run(compactor.apply_with_facts(input_apply, plan, &())) {
-                Ok(applied) => json!({
-                    "summary": applied.record.summary,
-                    "firstKeptIndex": applied.record.first_kept_index,
-                    "estimateBefore": applied.record.estimate_before,
-                    "estimateAfter": applied.record.estimate_after,
-                }),
-                Err(error) => json!({ "error": error.code() }),
-            };
-            (record, Value::Null)
-        }
-    }
-}
-
-/// Numbers as the expected file keeps them: as they are, or for a `long` input, their sum
-/// and the digest of their decimal text joined by commas.
-fn numbers(values: &[f64], long: bool) -> Value {
-    if !long {
-        return json!(values);
-    }
-    let text: Vec<String> = values.iter().map(f64::to_string).collect();
-    json!({ "sum": values.iter().sum::<f64>(), "digest": digest(&text.join(",")) })
-}
-
-/// A value as the expected file keeps it: as it is, or for a `long` input, how many items it
-/// has and the digest of its JSON.
-fn kept(value: Value, long: bool) -> Value {
-    match (long, &value) {
-        (true, Value::Array(items)) => {
-            json!({ "length": items.len(), "digest": digest(&value.to_string()) })
-        }
-        _ => value,
-    }
-}
-
-/// The 32-bit FNV-1a hash of `text`'s UTF-16 code units, in hex (the JavaScript side computes
-/// it too).
-fn digest(text: &str) -> String {
-    let units = text.encode_utf16();
-    let hash = units.fold(0x811c_9dc5_u32, |h, u| {
-        (h ^ u32::from(u)).wrapping_mul(0x0100_0193)
-    });
-    format!("{hash:08x}")
-}
-
-/// The messages a summary's turn prefix reads (the one cut inside included).
-fn turn_prefix(plan: &Plan) -> std::ops::Range<usize> {
-    let prefix = &plan.turn_prefix_messages;
-    prefix.start..prefix.end + usize::from(plan.first_kept_part > 0)
-}
-
-fn clear_plan(clearing: &Clearing, facts: &RequestFacts, tokens: &[f64], long: bool) -> Value {
-    let results: Vec<Value> = clearing
-        .results
-        .iter()
-        .map(|r| {
-            json!({
-                "index": r.index,
-                "toolCallId": r.tool_call_id,
-                "toolName": r.tool_name,
-                "tokens": r.tokens,
-                "text": r.text,
-            })
-        })
-        .collect();
-    json!({
-        "kind": "clear",
-        "clearedResults": kept(Value::Array(results), long),
-        "argumentMessages": kept(json!(clearing.argument_messages), long),
-        "estimateBefore": clearing.estimate_before,
-        "estimateAfter": clearing.estimate_after,
-        "tokensFreed": clearing.tokens_freed(),
-        "estimateAfterWithoutSummary": clearing.estimate_after.saturating_sub(facts.summary),
-        "messageTokens": numbers(tokens, long),
-    })
-}
-
-/// The record of `clearing` (its estimates as given).
-fn clear_record(clearing: &Clearing) -> Value {
-    json!({
-        "kind": "clear",
-        "summary": "",
-        "firstKeptIndex": 0,
-        "estimateBefore": clearing.estimate_before,
-        "estimateAfter": clearing.estimate_after,
-        "tokensFreed": clearing.tokens_freed(),
-        "clearedResults": clearing.results.len(),
-    })
-}
-
-/// Applies `clearing` to the messages of `input` as `apply` does a clear plan (re-reading the
-/// rewritten messages for the estimate after): the record, and the rewritten messages
-/// (index and message). The clearing done is the clearing planned.
-fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
-    let texts = |i: usize, _: &str| Ok(input.texts[i].clone());
-    let len = input.texts.len();
-    let edited = clearing::rewrite_json(input.format, clearing, len, texts).unwrap();
-    let estimator = Heuristic::new();
-    let done = clearing::done_json(
-        clearing.clone(),
-        input.format,
-        &input.facts,
-        &edited,
-        &estimator,
-    )
-    .unwrap();
-    // The clearing done is the clearing planned. Its estimate after is worked out per result
-    // when planned and re-read per message when done: with usage, each side's calibration
-    // rounds apart, at most a token a rewritten message.
-    let same = Clearing {
-        estimate_after: clearing.estimate_after,
-        ..done.clone()
-    };
-    assert_eq!(&same, clearing, "{:?}: applied as planned", input.format);
-    let apart = done.estimate_after.abs_diff(clearing.estimate_after);
-    let calibrated = input.facts.calibration.ratio_ppm != 0;
-    assert!(apart <= if calibrated { edited.len() as u64 } else { 0 });
-    let record = clear_record(&done);
-    let rewritten: Vec<Value> = edited
-        .iter()
-        .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
-        .collect();
-    (record, Value::Array(rewritten))
-}
-
 /// What the Rust `ContextManager` does with canonical `input` as a state, its input budget
 /// `budget` (the window that much above the default reserve): the reason and the record.
 fn maintain(input: &Input, keep: u64, clearing: Option<ClearingPolicy>, budget: u64) -> Value {
@@ -511,20 +329,6 @@ fn cases_of(input: &Input, n: usize) -> Vec<Value> {
     cases
 }
 
-/// How much of a history made from the session its cases try.
-#[derive(Clone, Copy, PartialEq)]
-enum Tried {
-    /// A long history planned from its tail: with clearing off, a keep the first look holds,
-    /// under the trigger, over it and with a required reduction, and a keep the tail grows
-    /// for; with clearing on, over the trigger.
-    Tail,
-    /// A history read whole: the same but the required reduction.
-    Whole,
-    /// A long history whose usage decides whether it is planned from its tail: over the
-    /// trigger, with either keep.
-    Decision,
-}
-
 /// The cases of a history made from the session (number `n`).
 fn session_cases(input: &Input, n: usize, tried: Tried) -> Vec<Value> {
     let total = input.facts.total();
@@ -589,33 +393,6 @@ fn described(input: &Input, name: String) -> Value {
         "system": sizes.system,
         "failed": sizes.failed,
     })
-}
-
-/// The histories made from the session in `format`: the session with its recorded usage;
-/// long histories with usage fresh (on every answer, or the latest only), stale (more than
-/// twice or more than four times our estimate), missing on the latest answers, missing, and
-/// recorded (fresh in the first round, stale after): fresh in every format, the others in the
-/// canonical one.
-fn session_inputs(format: Format) -> Vec<(usize, Usage, Tried)> {
-    let mut made = vec![
-        (SESSION, Usage::Recorded, Tried::Whole),
-        (LONG, Usage::Scaled(1.22), Tried::Tail),
-    ];
-    if format == Format::Canonical {
-        made.extend(
-            [
-                Usage::LatestOnly,
-                Usage::Scaled(2.6),
-                Usage::Scaled(5.0),
-                Usage::OldOnly(400),
-                Usage::RecentOnly(60),
-                Usage::Recorded,
-                Usage::Missing,
-            ]
-            .map(|usage| (LONG, usage, Tried::Decision)),
-        );
-    }
-    made
 }
 
 /// Every input and case, one per line (made once for the tests that read it).
@@ -768,84 +545,5 @@ fn typed_canonical_messages_decide_as_their_json() {
                 None => assert_eq!(json_plan, Value::Null),
             }
         }
-    }
-}
-
-/// A history that counts the messages whose facts were read.
-struct Counted<'a> {
-    history: Texts<'a, String>,
-    read: std::cell::Cell<usize>,
-}
-
-impl History for Counted<'_> {
-    fn len(&self) -> usize {
-        self.history.len()
-    }
-
-    fn parts(&self) -> Parts<'_> {
-        self.history.parts()
-    }
-
-    fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>> {
-        self.read.set(self.read.get() + indices.len());
-        self.history.facts(indices)
-    }
-
-    fn usages(&self, indices: &[u32]) -> Result<Vec<Option<formats::MessageUsage>>> {
-        self.history.usages(indices)
-    }
-
-    fn sizes(&self, only: Option<&[u32]>, skip: bool) -> Result<history::Sizes> {
-        self.history.sizes(only, skip)
-    }
-
-    fn system_messages(&self) -> Result<Vec<u32>> {
-        self.history.system_messages()
-    }
-}
-
-/// The long histories take each path of a plan from the tail (`context_compaction::tail`):
-/// fresh usage, the first tail decides; usage on the latest answers only, every message sized,
-/// after a tail grew (its reports span too little) or at once (one report); stale or missing
-/// usage, every message read.
-#[test]
-fn the_long_histories_take_every_path_of_a_plan_from_the_tail() {
-    // The plan from the tail, and how many messages' facts it read.
-    let tail_of = |usage: Usage| {
-        let made = anchored::made(Format::Canonical, LONG, usage);
-        let input = Input::new(Format::Canonical, made.messages);
-        let compactor = Compactor::new(CompactorConfig {
-            keep_recent_tokens: 2_000,
-            ..CompactorConfig::new(Fixed::new("S"))
-        })
-        .unwrap();
-        let options = PlanOptions {
-            input_token_budget: Some(input.facts.total() / 2),
-            require_reduction: false,
-        };
-        let history = Counted {
-            history: input.history(),
-            read: std::cell::Cell::new(0),
-        };
-        let planned = compactor.plan_tail(&history, options).unwrap();
-        (planned, history.read.get())
-    };
-    // The first tail, the latest 256 messages, decides.
-    let (fresh, read) = tail_of(Usage::Scaled(1.22));
-    let fresh = fresh.unwrap();
-    assert_eq!(fresh.unread_before.map(|u| u.start), Some(LONG - 256));
-    assert_eq!(read, 256);
-    // Reports too close together to calibrate: the tail grows to the whole history, then
-    // every message is sized and a tail of it decides.
-    let (grown, read) = tail_of(Usage::RecentOnly(60));
-    let grown = grown.unwrap();
-    assert!(grown.unread_before.is_none() && grown.plan.is_some());
-    assert!(read >= LONG, "{read}");
-    let (sized, read) = tail_of(Usage::LatestOnly);
-    assert!(sized.unwrap().unread_before.is_none());
-    assert!(read < LONG / 2, "{read}");
-    // Stale everywhere, or no usage on the latest answers: read whole.
-    for usage in [Usage::Scaled(5.0), Usage::OldOnly(400), Usage::Missing] {
-        assert!(tail_of(usage).0.is_none(), "{usage:?}");
     }
 }

@@ -6,6 +6,8 @@
 //! canonical messages keep their recorded usage (without its cost) or lose it, its format, and
 //! the usage to set on some of its messages (`[index, key, value]`), with a digest of the
 //! messages' JSON that both sides must reach.
+// Shared by two tests, each of which uses part of it.
+#![allow(dead_code)]
 
 use context_compaction::formats::Format;
 use context_compaction::{Heuristic, Role};
@@ -174,4 +176,76 @@ fn shaped(format: Format, input: u64) -> Value {
         Format::AiSdk => json!({ "inputTokens": input, "outputTokens": 50 }),
         Format::AiSdkUi => json!({ "usage": { "inputTokens": input, "outputTokens": 50 } }),
     }
+}
+
+/// How much of a history made from the session its cases try.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Tried {
+    /// A long history planned from its tail: with clearing off, a keep the first look holds,
+    /// under the trigger, over it and with a required reduction, and a keep the tail grows
+    /// for; with clearing on, over the trigger.
+    Tail,
+    /// A history read whole: the same but the required reduction.
+    Whole,
+    /// A long history whose usage decides whether it is planned from its tail: over the
+    /// trigger, with either keep.
+    Decision,
+}
+
+/// The histories made from the session in `format`: the session with its recorded usage;
+/// long histories with usage fresh (on every answer, or the latest only), stale (more than
+/// twice or more than four times our estimate), missing on the latest answers, missing, and
+/// recorded (fresh in the first round, stale after): fresh in every format, the others in the
+/// canonical one.
+pub fn session_inputs(format: Format) -> Vec<(usize, Usage, Tried)> {
+    let mut made = vec![
+        (SESSION, Usage::Recorded, Tried::Whole),
+        (LONG, Usage::Scaled(1.22), Tried::Tail),
+    ];
+    if format == Format::Canonical {
+        made.extend(
+            [
+                Usage::LatestOnly,
+                Usage::Scaled(2.6),
+                Usage::Scaled(5.0),
+                Usage::OldOnly(400),
+                Usage::RecentOnly(60),
+                Usage::Recorded,
+                Usage::Missing,
+            ]
+            .map(|usage| (LONG, usage, Tried::Decision)),
+        );
+    }
+    made
+}
+
+/// Numbers as the expected file keeps them: as they are, or for a `long` input, their sum
+/// and the digest of their decimal text joined by commas.
+pub fn numbers(values: &[f64], long: bool) -> Value {
+    if !long {
+        return json!(values);
+    }
+    let text: Vec<String> = values.iter().map(f64::to_string).collect();
+    json!({ "sum": values.iter().sum::<f64>(), "digest": digest(&text.join(",")) })
+}
+
+/// A value as the expected file keeps it: as it is, or for a `long` input, how many items it
+/// has and the digest of its JSON.
+pub fn kept(value: Value, long: bool) -> Value {
+    match (long, &value) {
+        (true, Value::Array(items)) => {
+            json!({ "length": items.len(), "digest": digest(&value.to_string()) })
+        }
+        _ => value,
+    }
+}
+
+/// The 32-bit FNV-1a hash of `text`'s UTF-16 code units, in hex (the JavaScript side computes
+/// it too).
+pub fn digest(text: &str) -> String {
+    let units = text.encode_utf16();
+    let hash = units.fold(0x811c_9dc5_u32, |h, u| {
+        (h ^ u32::from(u)).wrapping_mul(0x0100_0193)
+    });
+    format!("{hash:08x}")
 }
