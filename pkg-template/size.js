@@ -1,6 +1,7 @@
 // The cheap reads of an anchored plan over a long history (src/tail/, src/wasm/sizer.rs): the
-// size of a message, the UTF-16 length of the strings the format's reader would read (keys and
-// values), without copying anything; the indices of the system messages by their role alone;
+// size of a message as the core defines it (src/tail/size.rs: the UTF-16 length of the keys and
+// strings the format's reader would read, as JSON.stringify would write them), without copying
+// anything; the indices of the system messages by their role alone;
 // and the plan's `messageTokens` of the messages it did not read, sized when first read. Only
 // the tail of the history is read exactly; the size of the messages before it stands in for
 // their estimate, scaled by the tokens per character of the tail. The size pass also names the
@@ -67,7 +68,7 @@ export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, fai
 function top(m, keys) {
   let n = 0;
   if (inherited) {
-    for (const key of Object.keys(m)) if (keys.has(key)) n += key.length + size(m[key], 1);
+    for (const key of Object.keys(m)) if (keys.has(key) && m[key] !== undefined) n += key.length + size(m[key], 1);
     return n;
   }
   for (const key in m) {
@@ -78,7 +79,12 @@ function top(m, keys) {
   return n;
 }
 
-// Strings, most of the values, are counted without a call.
+// The size of a message as the core defines it (src/tail/size.rs): the UTF-16 length of its
+// keys and strings, 4 for any other value or a container nested MAX_DEPTH deep. A key whose
+// value is `undefined` is left out, as JSON.stringify (and so the walker) leaves it out; in an
+// array it counts as the `null` written there. (A function or symbol, which no message read
+// from JSON holds, counts as a scalar: checking for them cost 1-4% of the pass.) Strings, most
+// of the values, are counted without a call.
 function size(v, depth) {
   if (typeof v === "string") return v.length;
   if (typeof v !== "object" || v === null || depth >= MAX_DEPTH) return 4;
@@ -94,7 +100,8 @@ function size(v, depth) {
   if (inherited) return sizeOwn(v, depth);
   for (const key in v) {
     const item = v[key];
-    n += key.length + (typeof item === "string" ? item.length : size(item, depth + 1));
+    if (typeof item === "string") n += key.length + item.length;
+    else if (item !== undefined) n += key.length + size(item, depth + 1);
   }
   return n;
 }
@@ -102,7 +109,7 @@ function size(v, depth) {
 // `size` of an object when Object.prototype has enumerable keys: its own keys only.
 function sizeOwn(v, depth) {
   let n = 0;
-  for (const key of Object.keys(v)) n += key.length + size(v[key], depth + 1);
+  for (const key of Object.keys(v)) if (v[key] !== undefined) n += key.length + size(v[key], depth + 1);
   return n;
 }
 

@@ -1,11 +1,11 @@
 //! The seam an anchored plan reads a history through ([`History`]): the planner
 //! (`crate::tail`, `crate::reported`) decides which messages to read, and how; a history only
-//! answers. The package implements it over JavaScript objects, a test over a vector of
-//! messages.
+//! answers. The package implements it over JavaScript objects; [`Texts`] over host messages
+//! held as JSON text, sized as the package sizes its objects.
 
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::MessageUsage;
+use crate::formats::{Format, MessageUsage};
 use crate::message::ToolDefinition;
 use crate::token::Estimator;
 
@@ -45,9 +45,66 @@ pub trait History {
     fn system_messages(&self) -> Result<Vec<u32>>;
 }
 
-/// What a pass over the sizes of messages found: the size of each (any measure that grows with
-/// the message's text; the planner only uses its ratio to tokens), and the indices of the
-/// system messages and of the failed attempts, each in order.
+/// Host messages of one format held as their JSON texts, with the request around them: a
+/// history a Rust caller holds in memory. Each message is read when the planner asks for it,
+/// and sized by [`crate::tail::size`], the size the package's sizer gives the same messages as
+/// objects.
+#[derive(Clone, Copy)]
+pub struct Texts<'a, T> {
+    /// The format of the messages.
+    pub format: Format,
+    /// Each message's JSON text.
+    pub messages: &'a [T],
+    /// Everything of the request but its messages.
+    pub parts: Parts<'a>,
+}
+
+impl<T: AsRef<str>> Texts<'_, T> {
+    fn text(&self, i: u32) -> (&str, String) {
+        let text = self.messages.get(i as usize).map_or("", AsRef::as_ref);
+        (text, format!("messages[{i}]"))
+    }
+}
+
+impl<T: AsRef<str>> History for Texts<'_, T> {
+    fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    fn parts(&self) -> Parts<'_> {
+        self.parts
+    }
+
+    fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>> {
+        let estimator = self.parts.estimator;
+        let read = |&i: &u32| {
+            let (text, path) = self.text(i);
+            self.format.facts_json(text, &path, estimator)
+        };
+        indices.iter().map(read).collect()
+    }
+
+    fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>> {
+        let read = |&i: &u32| {
+            let (text, path) = self.text(i);
+            self.format.usage_json(text, &path)
+        };
+        indices.iter().map(read).collect()
+    }
+
+    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
+        crate::tail::size::of_texts(self.format, self.messages, only, skip_unreadable)
+    }
+
+    fn system_messages(&self) -> Result<Vec<u32>> {
+        let sizes = self.sizes(None, true)?;
+        Ok(sizes.system)
+    }
+}
+
+/// What a pass over the sizes of messages found: the size of each ([`crate::tail::size`]; the
+/// planner only uses its ratio to tokens), and the indices of the system messages and of the
+/// failed attempts, each in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sizes {
     /// The size of each message sized.

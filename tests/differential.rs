@@ -1,23 +1,39 @@
 //! Rust and JavaScript decide alike. The Rust `Compactor` plans, clears and applies every
 //! fixture of `tests/fixtures/formats` in its format (and the same conversation with large
-//! tool results), with clearing off and on, over a range of budgets; what it does is kept in
+//! tool results), with clearing off and on, over a range of budgets, and the real session in
+//! every format, with the provider's usage on its answers as it was recorded, and repeated
+//! into long histories whose usage is fresh, stale or missing (`support/anchored.rs`): those
+//! are planned from their tail (`context_compaction::tail`). What it does is kept in
 //! `tests/fixtures/differential.json`, which `tests/js/differential.test.mjs` runs the
 //! package's `Compactor` against (its `plan`, `planBytes`, a conversation handle's `plan`,
-//! `apply` and `compact`), and, for the canonical fixture, the `ContextManager`'s `maintain`. This test fails when the file is not what the Rust side gives:
-//! `UPDATE_DIFFERENTIAL=1 cargo test --test differential` writes it again.
+//! `apply` and `compact`), and, for the canonical fixture, the `ContextManager`'s `maintain`;
+//! with each message's size, which the package's sizer must give too. This test fails when the
+//! file is not what the Rust side gives: `UPDATE_DIFFERENTIAL=1 cargo test --test
+//! differential` writes it again.
 
 mod common;
 
+#[path = "support/anchored.rs"]
+mod anchored;
+#[path = "differential/said.rs"]
+mod said;
+
+use anchored::{Tried, digest, kept, numbers, session_inputs};
 use common::{FIXTURES, Fixed, run};
 use context_compaction::clearing::{self, Clearing, ClearingPolicy, Finder};
 use context_compaction::formats::Format;
+use context_compaction::history::{History, Parts, Texts};
+use context_compaction::tail::{FromTail, fill_deferred};
 use context_compaction::*;
+use said::{applied, clear_plan, clear_record, cleared, plan_json};
 use serde_json::{Value, json};
 
 const FILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/differential.json"
 );
+
+static ESTIMATOR: Heuristic = Heuristic::new();
 
 /// The tool results of the fixtures' conversation (the same text in every format).
 const RESULTS: [&str; 3] = [
@@ -70,28 +86,41 @@ struct Input {
     format: Format,
     messages: Vec<Value>,
     texts: Vec<String>,
+    /// The facts of every message, calibrated to the usage on them.
     facts: RequestFacts,
     hosts: Vec<HostMessage>,
+    /// Whether the expected file keeps digests of what is long (a history of the session).
+    long: bool,
 }
 
 impl Input {
     fn new(format: Format, messages: Vec<Value>) -> Input {
         let texts: Vec<String> = messages.iter().map(Value::to_string).collect();
-        let estimator = Heuristic::new();
-        let mut facts = RequestFacts::fixed("", "", &[], &estimator).unwrap();
-        for (i, text) in texts.iter().enumerate() {
-            let path = format!("messages[{i}]");
-            facts
-                .messages
-                .push(format.facts_json(text, &path, &estimator).unwrap());
-        }
         let hosts = common::read_hosts(format, &messages);
-        Input {
+        let mut input = Input {
             format,
             messages,
             texts,
-            facts,
+            facts: RequestFacts::default(),
             hosts,
+            long: false,
+        };
+        input.facts = reported::history_facts(&input.history(), &[]).unwrap();
+        input
+    }
+
+    /// The messages as a history a plan reads piece by piece, sized as the package sizes them.
+    fn history(&self) -> Texts<'_, String> {
+        Texts {
+            format: self.format,
+            messages: &self.texts,
+            parts: Parts {
+                system_prompt: "",
+                summary: "",
+                tools: &[],
+                estimator: &ESTIMATOR,
+                reported: &[],
+            },
         }
     }
 
@@ -114,138 +143,115 @@ impl Input {
     }
 }
 
-/// What the Rust `Compactor` decides for `input`, as the package's `plan` says it, and what
-/// applying it gives.
-fn case(
-    input: &Input,
-    keep: u64,
-    clearing: Option<ClearingPolicy>,
-    options: PlanOptions,
-) -> (Value, Value, Value) {
+/// What one case gives: the plan `compactor.plan` makes and the record of applying it, the
+/// rewritten messages of a clearing, and, where they differ from those (a long history planned
+/// from its tail), the plan that reading every message gives (`planBytes`, a conversation
+/// handle, `compact`) and the record `compact` writes.
+struct Out {
+    plan: Value,
+    record: Value,
+    rewritten: Value,
+    full: Value,
+    compacted: Value,
+}
+
+/// What the Rust `Compactor` decides for `input`, as the package says it.
+fn case(input: &Input, keep: u64, clearing: Option<ClearingPolicy>, options: PlanOptions) -> Out {
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: keep,
         clearing,
         ..CompactorConfig::new(Fixed::new("S"))
     })
     .unwrap();
-    let (estimator, facts) = (Heuristic::new(), &input.facts);
+    let full = &input.facts;
+    let mut summarize = || compactor.plan_with_facts(full, options);
+    let decided = decide(&compactor, input, full, options, &mut summarize);
+    let previewed = previewed(&compactor, input, options);
+    let error = |error: &Error| json!({ "error": error.code() });
+    let (plan, record, rewritten) = match &previewed {
+        Ok((planned, facts, unread)) => {
+            let plan = plan_json(input, planned.as_ref(), facts, unread.as_ref());
+            let (record, rewritten) = applied(&compactor, input, planned.as_ref(), options);
+            (plan, record, rewritten)
+        }
+        Err(e) => (error(e), Value::Null, Value::Null),
+    };
+    let (full_plan, compacted, rewritten) = match &decided {
+        Ok(planned) => {
+            let plan = plan_json(input, planned.as_ref(), full, None);
+            let compacted = match planned {
+                // `compact` records the clearing as planned (`Compactor::apply_planned`).
+                Some(Planned::Clear(clearing)) => clear_record(clearing),
+                _ => applied(&compactor, input, planned.as_ref(), options).0,
+            };
+            let cleared = match planned {
+                Some(Planned::Clear(clearing)) if rewritten.is_null() => {
+                    kept(cleared(input, clearing).1, input.long)
+                }
+                _ => rewritten,
+            };
+            (plan, compacted, cleared)
+        }
+        Err(e) => (error(e), Value::Null, rewritten),
+    };
+    let differs = |a: &Value, b: Value| if *a == b { Value::Null } else { b };
+    Out {
+        full: differs(&plan, full_plan),
+        compacted: differs(&record, compacted),
+        plan,
+        record,
+        rewritten,
+    }
+}
+
+/// Clear first, else summarize ([`Compactor::decide_with`]) over `facts`, the clearing read
+/// from the messages as the package reads them.
+fn decide(
+    compactor: &Compactor<Fixed>,
+    input: &Input,
+    facts: &RequestFacts,
+    options: PlanOptions,
+    summarize: &mut dyn FnMut() -> Result<Option<Plan>>,
+) -> Result<Option<Planned>> {
     let mut find = |policy: &ClearingPolicy| {
         let tracking = &policy.file_tracking;
-        let mut finder = Finder::new(&estimator, tracking, false, policy.reads_arguments());
+        let mut finder = Finder::new(&ESTIMATOR, tracking, false, policy.reads_arguments());
         for (i, text) in input.texts.iter().enumerate() {
             finder.read_json(input.format, i, text)?;
         }
         finder.finish()
     };
-    let mut summarize = || compactor.plan_with_facts(facts, options);
-    let planned = compactor.decide_with(facts, options, &estimator, &mut find, &mut summarize);
-    let planned = match planned {
-        Ok(planned) => planned,
-        Err(error) => return (json!({ "error": error.code() }), Value::Null, Value::Null),
-    };
-    let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-    match planned {
-        None => (Value::Null, Value::Null, Value::Null),
-        Some(Planned::Clear(clearing)) => {
-            let (record, rewritten) = cleared(input, &clearing);
-            (clear_plan(&clearing, facts, &tokens), record, rewritten)
-        }
-        Some(Planned::Summarize(plan)) => {
-            let input_apply = ApplyInput {
+    compactor.decide_with(facts, options, &ESTIMATOR, &mut find, summarize)
+}
+
+/// What `compactor.plan` decides: a long anchored history is planned from its tail, unless
+/// clearing may replace that plan (clearing reads every message); then clear first, else that
+/// plan. The facts it was made over, and the messages it did not read.
+fn previewed(
+    compactor: &Compactor<Fixed>,
+    input: &Input,
+    options: PlanOptions,
+) -> Result<(Option<Planned>, RequestFacts, Option<tail::Unread>)> {
+    let from_tail = compactor.plan_tail(&input.history(), options)?;
+    let FromTail {
+        facts,
+        plan,
+        unread_before,
+    } = match from_tail {
+        Some(planned) if compactor.clearing().is_none() || planned.plan.is_none() => planned,
+        _ => {
+            let facts = input.facts.clone();
+            let plan = compactor.plan_with_facts(&facts, options)?;
+            FromTail {
                 facts,
-                summary: "",
-                history: &input.units(plan.messages_to_summarize.clone(), 0),
-                turn_prefix: &input.units(turn_prefix(&plan), plan.first_kept_part),
-                require_reduction: options.require_reduction,
-                estimator: &estimator,
-            };
-            let record = match run(compactor.apply_with_facts(input_apply, &plan, &())) {
-                Ok(applied) => json!({
-                    "summary": applied.record.summary,
-                    "firstKeptIndex": applied.record.first_kept_index,
-                    "estimateBefore": applied.record.estimate_before,
-                    "estimateAfter": applied.record.estimate_after,
-                }),
-                Err(error) => json!({ "error": error.code() }),
-            };
-            let plan = json!({
-                "firstKeptIndex": plan.first_kept_index,
-                "firstKeptPart": plan.first_kept_part,
-                "splitTurn": plan.split_turn,
-                "estimateBefore": plan.estimate_before,
-                "estimateAfterWithoutSummary": plan.estimate_after_without_summary,
-                "messageTokens": tokens,
-                "turnPrefixStart": plan.turn_prefix_messages.start,
-                "summarized": plan.messages_to_summarize.len(),
-                "turnPrefix": turn_prefix(&plan).len(),
-            });
-            (plan, record, Value::Null)
+                plan,
+                unread_before: None,
+            }
         }
-    }
-}
-
-/// The messages a summary's turn prefix reads (the one cut inside included).
-fn turn_prefix(plan: &Plan) -> std::ops::Range<usize> {
-    let prefix = &plan.turn_prefix_messages;
-    prefix.start..prefix.end + usize::from(plan.first_kept_part > 0)
-}
-
-fn clear_plan(clearing: &Clearing, facts: &RequestFacts, tokens: &[u64]) -> Value {
-    let results: Vec<Value> = clearing
-        .results
-        .iter()
-        .map(|r| {
-            json!({
-                "index": r.index,
-                "toolCallId": r.tool_call_id,
-                "toolName": r.tool_name,
-                "tokens": r.tokens,
-                "text": r.text,
-            })
-        })
-        .collect();
-    json!({
-        "kind": "clear",
-        "clearedResults": results,
-        "argumentMessages": clearing.argument_messages,
-        "estimateBefore": clearing.estimate_before,
-        "estimateAfter": clearing.estimate_after,
-        "tokensFreed": clearing.tokens_freed(),
-        "estimateAfterWithoutSummary": clearing.estimate_after.saturating_sub(facts.summary),
-        "messageTokens": tokens,
-    })
-}
-
-/// Applies `clearing` to the messages of `input`: the record, and the rewritten messages
-/// (index and message). The clearing done is the clearing planned.
-fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
-    let texts = |i: usize, _: &str| Ok(input.texts[i].clone());
-    let len = input.texts.len();
-    let edited = clearing::rewrite_json(input.format, clearing, len, texts).unwrap();
-    let estimator = Heuristic::new();
-    let done = clearing::done_json(
-        clearing.clone(),
-        input.format,
-        &input.facts,
-        &edited,
-        &estimator,
-    )
-    .unwrap();
-    assert_eq!(&done, clearing, "{:?}: applied as planned", input.format);
-    let record = json!({
-        "kind": "clear",
-        "summary": "",
-        "firstKeptIndex": 0,
-        "estimateBefore": done.estimate_before,
-        "estimateAfter": done.estimate_after,
-        "tokensFreed": done.tokens_freed(),
-        "clearedResults": done.results.len(),
-    });
-    let rewritten: Vec<Value> = edited
-        .iter()
-        .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
-        .collect();
-    (record, Value::Array(rewritten))
+    };
+    let mut plan = plan;
+    let planned = decide(compactor, input, &facts, options, &mut || Ok(plan.take()))?;
+    Ok((planned, facts, unread_before))
 }
 
 /// What the Rust `ContextManager` does with canonical `input` as a state, its input budget
@@ -303,36 +309,99 @@ fn cases_of(input: &Input, n: usize) -> Vec<Value> {
     for keep in [0, 300] {
         for (config, policy) in clearing_configs() {
             for budget in budgets.into_iter().chain([None]) {
-                let options = PlanOptions {
-                    input_token_budget: budget,
-                    require_reduction: budget.is_none(),
-                };
-                let (plan, record, rewritten) = case(input, keep, policy.clone(), options);
                 let maintained = match (input.format, budget) {
                     (Format::Canonical, Some(budget)) => {
                         maintain(input, keep, policy.clone(), budget)
                     }
                     _ => Value::Null,
                 };
-                cases.push(json!({
-                    "input": n,
-                    "keepRecentTokens": keep,
-                    "clearing": config,
-                    "inputTokenBudget": budget,
-                    "requireReduction": options.require_reduction,
-                    "plan": plan,
-                    "record": record,
-                    "rewritten": rewritten,
-                    "maintain": maintained,
-                }));
+                cases.push(one_case(
+                    input,
+                    n,
+                    keep,
+                    (&config, &policy),
+                    budget,
+                    maintained,
+                ));
             }
         }
     }
     cases
 }
 
-/// Every input and case, one per line.
-fn expected() -> String {
+/// The cases of a history made from the session (number `n`).
+fn session_cases(input: &Input, n: usize, tried: Tried) -> Vec<Value> {
+    let total = input.facts.total();
+    let configs = clearing_configs();
+    let (off, eager) = (&configs[0], &configs[2]);
+    let all = [
+        (2_000, off, Some(total * 2)),
+        (2_000, off, Some(total / 2)),
+        (2_000, off, None),
+        (20_000, off, Some(total / 2)),
+        (2_000, eager, Some(total * 9 / 10)),
+    ];
+    all.into_iter()
+        .filter(|(keep, (_, policy), budget)| match tried {
+            Tried::Tail => true,
+            Tried::Whole => budget.is_some(),
+            Tried::Decision => policy.is_none() && *budget == Some(total / 2) && *keep > 0,
+        })
+        .map(|(keep, (config, policy), budget)| {
+            one_case(input, n, keep, (config, policy), budget, Value::Null)
+        })
+        .collect()
+}
+
+/// One case of `input` (number `n`), as the expected file writes it.
+fn one_case(
+    input: &Input,
+    n: usize,
+    keep: u64,
+    (config, policy): (&Value, &Option<ClearingPolicy>),
+    budget: Option<u64>,
+    maintained: Value,
+) -> Value {
+    let options = PlanOptions {
+        input_token_budget: budget,
+        require_reduction: budget.is_none(),
+    };
+    let out = case(input, keep, policy.clone(), options);
+    json!({
+        "input": n,
+        "keepRecentTokens": keep,
+        "clearing": config,
+        "inputTokenBudget": budget,
+        "requireReduction": options.require_reduction,
+        "plan": out.plan,
+        "record": out.record,
+        "rewritten": out.rewritten,
+        "full": out.full,
+        "compacted": out.compacted,
+        "maintain": maintained,
+    })
+}
+
+/// What the expected file says of an input: its name and format, each message's size and
+/// which are system messages and failed attempts, as the package's sizer must find them.
+fn described(input: &Input, name: String) -> Value {
+    let sizes = input.history().sizes(None, false).unwrap();
+    json!({
+        "name": name,
+        "format": input.format.name(),
+        "sizes": numbers(&sizes.sizes, input.long),
+        "system": sizes.system,
+        "failed": sizes.failed,
+    })
+}
+
+/// Every input and case, one per line (made once for the tests that read it).
+fn expected() -> &'static str {
+    static EXPECTED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EXPECTED.get_or_init(made_expected)
+}
+
+fn made_expected() -> String {
     let mut inputs = Vec::new();
     let mut cases = Vec::new();
     for (format, text) in FIXTURES {
@@ -340,11 +409,28 @@ fn expected() -> String {
         for (variant, messages) in [("as is", messages.clone()), ("grown", grown_all(&messages))] {
             let input = Input::new(format, messages);
             cases.extend(cases_of(&input, inputs.len()));
-            inputs.push(json!({
-                "name": format!("{} ({variant})", format.name()),
-                "format": format.name(),
-                "messages": input.messages,
-            }));
+            let mut described = described(&input, format!("{} ({variant})", format.name()));
+            described["messages"] = json!(input.messages);
+            inputs.push(described);
+        }
+    }
+    for (format, _) in FIXTURES {
+        for (length, usage, tried) in session_inputs(format) {
+            let made = anchored::made(format, length, usage);
+            let input = Input {
+                long: true,
+                ..Input::new(format, made.messages)
+            };
+            cases.extend(session_cases(&input, inputs.len(), tried));
+            let name = format!(
+                "{} (the session, {length} messages, {})",
+                format.name(),
+                usage.name()
+            );
+            let mut described = described(&input, name);
+            described["recipe"] = made.recipe;
+            described["digest"] = json!(digest(&Value::Array(input.messages).to_string()));
+            inputs.push(described);
         }
     }
     let lines = |items: &[Value]| {
@@ -354,11 +440,29 @@ fn expected() -> String {
             .collect::<Vec<_>>()
             .join(",\n")
     };
+    let formats: serde_json::Map<String, Value> = FIXTURES
+        .iter()
+        .map(|(format, _)| (format.name().to_owned(), sizer_arguments(*format)))
+        .collect();
     format!(
-        "{{\"inputs\": [\n{}\n],\n\"cases\": [\n{}\n]}}\n",
+        "{{\"formats\": {},\n\"inputs\": [\n{}\n],\n\"cases\": [\n{}\n]}}\n",
+        Value::Object(formats),
         lines(&inputs),
         lines(&cases)
     )
+}
+
+/// What the package's sizer is told of `format`: the keys its reader reads, its system roles,
+/// and how a failed attempt is marked.
+fn sizer_arguments(format: Format) -> Value {
+    let mark = format.failed_mark();
+    json!({
+        "keys": format.keys(),
+        "systemRoles": format.system_roles(),
+        "failRole": mark.map(|m| m.role),
+        "failKey": mark.map(|m| m.key),
+        "failValues": mark.map_or(&[][..], |m| m.values),
+    })
 }
 
 fn grown_all(messages: &[Value]) -> Vec<Value> {
@@ -369,7 +473,7 @@ fn grown_all(messages: &[Value]) -> Vec<Value> {
 fn the_expected_file_is_what_the_rust_compactor_does() {
     let expected = expected();
     if std::env::var_os("UPDATE_DIFFERENTIAL").is_some() {
-        std::fs::write(FILE, &expected).unwrap();
+        std::fs::write(FILE, expected).unwrap();
     }
     let kept = std::fs::read_to_string(FILE).unwrap_or_default();
     assert!(
@@ -381,7 +485,7 @@ fn the_expected_file_is_what_the_rust_compactor_does() {
 
 #[test]
 fn the_cases_clear_and_summarize_in_every_format() {
-    let expected: Value = serde_json::from_str(&expected()).unwrap();
+    let expected: Value = serde_json::from_str(expected()).unwrap();
     let cases = expected["cases"].as_array().unwrap();
     for (format, _) in FIXTURES {
         let of_format = |kind: &str| {
@@ -421,11 +525,19 @@ fn typed_canonical_messages_decide_as_their_json() {
             };
             let typed = compactor.decide(&request).unwrap();
             let options = request.options();
-            let (json_plan, _, _) = case(&input, 0, policy.clone(), options);
+            let json_plan = case(&input, 0, policy.clone(), options).plan;
             match typed {
                 Some(Planned::Clear(clearing)) => {
-                    let tokens: Vec<u64> = input.facts.messages.iter().map(|f| f.tokens).collect();
-                    assert_eq!(clear_plan(&clearing, &input.facts, &tokens), json_plan);
+                    let tokens: Vec<f64> = input
+                        .facts
+                        .messages
+                        .iter()
+                        .map(|f| f.tokens as f64)
+                        .collect();
+                    assert_eq!(
+                        clear_plan(&clearing, &input.facts, &tokens, false),
+                        json_plan
+                    );
                 }
                 Some(Planned::Summarize(plan)) => {
                     assert_eq!(json_plan["firstKeptIndex"], plan.first_kept_index);

@@ -6,14 +6,17 @@
 use std::cell::RefCell;
 
 use context_compaction::formats::{Format, MessageUsage};
-use context_compaction::history::{Explicit, History, Parts, Sizes};
-use context_compaction::tail::FromTail;
+use context_compaction::history::{Explicit, History, Parts, Sizes, Texts};
+use context_compaction::tail::{FromTail, size};
 use context_compaction::{
     Compactor, CompactorConfig, Heuristic, MessageFacts, PlanOptions, Result, reported,
 };
 use serde_json::{Value, json};
 
 mod common;
+
+#[path = "support/anchored.rs"]
+mod anchored;
 
 static ESTIMATOR: Heuristic = Heuristic::new();
 
@@ -39,10 +42,6 @@ impl Memory {
             messages: messages.iter().map(Value::to_string).collect(),
             ..Memory::default()
         }
-    }
-
-    fn value(&self, i: u32) -> Value {
-        serde_json::from_str(&self.messages[i as usize]).unwrap()
     }
 
     /// Whether any message before `start` was read.
@@ -89,18 +88,12 @@ impl History for Memory {
             .collect()
     }
 
-    fn sizes(&self, only: Option<&[u32]>, _skip_unreadable: bool) -> Result<Sizes> {
+    fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
         self.sized.borrow_mut().push(only.map(<[u32]>::len));
-        let all: Vec<u32> = (0..self.len() as u32).collect();
-        let indices = only.unwrap_or(&all);
-        let mut found = Sizes::default();
-        for (k, &i) in indices.iter().enumerate() {
-            let size = self.messages[i as usize].len() as f64;
-            found.sizes.push(if self.no_size { 0.0 } else { size });
-            let stop = self.value(i)["stopReason"].clone();
-            if stop == "aborted" || stop == "error" {
-                found.failed.push(k as u32);
-            }
+        // Sized as the package sizes the same messages (`tail::size`).
+        let mut found = size::of_texts(Format::Canonical, &self.messages, only, skip_unreadable)?;
+        if self.no_size {
+            found.sizes.fill(0.0);
         }
         Ok(found)
     }
@@ -414,4 +407,98 @@ fn plan_history_reads_a_tail_when_one_decides_and_every_message_otherwise() {
     assert!(planned.facts.calibration.anchor.is_some());
     let first_kept = planned.plan.map(|p| p.first_kept_index);
     assert_eq!(first_kept, whole(&short, 2_000).1);
+}
+
+/// A history that counts the messages whose facts were read.
+struct Counted<'a> {
+    history: Texts<'a, String>,
+    read: std::cell::Cell<usize>,
+}
+
+impl History for Counted<'_> {
+    fn len(&self) -> usize {
+        self.history.len()
+    }
+
+    fn parts(&self) -> Parts<'_> {
+        self.history.parts()
+    }
+
+    fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>> {
+        self.read.set(self.read.get() + indices.len());
+        self.history.facts(indices)
+    }
+
+    fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>> {
+        self.history.usages(indices)
+    }
+
+    fn sizes(&self, only: Option<&[u32]>, skip: bool) -> Result<Sizes> {
+        self.history.sizes(only, skip)
+    }
+
+    fn system_messages(&self) -> Result<Vec<u32>> {
+        self.history.system_messages()
+    }
+}
+
+/// The long histories of `tests/differential.rs` (the real session repeated, its JSON texts
+/// sized as the package sizes them) take each path of a plan from the tail: fresh usage, the
+/// first tail decides; usage on the latest answers only, every message sized, after a tail
+/// grew (its reports span too little) or at once (one report); stale or missing usage, every
+/// message read.
+#[test]
+fn the_session_s_long_histories_take_every_path_of_a_plan_from_the_tail() {
+    use anchored::{LONG, Usage};
+    // The plan from the tail, and how many messages' facts it read.
+    let tail_of = |usage: Usage| {
+        let made = anchored::made(Format::Canonical, LONG, usage);
+        let texts: Vec<String> = made.messages.iter().map(Value::to_string).collect();
+        let history = Counted {
+            history: Texts {
+                format: Format::Canonical,
+                messages: &texts,
+                parts: Parts {
+                    system_prompt: "",
+                    summary: "",
+                    tools: &[],
+                    estimator: &ESTIMATOR,
+                    reported: &[],
+                },
+            },
+            read: std::cell::Cell::new(0),
+        };
+        let total = reported::history_facts(&history.history, &[])
+            .unwrap()
+            .total();
+        let compactor = Compactor::new(CompactorConfig {
+            keep_recent_tokens: 2_000,
+            ..CompactorConfig::new(common::Fixed::new("S"))
+        })
+        .unwrap();
+        let options = PlanOptions {
+            input_token_budget: Some(total / 2),
+            require_reduction: false,
+        };
+        let planned = compactor.plan_tail(&history, options).unwrap();
+        (planned, history.read.get())
+    };
+    // The first tail, the latest 256 messages, decides.
+    let (fresh, read) = tail_of(Usage::Scaled(1.22));
+    let fresh = fresh.unwrap();
+    assert_eq!(fresh.unread_before.map(|u| u.start), Some(LONG - 256));
+    assert_eq!(read, 256);
+    // Reports too close together to calibrate: the tail grows to the whole history, then
+    // every message is sized and a tail of it decides.
+    let (grown, read) = tail_of(Usage::RecentOnly(60));
+    let grown = grown.unwrap();
+    assert!(grown.unread_before.is_none() && grown.plan.is_some());
+    assert!(read >= LONG, "{read}");
+    let (sized, read) = tail_of(Usage::LatestOnly);
+    assert!(sized.unwrap().unread_before.is_none());
+    assert!(read < LONG / 2, "{read}");
+    // Stale everywhere, or no usage on the latest answers: read whole.
+    for usage in [Usage::Scaled(5.0), Usage::OldOnly(400), Usage::Missing] {
+        assert!(tail_of(usage).0.is_none(), "{usage:?}");
+    }
 }

@@ -17,6 +17,7 @@
 
 mod anchored;
 mod sample;
+pub mod size;
 mod unread;
 
 pub(crate) use anchored::{Asked, plan};
@@ -39,7 +40,7 @@ pub const FROM: usize = 2_000;
 /// 512 messages gained about 1% for 10-15% more time).
 const FIRST_TAIL: usize = 256;
 
-/// Units of size (UTF-16 code units of a message's strings) a tail starts with per token it
+/// Units of size ([`size`]: UTF-16 code units of a message's keys and strings) a tail starts with per token it
 /// must keep: twice the keep at four units a token, a margin for the turn start and tool pairs.
 const SIZE_PER_KEPT_TOKEN: f64 = 8.0;
 

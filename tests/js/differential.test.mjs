@@ -1,29 +1,91 @@
 // Rust and JavaScript decide alike: every case of tests/fixtures/differential.json (written by
 // the native test tests/differential.rs from what the Rust `Compactor` plans, clears and
 // applies, on every fixture of tests/fixtures/formats in its format, with clearing off and
-// on) is run through the package's `Compactor`: `plan`, `planBytes`, a conversation handle's
-// `plan`, `apply` and `compact` must say and do the same, and on the canonical fixture the
-// `ContextManager`'s `maintain` as the Rust one.
+// on, and on the real session in every format with the provider's usage on its answers, long
+// histories of it planned from their tail) is run through the package's `Compactor`: `plan`,
+// `planBytes`, a conversation handle's `plan`, `apply` and `compact` must say and do the same,
+// and on the canonical fixture the `ContextManager`'s `maintain` as the Rust one. The
+// package's sizer must size every message as the core defines a message's size.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Compactor, ContextManager } from "context-compaction";
 
 const file = `${process.env.CC_ROOT}/tests/fixtures/differential.json`;
-const { inputs, cases } = JSON.parse(readFileSync(file, "utf8"));
+const { formats, inputs, cases } = JSON.parse(readFileSync(file, "utf8"));
+// The installed package's sizer, as the module calls it through the seam (src/wasm/sizer.rs).
+const sizer = await import(new URL("./size.js", import.meta.resolve("context-compaction")).href);
+const workloads = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const convert = {
+  canonical: (m) => m,
+  "openai-chat": workloads.openAIChat,
+  "openai-responses": workloads.openAIResponses,
+  anthropic: workloads.anthropic,
+  "ai-sdk": workloads.aiSdk,
+  "ai-sdk-ui": workloads.aiSdkUi,
+};
 
-/** The fields of `plan` that `expected` names, as plain values. */
-function fieldsOf(plan, expected) {
+/** The 32-bit FNV-1a hash of `text`'s UTF-16 code units, in hex (as tests/differential.rs
+ * writes it). */
+function digest(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Numbers as the expected file keeps them: as they are, or their sum and digest (`long`). */
+const numbers = (values, long) => (long ? { sum: values.reduce((a, b) => a + b, 0), digest: digest(values.join(",")) } : values);
+
+/** A list as the expected file keeps it: as it is, or its length and the digest of its JSON. */
+const kept = (items, long) => (long ? { length: items.length, digest: digest(JSON.stringify(items)) } : items);
+
+// The messages of each input: as written, or made from the session by its recipe.
+for (const input of inputs) {
+  if (input.recipe === undefined) continue;
+  const { length, recordedUsage, patches } = input.recipe;
+  const canonical = workloads.history(length, { flatIds: true });
+  for (const m of canonical) {
+    if (!recordedUsage) delete m.usage;
+    else if (typeof m.usage === "object") delete m.usage.cost;
+  }
+  input.messages = convert[input.format](canonical);
+  for (const [i, key, value] of patches) input.messages[i][key] = value;
+  input.long = true;
+}
+
+/** The fields of `plan` that `expected` names, as plain values (digests for a `long` input). */
+function fieldsOf(plan, expected, long) {
   if (plan === null) return null;
   const out = {};
   for (const key of Object.keys(expected)) {
     if (key === "summarized") out[key] = plan.messagesToSummarize?.length ?? expected[key];
     else if (key === "turnPrefix") out[key] = plan.turnPrefixMessages?.length ?? expected[key];
-    else if (key === "messageTokens") out[key] = Array.from(plan.messageTokens);
+    else if (key === "messageTokens") out[key] = numbers(Array.from(plan.messageTokens), long);
     else if (key === "kind") out[key] = plan.kind;
+    else if (key === "clearedResults") {
+      const results = plan.clearedResults.map((r) => ({ index: r.index, toolCallId: r.toolCallId, toolName: r.toolName ?? null, tokens: r.tokens, text: r.text }));
+      out[key] = kept(results, long);
+    } else if (key === "argumentMessages") out[key] = kept(plan.argumentMessages, long);
     else out[key] = plan[key];
   }
   return out;
+}
+
+/** The messages of `out` (a clear plan, or what applying one gave) that are not the caller's
+ * own, as `[index, message]`, and that every other one is. */
+function rewrittenOf(out, input) {
+  return out.messages.flatMap((m, i) => (m === input.messages[i] ? [] : [[i, m]]));
+}
+
+/** Checks that `out` rewrote the messages `c` says were rewritten, and kept every other one. */
+function checkRewritten(out, c, input, name) {
+  const rewritten = rewrittenOf(out, input);
+  if (input.long) assert.deepEqual(kept(JSON.parse(JSON.stringify(rewritten)), true), c.rewritten, name);
+  else {
+    const want = new Map(c.rewritten);
+    assert.deepEqual(rewritten.map(([i]) => i), [...want.keys()], name);
+    for (const [i, m] of rewritten) assert.deepEqual(m, want.get(i), `${name}: messages[${i}]`);
+  }
 }
 
 function compactor(c) {
@@ -54,7 +116,8 @@ function plans(c, input) {
     cc,
     request,
     plan: attempt(() => cc.plan(request)),
-    bytes: attempt(() => cc.planBytes(JSON.stringify(messages), options)),
+    // The body of a long history made once: the same for each of its cases.
+    bytes: attempt(() => cc.planBytes((input.body ??= JSON.stringify(messages)), options)),
     conversation: attempt(() => cc.conversation({ format: input.format, messages }).plan(options)),
   };
 }
@@ -80,6 +143,43 @@ test("the cases cover every format, clearing and summarizing", () => {
     const of = cases.filter((c) => inputs[c.input].format === format);
     assert.ok(of.some((c) => c.plan?.kind === "clear"), `${format} clears`);
     assert.ok(of.some((c) => c.plan?.firstKeptIndex > 0), `${format} summarizes`);
+    assert.ok(of.some((c) => c.plan?.splitTurn), `${format} splits a turn`);
+  }
+  assert.ok(cases.some((c) => c.plan?.firstKeptPart > 0), "a UIMessage is cut between its steps");
+  assert.ok(cases.some((c) => c.full !== null), "a long history is planned from its tail");
+});
+
+test("the histories made from the session are the ones Rust made", () => {
+  for (const input of inputs.filter((i) => i.long)) assert.equal(digest(JSON.stringify(input.messages)), input.digest, input.name);
+});
+
+test("the package's sizer sizes every message as the core does", () => {
+  for (const input of inputs) {
+    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const sizes = new Float64Array(input.messages.length);
+    const found = sizer.sizes(input.messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    assert.ok(Array.isArray(found), input.name);
+    assert.deepEqual(numbers(Array.from(sizes), input.long), input.sizes, `${input.name}: sizes`);
+    assert.deepEqual(found, [input.system, input.failed], `${input.name}: system messages and failed attempts`);
+  }
+});
+
+/** A copy of `value` whose objects also hold keys set to `undefined` (JSON.stringify leaves
+ * them out), and whose arrays hold `undefined` where they hold `null` (written `null`). */
+function withOmitted(value) {
+  if (Array.isArray(value)) return value.map((v) => (v === null ? undefined : withOmitted(v)));
+  if (typeof value !== "object" || value === null) return value;
+  const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withOmitted(v)]));
+  return Object.assign(copy, { absent: undefined });
+}
+
+test("the sizer leaves out what JSON leaves out, as the reader never sees it", () => {
+  for (const input of inputs.filter((i) => !i.long)) {
+    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const messages = input.messages.map(withOmitted);
+    const sizes = new Float64Array(messages.length);
+    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    assert.deepEqual(Array.from(sizes), input.sizes, input.name);
   }
 });
 
@@ -88,25 +188,16 @@ test("plan, planBytes and a conversation handle decide as the Rust Compactor doe
     const input = inputs[c.input];
     const name = `case ${k}: ${input.name}, keep ${c.keepRecentTokens}, clearing ${JSON.stringify(c.clearing)}, budget ${c.inputTokenBudget}`;
     const { plan, bytes, conversation } = plans(c, input);
-    const expected = c.plan;
-    for (const [way, got] of [["plan", plan], ["planBytes", bytes], ["conversation", conversation]]) {
+    // `plan` reads a long anchored history from its tail; the others read every message.
+    const full = c.full ?? c.plan;
+    for (const [way, got, expected] of [["plan", plan, c.plan], ["planBytes", bytes, full], ["conversation", conversation, full]]) {
       if (expected === null || expected.error !== undefined) {
         assert.deepEqual(got, expected, `${name}: ${way}`);
         continue;
       }
-      assert.deepEqual(fieldsOf(got, expected), expected, `${name}: ${way}`);
-    }
-    if (expected?.kind === "clear") {
-      // The rewritten messages are those Rust rewrote; every other one is the caller's own.
-      const rewritten = new Map(c.rewritten);
-      for (const plan1 of [plan, conversation]) {
-        plan1.messages.forEach((m, i) => {
-          if (rewritten.has(i)) assert.deepEqual(m, rewritten.get(i), `${name}: messages[${i}]`);
-          else assert.equal(m, input.messages[i], `${name}: messages[${i}] is the caller's`);
-        });
-      }
-    } else if (expected !== null && expected.error === undefined) {
-      assert.equal(plan.kind, undefined, name);
+      assert.deepEqual(fieldsOf(got, expected, input.long), expected, `${name}: ${way}`);
+      if (expected.kind === "clear" && way !== "planBytes") checkRewritten(got, c, input, `${name}: ${way}`);
+      if (expected.kind !== "clear") assert.equal(got.kind, undefined, `${name}: ${way}`);
     }
   }
 });
@@ -116,19 +207,18 @@ test("apply and compact do what the Rust Compactor does", async () => {
     if (c.plan === null || c.plan.error !== undefined) continue;
     const input = inputs[c.input];
     const name = `case ${k}: ${input.name}, keep ${c.keepRecentTokens}, clearing ${JSON.stringify(c.clearing)}, budget ${c.inputTokenBudget}`;
-    const { cc, request, plan } = plans(c, input);
+    const cc = compactor(c);
+    const request = requestOf(c, input);
+    const plan = cc.plan(request);
     const applied = await settled(cc.apply(request, plan));
     const compacted = await settled(cc.compact(request));
-    for (const [way, out] of [["apply", applied], ["compact", compacted]]) {
-      if (c.record.error !== undefined) {
-        assert.deepEqual(out, c.record, `${name}: ${way}`);
+    for (const [way, out, expected] of [["apply", applied, c.record], ["compact", compacted, c.compacted ?? c.record]]) {
+      if (expected.error !== undefined) {
+        assert.deepEqual(out, expected, `${name}: ${way}`);
         continue;
       }
-      assert.deepEqual(recordOf(out, c.record), c.record, `${name}: ${way}`);
-      if (c.plan.kind === "clear") {
-        const rewritten = new Map(c.rewritten);
-        out.messages.forEach((m, i) => assert.deepEqual(m, rewritten.get(i) ?? input.messages[i], `${name}: ${way} messages[${i}]`));
-      }
+      assert.deepEqual(recordOf(out, expected), expected, `${name}: ${way}`);
+      if (expected.kind === "clear") checkRewritten(out, c, input, `${name}: ${way}`);
     }
   }
 });

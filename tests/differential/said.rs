@@ -1,0 +1,164 @@
+//! What the package says of a decision of the Rust `Compactor` in `tests/differential.rs`: its
+//! plan, the record of applying it and the messages a clearing rewrites, as the expected file
+//! writes them.
+
+use super::*;
+
+/// What the package's plan says of `planned` (over `facts`, with the messages `unread` not
+/// read).
+pub(crate) fn plan_json(
+    input: &Input,
+    planned: Option<&Planned>,
+    facts: &RequestFacts,
+    unread: Option<&tail::Unread>,
+) -> Value {
+    let mut tokens: Vec<f64> = facts.messages.iter().map(|f| f.tokens as f64).collect();
+    if let Some(unread) = unread {
+        // Filled in when the plan's `messageTokens` is first read: the sizer's pass.
+        let sizes = input.history().sizes(None, false).unwrap();
+        fill_deferred(
+            &mut tokens,
+            &sizes.sizes,
+            unread.start,
+            &unread.read,
+            &sizes.failed,
+        );
+    }
+    match planned {
+        None => Value::Null,
+        Some(Planned::Clear(clearing)) => clear_plan(clearing, facts, &tokens, input.long),
+        Some(Planned::Summarize(plan)) => json!({
+            "firstKeptIndex": plan.first_kept_index,
+            "firstKeptPart": plan.first_kept_part,
+            "splitTurn": plan.split_turn,
+            "estimateBefore": plan.estimate_before,
+            "estimateAfterWithoutSummary": plan.estimate_after_without_summary,
+            "messageTokens": numbers(&tokens, input.long),
+            "turnPrefixStart": plan.turn_prefix_messages.start,
+            "summarized": plan.messages_to_summarize.len(),
+            "turnPrefix": turn_prefix(plan).len(),
+        }),
+    }
+}
+
+/// The record of applying `planned` (over the facts of every message, as `apply` reads them),
+/// and the messages a clearing rewrites.
+pub(crate) fn applied(
+    compactor: &Compactor<Fixed>,
+    input: &Input,
+    planned: Option<&Planned>,
+    options: PlanOptions,
+) -> (Value, Value) {
+    match planned {
+        None => (Value::Null, Value::Null),
+        Some(Planned::Clear(clearing)) => {
+            let (record, rewritten) = cleared(input, clearing);
+            (record, kept(rewritten, input.long))
+        }
+        Some(Planned::Summarize(plan)) => {
+            let input_apply = ApplyInput {
+                facts: &input.facts,
+                summary: "",
+                history: &input.units(plan.messages_to_summarize.clone(), 0),
+                turn_prefix: &input.units(turn_prefix(plan), plan.first_kept_part),
+                require_reduction: options.require_reduction,
+                estimator: &ESTIMATOR,
+            };
+            let record = match run(compactor.apply_with_facts(input_apply, plan, &())) {
+                Ok(applied) => json!({
+                    "summary": applied.record.summary,
+                    "firstKeptIndex": applied.record.first_kept_index,
+                    "estimateBefore": applied.record.estimate_before,
+                    "estimateAfter": applied.record.estimate_after,
+                }),
+                Err(error) => json!({ "error": error.code() }),
+            };
+            (record, Value::Null)
+        }
+    }
+}
+
+/// The messages a summary's turn prefix reads (the one cut inside included).
+fn turn_prefix(plan: &Plan) -> std::ops::Range<usize> {
+    let prefix = &plan.turn_prefix_messages;
+    prefix.start..prefix.end + usize::from(plan.first_kept_part > 0)
+}
+
+pub(crate) fn clear_plan(
+    clearing: &Clearing,
+    facts: &RequestFacts,
+    tokens: &[f64],
+    long: bool,
+) -> Value {
+    let results: Vec<Value> = clearing
+        .results
+        .iter()
+        .map(|r| {
+            json!({
+                "index": r.index,
+                "toolCallId": r.tool_call_id,
+                "toolName": r.tool_name,
+                "tokens": r.tokens,
+                "text": r.text,
+            })
+        })
+        .collect();
+    json!({
+        "kind": "clear",
+        "clearedResults": kept(Value::Array(results), long),
+        "argumentMessages": kept(json!(clearing.argument_messages), long),
+        "estimateBefore": clearing.estimate_before,
+        "estimateAfter": clearing.estimate_after,
+        "tokensFreed": clearing.tokens_freed(),
+        "estimateAfterWithoutSummary": clearing.estimate_after.saturating_sub(facts.summary),
+        "messageTokens": numbers(tokens, long),
+    })
+}
+
+/// The record of `clearing` (its estimates as given).
+pub(crate) fn clear_record(clearing: &Clearing) -> Value {
+    json!({
+        "kind": "clear",
+        "summary": "",
+        "firstKeptIndex": 0,
+        "estimateBefore": clearing.estimate_before,
+        "estimateAfter": clearing.estimate_after,
+        "tokensFreed": clearing.tokens_freed(),
+        "clearedResults": clearing.results.len(),
+    })
+}
+
+/// Applies `clearing` to the messages of `input` as `apply` does a clear plan (re-reading the
+/// rewritten messages for the estimate after): the record, and the rewritten messages
+/// (index and message). The clearing done is the clearing planned.
+pub(crate) fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
+    let texts = |i: usize, _: &str| Ok(input.texts[i].clone());
+    let len = input.texts.len();
+    let edited = clearing::rewrite_json(input.format, clearing, len, texts).unwrap();
+    let estimator = Heuristic::new();
+    let done = clearing::done_json(
+        clearing.clone(),
+        input.format,
+        &input.facts,
+        &edited,
+        &estimator,
+    )
+    .unwrap();
+    // The clearing done is the clearing planned. Its estimate after is worked out per result
+    // when planned and re-read per message when done: with usage, each side's calibration
+    // rounds apart, at most a token a rewritten message.
+    let same = Clearing {
+        estimate_after: clearing.estimate_after,
+        ..done.clone()
+    };
+    assert_eq!(&same, clearing, "{:?}: applied as planned", input.format);
+    let apart = done.estimate_after.abs_diff(clearing.estimate_after);
+    let calibrated = input.facts.calibration.ratio_ppm != 0;
+    assert!(apart <= if calibrated { edited.len() as u64 } else { 0 });
+    let record = clear_record(&done);
+    let rewritten: Vec<Value> = edited
+        .iter()
+        .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
+        .collect();
+    (record, Value::Array(rewritten))
+}
