@@ -7,7 +7,6 @@
 use crate::hash::HashMap;
 use std::ops::Range;
 
-use serde_json::Value;
 
 use crate::message::{AssistantBlock, ContentBlock, Message};
 
@@ -80,9 +79,9 @@ impl Piece for &str {
     }
 }
 
-impl Piece for Value {
+impl Piece for crate::json::Json {
     fn write_to(&self, out: &mut String) {
-        out.push_str(&crate::json_text::text_of(self));
+        out.push_str(self.as_str());
     }
 }
 

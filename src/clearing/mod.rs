@@ -12,7 +12,6 @@ mod eligible;
 mod find;
 mod text;
 
-use serde_json::Value;
 
 use crate::error::Result;
 use crate::facts::{RequestFacts, estimator_failed};
@@ -413,7 +412,7 @@ pub fn clear_messages(messages: &[Message], clearing: &Clearing) -> Vec<Message>
                         AssistantBlock::ToolCall(call)
                             if edit.arguments.contains(&call.id.as_str()) =>
                         {
-                            call.arguments = Value::Object(serde_json::Map::new());
+                            call.arguments = crate::json::Json::empty_object();
                         }
                         _ => {}
                     }

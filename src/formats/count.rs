@@ -19,8 +19,8 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
     {
         return Some(score);
     }
-    let value = super::json::json_text(text).ok()?;
-    Some(score(crate::json_text::text_of(&value).as_bytes()))
+    let value = crate::json::Json::parse(text).ok()?;
+    Some(score(value.as_str().as_bytes()))
 }
 
 /// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the
@@ -49,10 +49,8 @@ pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
-    let written = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| serde_json::to_string(text).ok());
-    score(written.unwrap_or_default().as_bytes())
+    let written = std::str::from_utf8(text).map_or_else(|_| crate::json::Json::null(), crate::json::Json::string);
+    score(written.as_str().as_bytes())
 }
 
 /// The heuristic score of `value`, a message's own value, as compact JSON. Its numbers are
