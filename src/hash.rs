@@ -100,8 +100,14 @@ mod tests {
                 counts[(h >> bits.0) as usize & ((1 << bits.1) - 1)] += 1;
             }
             let mean = ids.len() as f64 / counts.len() as f64;
-            let worst = counts.iter().map(|&c| (f64::from(c) - mean).abs()).fold(0.0, f64::max);
-            assert!(worst < 8.0 * mean.sqrt(), "bits {bits:?}: {worst} off a mean of {mean}");
+            let worst = counts
+                .iter()
+                .map(|&c| (f64::from(c) - mean).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                worst < 8.0 * mean.sqrt(),
+                "bits {bits:?}: {worst} off a mean of {mean}"
+            );
         }
         assert_ne!(hash("ab"), hash("ab\0"));
         assert_ne!(hash(""), hash("\0"));

@@ -185,13 +185,19 @@ mod tests {
         assert_eq!(parsed[0].description, "Read a file");
         assert_eq!(parsed[0].parameters.as_str(), r#"{"type":"x","n":100.0}"#);
         assert_eq!(parsed[1].parameters, Json::null());
-        assert_eq!((parsed[2].name.as_str(), parsed[2].parameters.is_null()), ("f", true));
+        assert_eq!(
+            (parsed[2].name.as_str(), parsed[2].parameters.is_null()),
+            ("f", true)
+        );
         let err = |text: &str| tools(text).unwrap_err().to_string();
         assert!(err(r#"[{"description": "x"}]"#).contains("tools[0].name: missing"));
         assert!(err(r#"[{"name": 1}]"#).contains("tools[0].name: expected a string, got a number"));
         assert!(err("[3]").contains("tools[0]: expected an object, got a number"));
         assert!(err("{}").contains("tools: expected an array"));
-        assert_eq!(err("[1,]"), "invalid request: tools: trailing comma at line 1 column 4");
+        assert_eq!(
+            err("[1,]"),
+            "invalid request: tools: trailing comma at line 1 column 4"
+        );
         let text = r#"[{"name": "a", "x": 1e999}]"#;
         let serde = crate::json::oracle::serde_value(text).unwrap_err();
         assert_eq!(err(text), format!("invalid request: tools: {serde}"));

@@ -7,7 +7,6 @@
 use crate::hash::HashMap;
 use std::ops::Range;
 
-
 use crate::message::{AssistantBlock, ContentBlock, Message};
 
 /// The most lines a truncated part keeps.

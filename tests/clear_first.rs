@@ -28,7 +28,11 @@ fn read_turns() -> Vec<Message> {
             j(json!({"path": "src/a.rs"})),
         )]),
         Message::tool_result("c1", "read", big("alpha")),
-        Message::tool_calls(vec![ToolCall::new("c2", "bash", j(json!({"command": "ls"})))]),
+        Message::tool_calls(vec![ToolCall::new(
+            "c2",
+            "bash",
+            j(json!({"command": "ls"})),
+        )]),
         Message::tool_result("c2", "bash", big("beta")),
         say("done"),
         user("and now?"),

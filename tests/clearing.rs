@@ -111,7 +111,11 @@ fn facts(format: Format, messages: &[Value]) -> RequestFacts {
     let hosts: Vec<HostMessage> = messages
         .iter()
         .enumerate()
-        .map(|(i, m)| format.read_json(&m.to_string(), &format!("messages[{i}]")).unwrap())
+        .map(|(i, m)| {
+            format
+                .read_json(&m.to_string(), &format!("messages[{i}]"))
+                .unwrap()
+        })
         .collect();
     RequestFacts::of_hosts("", "", &[], &hosts, &Heuristic::new()).unwrap()
 }
@@ -387,7 +391,10 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             "{format:?}"
         );
         let after = applied(format, &messages, &clearing);
-        let hosts: Vec<HostMessage> = after.iter().map(|m| format.read_json(&m.to_string(), "m").unwrap()).collect();
+        let hosts: Vec<HostMessage> = after
+            .iter()
+            .map(|m| format.read_json(&m.to_string(), "m").unwrap())
+            .collect();
         let call = hosts[1]
             .units
             .iter()

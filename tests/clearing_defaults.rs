@@ -226,7 +226,11 @@ fn a_message_with_large_and_small_arguments_clears_both_and_counts_both() {
             "write",
             j(json!({ "path": "src/m.rs", "content": words("line", 1500) })),
         ),
-        ToolCall::new("b1", "bash", j(json!({ "command": "cargo build --release" }))),
+        ToolCall::new(
+            "b1",
+            "bash",
+            j(json!({ "command": "cargo build --release" })),
+        ),
     ];
     let messages = vec![
         user("write it and build"),

@@ -179,10 +179,12 @@ fn system_and_developer_messages_count_and_are_never_cut() {
 #[test]
 fn thinking_signatures_redactions_and_reasoning_items() {
     let anthropic = Format::Anthropic
-        .read_json(&json!({"role": "assistant", "content": [
+        .read_json(
+            &json!({"role": "assistant", "content": [
             {"type": "thinking", "thinking": "consider the sign", "signature": "EqQBCgIYAhIM"},
             {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
-            {"type": "text", "text": "done"}]}).to_string(),
+            {"type": "text", "text": "done"}]})
+            .to_string(),
             "m",
         )
         .unwrap();
@@ -259,7 +261,9 @@ fn server_tools_and_unknown_items_are_counted() {
     assert_eq!(records::serialize(&unknown.units), "");
     // Calls and their outputs of built-in tools pair by call_id.
     let call = Format::OpenAIResponses
-        .read_json(&json!({"type": "computer_call", "call_id": "c1", "action": {"type": "click"}}).to_string(),
+        .read_json(
+            &json!({"type": "computer_call", "call_id": "c1", "action": {"type": "click"}})
+                .to_string(),
             "m",
         )
         .unwrap();

@@ -10,8 +10,8 @@ use context_compaction_scan::{Kind, Val};
 use super::text::CLEARED_PREFIX;
 use crate::error::{BoxError, Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
-use crate::json::Json;
 use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units, held_text};
+use crate::json::Json;
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
@@ -419,7 +419,10 @@ fn file_path(tracking: &FileTracking, name: &str, arguments: &Json) -> Option<St
     if !tracking.read_tools.iter().any(|tool| tool == name) {
         return None;
     }
-    tracking.path_keys.iter().find_map(|key| arguments.get_str(key))
+    tracking
+        .path_keys
+        .iter()
+        .find_map(|key| arguments.get_str(key))
 }
 
 /// What replacing a canonical call's arguments with `{}` frees.

@@ -12,7 +12,6 @@ mod eligible;
 mod find;
 mod text;
 
-
 use crate::error::Result;
 use crate::facts::{RequestFacts, estimator_failed};
 use crate::formats::{Edit, Edited, Format};

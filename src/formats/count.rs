@@ -49,7 +49,8 @@ pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
-    let written = std::str::from_utf8(text).map_or_else(|_| crate::json::Json::null(), crate::json::Json::string);
+    let written = std::str::from_utf8(text)
+        .map_or_else(|_| crate::json::Json::null(), crate::json::Json::string);
     score(written.as_str().as_bytes())
 }
 

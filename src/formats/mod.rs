@@ -299,7 +299,8 @@ pub(crate) fn scan<'a>(
 ) -> Result<Val<'a>> {
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
-        let what = crate::json::syntax_error(text).unwrap_or_else(|| "not one JSON value".to_owned());
+        let what =
+            crate::json::syntax_error(text).unwrap_or_else(|| "not one JSON value".to_owned());
         return Err(Error::invalid_request(format!("{path}: {what}")));
     }
     Ok(Val::root(text, nodes))

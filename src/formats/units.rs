@@ -119,4 +119,3 @@ impl<'a> Sink<'a> for Units {
         self.steps.push(StepStart { part, unit });
     }
 }
-

@@ -349,12 +349,10 @@ impl<'a> Reader<'a> {
         self.index += 4;
         let mut unit = 0u16;
         for &digit in digits {
-            let value = (digit as char)
-                .to_digit(16)
-                .ok_or(Fail {
-                    code: Code::InvalidEscape,
-                    at: self.index,
-                })?;
+            let value = (digit as char).to_digit(16).ok_or(Fail {
+                code: Code::InvalidEscape,
+                at: self.index,
+            })?;
             unit = unit * 16 + value as u16;
         }
         Ok(unit)
@@ -431,7 +429,7 @@ impl<'a> Reader<'a> {
     fn exponent_or_end(&mut self, positive: bool, significand: u64, exponent: i32) -> Read<f64> {
         match self.peek_or_null() {
             b'e' | b'E' => self.exponent(positive, significand, exponent),
-            _ => self.from_parts(positive, significand, exponent),
+            _ => self.of_parts(positive, significand, exponent),
         }
     }
 
@@ -475,7 +473,7 @@ impl<'a> Reader<'a> {
         } else {
             starting.saturating_sub(exponent)
         };
-        self.from_parts(positive, significand, exponent)
+        self.of_parts(positive, significand, exponent)
     }
 
     /// An integer too long for a `u64`: its first digits and a power of ten.
@@ -489,14 +487,14 @@ impl<'a> Reader<'a> {
                 }
                 b'.' => return self.decimal(positive, significand, exponent),
                 b'e' | b'E' => return self.exponent(positive, significand, exponent),
-                _ => return self.from_parts(positive, significand, exponent),
+                _ => return self.of_parts(positive, significand, exponent),
             }
         }
     }
 
     /// `significand × 10^exponent` as serde_json computes it (one multiplication or division
     /// by a power of ten from a table, so not always the nearest double).
-    fn from_parts(&mut self, positive: bool, significand: u64, mut exponent: i32) -> Read<f64> {
+    fn of_parts(&mut self, positive: bool, significand: u64, mut exponent: i32) -> Read<f64> {
         let mut f = significand as f64;
         loop {
             match POW10.get(exponent.unsigned_abs() as usize) {

@@ -24,14 +24,45 @@ fn ours(text: &str) -> Result<String, String> {
 /// Number texts at the edges of what `serde_json` holds and how it writes them.
 fn number() -> impl Strategy<Value = String> {
     let edges = vec![
-        "0", "-0", "0.0", "-0.0", "1.50", "1e2", "1E+2", "1e-2", "123456789012345678",
-        "-123456789012345678", "1234567890123456789", "18446744073709551615",
-        "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
-        "99999999999999999999", "1e308", "1.7976931348623157e308", "1.7976931348623159e308",
-        "2e308", "-2e308", "4.9e-324", "5e-324", "2e-324", "1e-400", "0e99999999999",
-        "1e2147483647", "1e2147483648", "1e-2147483648", "0.1000000000000000055511151231257827",
-        "123456789012345678901234567890e-10", "1e21", "1e-7", "0.000001", "1e16", "1e15",
-        "9007199254740993", "0.30000000000000004", "100e-2",
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "1.50",
+        "1e2",
+        "1E+2",
+        "1e-2",
+        "123456789012345678",
+        "-123456789012345678",
+        "1234567890123456789",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "99999999999999999999",
+        "1e308",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "2e308",
+        "-2e308",
+        "4.9e-324",
+        "5e-324",
+        "2e-324",
+        "1e-400",
+        "0e99999999999",
+        "1e2147483647",
+        "1e2147483648",
+        "1e-2147483648",
+        "0.1000000000000000055511151231257827",
+        "123456789012345678901234567890e-10",
+        "1e21",
+        "1e-7",
+        "0.000001",
+        "1e16",
+        "1e15",
+        "9007199254740993",
+        "0.30000000000000004",
+        "100e-2",
     ];
     prop_oneof![
         4 => "-?[1-9][0-9]{0,5}",
@@ -45,8 +76,22 @@ fn number() -> impl Strategy<Value = String> {
 /// A string with every kind of escape, lone surrogates among them.
 fn string() -> impl Strategy<Value = String> {
     let escapes = vec![
-        r"\n", r"\t", r#"\""#, r"\\", "/", r"\r\b\f", "é日本😀", " 12 345", r"\/", r"\u00e9",
-        r"\ud83d\ude00", r"\ud800", r"\udc00x", r"\uD800\uDBFF", r"\u0000", r"\u001f",
+        r"\n",
+        r"\t",
+        r#"\""#,
+        r"\\",
+        "/",
+        r"\r\b\f",
+        "é日本😀",
+        " 12 345",
+        r"\/",
+        r"\u00e9",
+        r"\ud83d\ude00",
+        r"\ud800",
+        r"\udc00x",
+        r"\uD800\uDBFF",
+        r"\u0000",
+        r"\u001f",
     ];
     let piece = prop_oneof![
         3 => "[a-zA-Z ]{1,12}",
@@ -90,9 +135,17 @@ fn json_text() -> impl Strategy<Value = String> {
 /// `text` with one change at `at` (a fraction of its length): a character left out, one put
 /// in, or the rest cut off.
 fn damaged(text: &str, at: f64, change: u8, put: char) -> String {
-    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
     let i = bounds[((bounds.len() - 1) as f64 * at) as usize];
-    let next = bounds.iter().copied().find(|&b| b > i).unwrap_or(text.len());
+    let next = bounds
+        .iter()
+        .copied()
+        .find(|&b| b > i)
+        .unwrap_or(text.len());
     match change {
         0 => format!("{}{}", &text[..i], &text[next..]),
         1 => format!("{}{put}{}", &text[..i], &text[i..]),
@@ -158,10 +211,16 @@ fn nesting_up_to_the_limit_reads_as_in_serde_json() {
 fn errors_name_the_line_and_column() {
     for (text, error) in [
         ("[1,]", "trailing comma at line 1 column 4"),
-        ("{\n  \"a\": 1,\n  \"b\" 2\n}", "expected `:` at line 3 column 7"),
+        (
+            "{\n  \"a\": 1,\n  \"b\" 2\n}",
+            "expected `:` at line 3 column 7",
+        ),
         ("", "EOF while parsing a value at line 1 column 0"),
         ("[1] x", "trailing characters at line 1 column 5"),
-        ("\"a\u{1}\"", "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3"),
+        (
+            "\"a\u{1}\"",
+            "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 3",
+        ),
         ("[1e999]", "number out of range at line 1 column 6"),
         ("[tru]", "expected ident at line 1 column 5"),
     ] {
