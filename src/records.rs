@@ -65,8 +65,8 @@ fn content(records: &mut Writer, content: &[ContentBlock]) {
     }
 }
 
-/// A text a record is made of: a `str`, tool-call arguments as a `serde_json` value (written as
-/// compact JSON), or a value a format's reader reads in place.
+/// A text a record is made of: a `str`, tool-call arguments as a [`crate::Json`] (compact JSON
+/// already), or a value a format's reader reads in place.
 pub(crate) trait Piece {
     /// Appends the text to `out`.
     fn write_to(&self, out: &mut String);

@@ -44,7 +44,7 @@ pub(crate) fn held_arguments_score(value: Option<Val>) -> u64 {
 }
 
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
-/// escapes it); `serde_json` writes it when that is not known without writing it.
+/// escapes it); written out when that is not known without writing it.
 pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
@@ -84,7 +84,7 @@ fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
                 total += PUNCTUATION + if entries == 0 { 0 } else { PUNCTUATION };
                 total += string_score(key) + score_as(item, numbers)?;
                 // serde_json keeps one entry per key; repeats (and objects too large to check
-                // cheaply) are counted by serde_json itself. The keys before are read again
+                // cheaply) are written out the general way and counted. The keys before are read again
                 // rather than kept: most arguments have a few, and a list would allocate.
                 if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
                     return None;
@@ -151,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn repeated_keys_are_left_to_serde_json() {
+    fn repeated_keys_are_left_to_the_general_writer() {
         assert_eq!(compact(r#"{"a": 1, "b": 2, "a": 3}"#), None);
     }
 
