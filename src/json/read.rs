@@ -493,12 +493,12 @@ impl<'a> Reader<'a> {
     }
 
     /// `significand × 10^exponent` as serde_json computes it (one multiplication or division
-    /// by a power of ten from a table, so not always the nearest double).
+    /// by a power of ten from its table, [`pow10`], so not always the nearest double).
     fn of_parts(&mut self, positive: bool, significand: u64, mut exponent: i32) -> Read<f64> {
         let mut f = significand as f64;
         loop {
-            match POW10.get(exponent.unsigned_abs() as usize) {
-                Some(&pow) => {
+            match (exponent.unsigned_abs() <= 308).then(|| pow10(exponent.unsigned_abs())) {
+                Some(pow) => {
                     if exponent >= 0 {
                         f *= pow;
                         if f.is_infinite() {
@@ -530,38 +530,52 @@ fn overflows(significand: u64, digit: u64) -> bool {
     significand >= u64::MAX / 10 && (significand > u64::MAX / 10 || digit > u64::MAX % 10)
 }
 
-// The powers of ten serde_json multiplies by: each the double nearest to it.
-#[rustfmt::skip]
-static POW10: [f64; 309] = [
-    1e000, 1e001, 1e002, 1e003, 1e004, 1e005, 1e006, 1e007, 1e008, 1e009, //
-    1e010, 1e011, 1e012, 1e013, 1e014, 1e015, 1e016, 1e017, 1e018, 1e019, //
-    1e020, 1e021, 1e022, 1e023, 1e024, 1e025, 1e026, 1e027, 1e028, 1e029, //
-    1e030, 1e031, 1e032, 1e033, 1e034, 1e035, 1e036, 1e037, 1e038, 1e039, //
-    1e040, 1e041, 1e042, 1e043, 1e044, 1e045, 1e046, 1e047, 1e048, 1e049, //
-    1e050, 1e051, 1e052, 1e053, 1e054, 1e055, 1e056, 1e057, 1e058, 1e059, //
-    1e060, 1e061, 1e062, 1e063, 1e064, 1e065, 1e066, 1e067, 1e068, 1e069, //
-    1e070, 1e071, 1e072, 1e073, 1e074, 1e075, 1e076, 1e077, 1e078, 1e079, //
-    1e080, 1e081, 1e082, 1e083, 1e084, 1e085, 1e086, 1e087, 1e088, 1e089, //
-    1e090, 1e091, 1e092, 1e093, 1e094, 1e095, 1e096, 1e097, 1e098, 1e099, //
-    1e100, 1e101, 1e102, 1e103, 1e104, 1e105, 1e106, 1e107, 1e108, 1e109, //
-    1e110, 1e111, 1e112, 1e113, 1e114, 1e115, 1e116, 1e117, 1e118, 1e119, //
-    1e120, 1e121, 1e122, 1e123, 1e124, 1e125, 1e126, 1e127, 1e128, 1e129, //
-    1e130, 1e131, 1e132, 1e133, 1e134, 1e135, 1e136, 1e137, 1e138, 1e139, //
-    1e140, 1e141, 1e142, 1e143, 1e144, 1e145, 1e146, 1e147, 1e148, 1e149, //
-    1e150, 1e151, 1e152, 1e153, 1e154, 1e155, 1e156, 1e157, 1e158, 1e159, //
-    1e160, 1e161, 1e162, 1e163, 1e164, 1e165, 1e166, 1e167, 1e168, 1e169, //
-    1e170, 1e171, 1e172, 1e173, 1e174, 1e175, 1e176, 1e177, 1e178, 1e179, //
-    1e180, 1e181, 1e182, 1e183, 1e184, 1e185, 1e186, 1e187, 1e188, 1e189, //
-    1e190, 1e191, 1e192, 1e193, 1e194, 1e195, 1e196, 1e197, 1e198, 1e199, //
-    1e200, 1e201, 1e202, 1e203, 1e204, 1e205, 1e206, 1e207, 1e208, 1e209, //
-    1e210, 1e211, 1e212, 1e213, 1e214, 1e215, 1e216, 1e217, 1e218, 1e219, //
-    1e220, 1e221, 1e222, 1e223, 1e224, 1e225, 1e226, 1e227, 1e228, 1e229, //
-    1e230, 1e231, 1e232, 1e233, 1e234, 1e235, 1e236, 1e237, 1e238, 1e239, //
-    1e240, 1e241, 1e242, 1e243, 1e244, 1e245, 1e246, 1e247, 1e248, 1e249, //
-    1e250, 1e251, 1e252, 1e253, 1e254, 1e255, 1e256, 1e257, 1e258, 1e259, //
-    1e260, 1e261, 1e262, 1e263, 1e264, 1e265, 1e266, 1e267, 1e268, 1e269, //
-    1e270, 1e271, 1e272, 1e273, 1e274, 1e275, 1e276, 1e277, 1e278, 1e279, //
-    1e280, 1e281, 1e282, 1e283, 1e284, 1e285, 1e286, 1e287, 1e288, 1e289, //
-    1e290, 1e291, 1e292, 1e293, 1e294, 1e295, 1e296, 1e297, 1e298, 1e299, //
-    1e300, 1e301, 1e302, 1e303, 1e304, 1e305, 1e306, 1e307, 1e308,
-];
+/// The double nearest to 10^`k` (`k` ≤ 308): the table of powers of ten serde_json multiplies
+/// by, computed (the table was 2.5 KB of the module that gzip cannot shrink). Up to 10^38 the
+/// power is a `u128`, which `as` rounds to the nearest double; beyond, it is 5^`k` × 2^`k`, with
+/// 5^`k` worked out in 64-bit limbs and rounded from its top 128 bits (the bits below kept as
+/// one sticky bit, far below where it rounds).
+fn pow10(k: u32) -> f64 {
+    if k <= 38 {
+        return 10u128.pow(k) as f64;
+    }
+    // 5^k × 2^64, least significant limb first: at least three limbs.
+    let mut limbs: Vec<u64> = vec![0, 1];
+    for step in std::iter::repeat_n(27, (k / 27) as usize).chain([k % 27]) {
+        let mut carry = 0u128;
+        for limb in &mut limbs {
+            let product = u128::from(*limb) * u128::from(5u64.pow(step)) + carry;
+            *limb = product as u64;
+            carry = product >> 64;
+        }
+        if carry > 0 {
+            limbs.push(carry as u64);
+        }
+    }
+    let n = limbs.len();
+    let word = |from_top: usize| limbs.get(n - from_top).copied().unwrap_or(0);
+    let (a, b, c) = (word(1), word(2), word(3));
+    let shift = a.leading_zeros();
+    let mut top = u128::from(a) << 64 | u128::from(b);
+    let mut rest = c;
+    if shift > 0 {
+        top = top << shift | u128::from(c >> (64 - shift));
+        rest = c << shift;
+    }
+    let below = limbs.get(..n - 3).unwrap_or_default();
+    top |= u128::from(rest != 0 || below.iter().any(|&w| w != 0));
+    // 10^k = 5^k × 2^64 × 2^(k - 64) ≈ top × 2^(64 × (n - 3) - shift + k); at most 2^896.
+    let exponent = 64 * (n as i32 - 3) - shift as i32 + k as i32;
+    (top as f64) * f64::from_bits(((exponent + 1023) as u64) << 52)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn powers_of_ten_are_the_nearest_doubles() {
+        for k in 0..=308 {
+            let nearest: f64 = format!("1e{k}").parse().unwrap();
+            assert_eq!(super::pow10(k).to_bits(), nearest.to_bits(), "10^{k}");
+        }
+    }
+}
