@@ -195,6 +195,24 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Objects of more keys than the scanner's writer checks for repeats, some repeated.
+    #[test]
+    fn large_objects_are_written_as_serde_json_writes_them(
+        entries in prop::collection::vec(("[a-z]{1,2}", number()), 30..90),
+    ) {
+        let entries: Vec<String> = entries.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+        let text = format!("{{{}}}", entries.join(","));
+        prop_assert_eq!(ours(&text), serde_reads(&text), "{}", text);
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let value = Val::root(&text, &nodes);
+        prop_assert_eq!(value_json(Some(value)).to_string(), js_value(value).to_string());
+    }
+}
+
 #[test]
 fn nesting_up_to_the_limit_reads_as_in_serde_json() {
     for depth in [1, 64, 126, 127, 128, 129, 200] {
