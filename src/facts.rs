@@ -354,7 +354,7 @@ pub(crate) fn message_tokens(
                     AssistantBlock::ToolCall(call) => {
                         estimator.framing_tokens()
                             + estimator.count_tokens(&call.name)?
-                            + estimator.count_tokens(&crate::json_text::text_of(&call.arguments))?
+                            + estimator.count_tokens(call.arguments.as_str())?
                     }
                 };
             }
@@ -383,7 +383,7 @@ fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u
             + estimator.count_tokens(&tool.name)?
             + estimator.count_tokens(&tool.description)?;
         if !tool.parameters.is_null() {
-            tokens += estimator.count_tokens(&crate::json_text::text_of(&tool.parameters))?;
+            tokens += estimator.count_tokens(tool.parameters.as_str())?;
         }
     }
     Ok(tokens)

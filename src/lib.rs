@@ -63,7 +63,7 @@ mod generator;
 mod hash;
 pub mod history;
 mod ids;
-mod json_text;
+mod json;
 mod ledger;
 pub mod manager;
 mod message;
@@ -97,6 +97,7 @@ pub use generator::{
 };
 pub use history::History;
 pub use ids::Ids;
+pub use json::{Json, JsonError};
 pub use ledger::Ledger;
 pub use message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, Role, StepStart,

@@ -4,7 +4,7 @@
 //! Only what compaction needs is kept: visible text, thinking, tool calls with their arguments,
 //! tool results with their status, and the presence of images (never their payload).
 
-use serde_json::Value;
+use crate::json::Json;
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,7 +80,7 @@ pub struct ToolCall {
     /// The tool's name.
     pub name: String,
     /// The arguments, as JSON.
-    pub arguments: Value,
+    pub arguments: Json,
 }
 
 /// Why an assistant message ended.
@@ -106,7 +106,7 @@ pub struct ToolDefinition {
     /// What the tool does.
     pub description: String,
     /// The JSON schema of its arguments.
-    pub parameters: Value,
+    pub parameters: Json,
 }
 
 impl Message {
@@ -169,11 +169,11 @@ impl Message {
 
 impl ToolCall {
     /// A tool call with the given id, name and arguments.
-    pub fn new(id: &str, name: &str, arguments: Value) -> Self {
+    pub fn new(id: &str, name: &str, arguments: impl Into<Json>) -> Self {
         ToolCall {
             id: id.to_owned(),
             name: name.to_owned(),
-            arguments,
+            arguments: arguments.into(),
         }
     }
 }

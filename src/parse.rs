@@ -1,114 +1,103 @@
-//! Reading canonical messages and tool definitions from JSON, with errors that name the place.
+//! Reading canonical messages and tool definitions from JSON text, with errors that name the
+//! place.
 //!
 //! Messages are read by the canonical format's reader (`formats`); unknown extra fields are
 //! ignored, and anything the planner relies on (roles, block types, ids) is checked, so that bad
 //! input becomes an `invalid_request` error rather than a wrong plan.
 
-use serde_json::{Map, Value};
+use context_compaction_scan::{Kind, Val};
 
 use crate::error::{Error, Result};
-use crate::formats::Format;
+use crate::formats::{Format, Path, Units, scan};
+use crate::json::Json;
 use crate::message::{Message, ToolDefinition};
 
 /// Reads a JSON array of canonical messages; errors name `messages[i]…`.
-pub fn messages(value: &Value) -> Result<Vec<Message>> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| invalid("messages", "expected an array"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| message(item, &format!("messages[{i}]")))
-        .collect()
-}
-
-/// Reads one canonical message; `path` names it in errors.
-pub fn message(value: &Value, path: &str) -> Result<Message> {
-    let mut units = Format::Canonical.read(value, path)?.units;
-    // A canonical message is exactly one unit.
-    units
-        .pop()
-        .ok_or_else(|| invalid(path, "expected a message"))
-}
-
-/// Reads a JSON array of tool definitions `{ name, description?, parameters? }`.
-pub fn tools(value: &Value) -> Result<Vec<ToolDefinition>> {
-    tools_of(value.clone())
-}
-
-/// [`tools`] of a value the caller gives up: each definition's parameters are moved out of it
-/// rather than copied (the bindings read tools into a value of their own; with no copy, the
-/// module carries no code to clone `serde_json` values).
-pub(crate) fn tools_of(value: Value) -> Result<Vec<ToolDefinition>> {
-    let Value::Array(items) = value else {
-        return Err(invalid("tools", "expected an array"));
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let path = format!("tools[{i}]");
-            let mut object = match item {
-                Value::Object(object) => object,
-                other => return Err(not_object(&other, &path)),
-            };
-            // OpenAI Chat Completions nests the definition under `function`.
-            if let Some(Value::Object(function)) = object.get_mut("function") {
-                object = std::mem::take(function);
-            }
-            let name = required_str(&object, "name", &path)?.to_owned();
-            let description = optional_str(&object, "description", &path)?
-                .unwrap_or_default()
-                .to_owned();
-            // `parameters` (OpenAI, pi-ai), `input_schema` (Anthropic), `inputSchema` (AI SDK).
-            let key = ["parameters", "input_schema", "inputSchema"]
-                .into_iter()
-                .find(|key| object.contains_key(*key));
-            let parameters = key
-                .and_then(|key| object.get_mut(key))
-                .map_or(Value::Null, Value::take);
-            Ok(ToolDefinition {
-                name,
-                description,
-                parameters,
-            })
-        })
-        .collect()
-}
-
-fn not_object(value: &Value, path: &str) -> Error {
-    invalid(path, &format!("expected an object, got {}", kind(value)))
-}
-
-fn required_str<'a>(object: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
-    optional_str(object, key, path)?
-        .ok_or_else(|| invalid(&format!("{path}.{key}"), "missing (expected a string)"))
-}
-
-fn optional_str<'a>(
-    object: &'a Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Result<Option<&'a str>> {
-    match object.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(invalid(
-            &format!("{path}.{key}"),
-            &format!("expected a string, got {}", kind(other)),
-        )),
+pub fn messages(text: &str) -> Result<Vec<Message>> {
+    let mut nodes = Vec::new();
+    let value = scan(text, "messages", &mut nodes)?;
+    if value.kind() != Kind::Array {
+        return Err(invalid("messages", "expected an array"));
     }
+    value
+        .children()
+        .enumerate()
+        .map(|(i, item)| read_message(item, &format!("messages[{i}]")))
+        .collect()
 }
 
-/// How a JSON value is described in errors ("a number", "an array", …).
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// Reads one canonical message from its JSON text; `path` names it in errors.
+pub fn message(text: &str, path: &str) -> Result<Message> {
+    let mut nodes = Vec::new();
+    read_message(scan(text, path, &mut nodes)?, path)
+}
+
+fn read_message(value: Val, path: &str) -> Result<Message> {
+    let mut units = Units::default();
+    Format::Canonical.read_into(value, Path::root(path), &mut units)?;
+    // A canonical message is exactly one unit.
+    (units.finish().units.pop()).ok_or_else(|| invalid(path, "expected a message"))
+}
+
+/// Reads a JSON array of tool definitions `{ name, description?, parameters? }` from its JSON
+/// text.
+pub fn tools(text: &str) -> Result<Vec<ToolDefinition>> {
+    tools_at(text, "tools")
+}
+
+/// [`tools`], with `label` naming the text in errors of its JSON (`request.tools`).
+pub(crate) fn tools_at(text: &str, label: &str) -> Result<Vec<ToolDefinition>> {
+    // Read as serde_json read it (one entry per key, its numbers), so that a definition's
+    // parameters are that value's text, written once.
+    let json = Json::parse(text).map_err(|e| invalid(label, &e.to_string()))?;
+    let mut nodes = Vec::new();
+    let value = scan(json.as_str(), label, &mut nodes)?;
+    if value.kind() != Kind::Array {
+        return Err(invalid("tools", "expected an array"));
+    }
+    value
+        .children()
+        .enumerate()
+        .map(|(i, item)| tool(item, &format!("tools[{i}]")))
+        .collect()
+}
+
+fn tool(item: Val, path: &str) -> Result<ToolDefinition> {
+    if item.kind() != Kind::Object {
+        let what = format!("expected an object, got {}", crate::formats::describe(item));
+        return Err(invalid(path, &what));
+    }
+    // OpenAI Chat Completions nests the definition under `function`.
+    let object = item
+        .get("function")
+        .filter(|function| function.kind() == Kind::Object)
+        .unwrap_or(item);
+    let name = string(object, "name", path)?
+        .ok_or_else(|| invalid(&format!("{path}.name"), "missing (expected a string)"))?;
+    let description = string(object, "description", path)?.unwrap_or_default();
+    // `parameters` (OpenAI, pi-ai), `input_schema` (Anthropic), `inputSchema` (AI SDK).
+    let parameters = ["parameters", "input_schema", "inputSchema"]
+        .into_iter()
+        .find_map(|key| object.get(key))
+        .map_or_else(Json::null, Json::of_compact);
+    Ok(ToolDefinition {
+        name,
+        description,
+        parameters,
+    })
+}
+
+/// The string at `key` of `object` (`null` read as missing).
+fn string(object: Val, key: &str, path: &str) -> Result<Option<String>> {
+    match object.field(key) {
+        None => Ok(None),
+        Some(value) => match value.str() {
+            Some(text) => Ok(Some(text.into_owned())),
+            None => Err(invalid(
+                &format!("{path}.{key}"),
+                &format!("expected a string, got {}", crate::formats::describe(value)),
+            )),
+        },
     }
 }
 
@@ -120,10 +109,10 @@ fn invalid(path: &str, what: &str) -> Error {
 mod tests {
     use super::*;
     use crate::message::{ContentBlock, UserMessage};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn error_of(value: Value) -> String {
-        messages(&value).unwrap_err().to_string()
+        messages(&value.to_string()).unwrap_err().to_string()
     }
 
     #[test]
@@ -137,7 +126,8 @@ mod tests {
                 {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}}
             ]},
             {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "fn"}], "isError": false}
-        ]))
+        ])
+        .to_string())
         .unwrap();
         assert_eq!(parsed.len(), 4);
         assert_eq!(
@@ -186,14 +176,30 @@ mod tests {
 
     #[test]
     fn reads_tools() {
-        let parsed = tools(&json!([{"name": "read", "description": "Read a file",
-            "parameters": {"type": "object"}}, {"name": "bash"}]))
+        let parsed = tools(
+            r#"[{"name": "read", "description": "Read a file",
+            "parameters": {"type": "object", "n": 1e2, "type": "x"}}, {"name": "bash"},
+            {"function": {"name": "f", "inputSchema": null}}]"#,
+        )
         .unwrap();
         assert_eq!(parsed[0].description, "Read a file");
-        assert_eq!(parsed[1].parameters, Value::Null);
-        let err = tools(&json!([{"description": "x"}]))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("tools[0].name: missing"), "{err}");
+        assert_eq!(parsed[0].parameters.as_str(), r#"{"type":"x","n":100.0}"#);
+        assert_eq!(parsed[1].parameters, Json::null());
+        assert_eq!(
+            (parsed[2].name.as_str(), parsed[2].parameters.is_null()),
+            ("f", true)
+        );
+        let err = |text: &str| tools(text).unwrap_err().to_string();
+        assert!(err(r#"[{"description": "x"}]"#).contains("tools[0].name: missing"));
+        assert!(err(r#"[{"name": 1}]"#).contains("tools[0].name: expected a string, got a number"));
+        assert!(err("[3]").contains("tools[0]: expected an object, got a number"));
+        assert!(err("{}").contains("tools: expected an array"));
+        assert_eq!(
+            err("[1,]"),
+            "invalid request: tools: trailing comma at line 1 column 4"
+        );
+        let text = r#"[{"name": "a", "x": 1e999}]"#;
+        let serde = crate::json::oracle::serde_value(text).unwrap_err();
+        assert_eq!(err(text), format!("invalid request: tools: {serde}"));
     }
 }

@@ -7,8 +7,6 @@
 use crate::hash::HashMap;
 use std::ops::Range;
 
-use serde_json::Value;
-
 use crate::message::{AssistantBlock, ContentBlock, Message};
 
 /// The most lines a truncated part keeps.
@@ -67,8 +65,8 @@ fn content(records: &mut Writer, content: &[ContentBlock]) {
     }
 }
 
-/// A text a record is made of: a `str`, tool-call arguments as a `serde_json` value (written as
-/// compact JSON), or a value a format's reader reads in place.
+/// A text a record is made of: a `str`, tool-call arguments as a [`crate::Json`] (compact JSON
+/// already), or a value a format's reader reads in place.
 pub(crate) trait Piece {
     /// Appends the text to `out`.
     fn write_to(&self, out: &mut String);
@@ -80,9 +78,9 @@ impl Piece for &str {
     }
 }
 
-impl Piece for Value {
+impl Piece for crate::json::Json {
     fn write_to(&self, out: &mut String) {
-        out.push_str(&crate::json_text::text_of(self));
+        out.push_str(self.as_str());
     }
 }
 

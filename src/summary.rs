@@ -122,14 +122,14 @@ impl FileLists {
             let Some(path) = tracking
                 .path_keys
                 .iter()
-                .find_map(|key| call.arguments.get(key).and_then(|p| p.as_str()))
+                .find_map(|key| call.arguments.get_str(key))
             else {
                 continue;
             };
             if tracking.modify_tools.contains(&call.name) {
-                self.modified.insert(path);
+                self.modified.insert(&path);
             } else if tracking.read_tools.contains(&call.name) {
-                self.read.insert(path);
+                self.read.insert(&path);
             }
         }
     }

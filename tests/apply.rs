@@ -10,15 +10,15 @@ fn conversation() -> Vec<Message> {
     vec![
         user("please fix the parser"),
         Message::tool_calls(vec![
-            ToolCall::new("r1", "read", json!({"path": "src/parse.rs"})),
-            ToolCall::new("r2", "read", json!({"path": "src/lib.rs"})),
+            ToolCall::new("r1", "read", j(json!({"path": "src/parse.rs"}))),
+            ToolCall::new("r2", "read", j(json!({"path": "src/lib.rs"}))),
         ]),
         result("r1"),
         result("r2"),
         Message::tool_calls(vec![ToolCall::new(
             "e1",
             "edit",
-            json!({"path": "src/parse.rs"}),
+            j(json!({"path": "src/parse.rs"})),
         )]),
         result("e1"),
         say("fixed it"),
@@ -313,7 +313,7 @@ fn file_lists_describe_requested_calls_not_outcomes() {
         Message::tool_calls(vec![ToolCall::new(
             "e",
             "edit",
-            json!({"path": "src/denied.rs"}),
+            j(json!({"path": "src/denied.rs"})),
         )]),
         Message::ToolResult(ToolResultMessage {
             tool_call_id: "e".into(),
@@ -328,4 +328,9 @@ fn file_lists_describe_requested_calls_not_outcomes() {
         outcome.summary,
         "S\n\n<modified-files>\nsrc/denied.rs\n</modified-files>"
     );
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

@@ -38,8 +38,7 @@ fn expected(
         .enumerate()
         .map(|(i, m)| {
             let path = format!("messages[{i}]");
-            let value = formats::json_text(&m.to_string()).unwrap();
-            let host = format.read(&value, &path)?;
+            let host = format.read_json(&m.to_string(), &path)?;
             MessageFacts::of_host(&host, estimator)
                 .map_err(|e| Error::invalid_request(e.to_string()))
         })

@@ -25,10 +25,14 @@ fn read_turns() -> Vec<Message> {
         Message::tool_calls(vec![ToolCall::new(
             "c1",
             "read",
-            json!({"path": "src/a.rs"}),
+            j(json!({"path": "src/a.rs"})),
         )]),
         Message::tool_result("c1", "read", big("alpha")),
-        Message::tool_calls(vec![ToolCall::new("c2", "bash", json!({"command": "ls"}))]),
+        Message::tool_calls(vec![ToolCall::new(
+            "c2",
+            "bash",
+            j(json!({"command": "ls"})),
+        )]),
         Message::tool_result("c2", "bash", big("beta")),
         say("done"),
         user("and now?"),
@@ -292,4 +296,9 @@ fn a_clearing_inside_the_anchored_request_lowers_its_report() {
     assert_eq!(after.messages, 6);
     let freed = done.cleared.unwrap().tokens_freed();
     assert!(after.tokens < report.tokens && report.tokens - after.tokens >= freed - 10);
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

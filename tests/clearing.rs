@@ -111,7 +111,11 @@ fn facts(format: Format, messages: &[Value]) -> RequestFacts {
     let hosts: Vec<HostMessage> = messages
         .iter()
         .enumerate()
-        .map(|(i, m)| format.read(m, &format!("messages[{i}]")).unwrap())
+        .map(|(i, m)| {
+            format
+                .read_json(&m.to_string(), &format!("messages[{i}]"))
+                .unwrap()
+        })
         .collect();
     RequestFacts::of_hosts("", "", &[], &hosts, &Heuristic::new()).unwrap()
 }
@@ -387,7 +391,10 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             "{format:?}"
         );
         let after = applied(format, &messages, &clearing);
-        let hosts: Vec<HostMessage> = after.iter().map(|m| format.read(m, "m").unwrap()).collect();
+        let hosts: Vec<HostMessage> = after
+            .iter()
+            .map(|m| format.read_json(&m.to_string(), "m").unwrap())
+            .collect();
         let call = hosts[1]
             .units
             .iter()
@@ -395,8 +402,8 @@ fn arguments_of_cleared_calls_are_cleared_on_request() {
             .next()
             .unwrap();
         assert_eq!(
-            (call.id.as_str(), &call.arguments),
-            ("c1", &json!({})),
+            (call.id.as_str(), call.arguments.as_str()),
+            ("c1", "{}"),
             "{format:?}"
         );
         // The path is still named by the placeholder.
@@ -614,7 +621,7 @@ fn canonical_messages_clear_as_the_readers_do_on_the_real_session() {
     let edited = applied(format, &values, &typed);
     let reread: Vec<Message> = edited
         .iter()
-        .flat_map(|v| format.read(v, "m").unwrap().units)
+        .flat_map(|v| format.read_json(&v.to_string(), "m").unwrap().units)
         .collect();
     assert_eq!(reread, cleared);
     let after = RequestFacts::of(&Request::new(&cleared)).unwrap();

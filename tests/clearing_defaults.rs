@@ -22,7 +22,7 @@ fn words(label: &str, n: usize) -> String {
 /// results (small arguments), then a short last turn.
 fn session() -> Vec<Message> {
     let call = |id: &str, name: &str, args: Value| {
-        Message::tool_calls(vec![ToolCall::new(id, name, args)])
+        Message::tool_calls(vec![ToolCall::new(id, name, j(args))])
     };
     vec![
         user("write the module, then look around"),
@@ -148,7 +148,7 @@ fn large_arguments_go_with_their_small_result_by_default() {
     let Some(AssistantBlock::ToolCall(call)) = write.content.first() else {
         panic!("a call")
     };
-    assert_eq!(call.arguments, json!({}));
+    assert_eq!(call.arguments, j(json!({})));
     assert_eq!(done[3], messages[3], "small arguments stay");
 }
 
@@ -163,7 +163,7 @@ fn small_arguments_stay_by_default_and_the_threshold_is_where_large_starts() {
     messages[1] = Message::tool_calls(vec![ToolCall::new(
         "w1",
         "write",
-        json!({ "path": "x", "content": "x" }),
+        j(json!({ "path": "x", "content": "x" })),
     )]);
     let cleared = plan(&messages, &policy, 20_000).unwrap();
     assert_eq!(ids(&Some(cleared.clone())), ["r1", "b1"]);
@@ -224,9 +224,13 @@ fn a_message_with_large_and_small_arguments_clears_both_and_counts_both() {
         ToolCall::new(
             "w1",
             "write",
-            json!({ "path": "src/m.rs", "content": words("line", 1500) }),
+            j(json!({ "path": "src/m.rs", "content": words("line", 1500) })),
         ),
-        ToolCall::new("b1", "bash", json!({ "command": "cargo build --release" })),
+        ToolCall::new(
+            "b1",
+            "bash",
+            j(json!({ "command": "cargo build --release" })),
+        ),
     ];
     let messages = vec![
         user("write it and build"),
@@ -247,7 +251,7 @@ fn a_message_with_large_and_small_arguments_clears_both_and_counts_both() {
         let AssistantBlock::ToolCall(call) = block else {
             panic!("a call")
         };
-        assert_eq!(call.arguments, json!({}), "{}", call.id);
+        assert_eq!(call.arguments, j(json!({})), "{}", call.id);
     }
     let after = RequestFacts::of(&Request::new(&done)).unwrap();
     assert_eq!(after.total(), cleared.estimate_after);
@@ -288,7 +292,7 @@ fn a_clearing_that_frees_too_little_of_the_budget_is_not_taken() {
         Message::tool_calls(vec![ToolCall::new(
             "b1",
             "bash",
-            json!({ "command": "ls" }),
+            j(json!({ "command": "ls" })),
         )]),
         Message::tool_result("b1", "bash", words("beta", 150)),
         say("done"),
@@ -312,4 +316,9 @@ fn a_clearing_that_frees_too_little_of_the_budget_is_not_taken() {
         matches!(decided, Some(Planned::Summarize(_))),
         "{decided:?}"
     );
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

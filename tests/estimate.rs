@@ -16,7 +16,7 @@ fn the_estimate_adds_every_part_of_the_request() {
     let tools = vec![ToolDefinition {
         name: "read".into(),
         description: "Read".into(),
-        parameters: json!({"type": "object"}),
+        parameters: j(json!({"type": "object"})),
     }];
     let estimator = CharEstimator::default();
     let request = Request {
@@ -67,7 +67,7 @@ fn images_cost_a_fixed_amount_and_framing_is_per_message_and_call() {
     };
     assert_eq!(facts(&request).messages[0].tokens, 85 + 4);
 
-    let call = Message::tool_calls(vec![ToolCall::new("1", "read", json!({"path": "a"}))]);
+    let call = Message::tool_calls(vec![ToolCall::new("1", "read", j(json!({"path": "a"})))]);
     let expected = 4 + 4 + heuristic.count("read") + heuristic.count(r#"{"path":"a"}"#);
     let request = Request {
         estimator: &heuristic,
@@ -92,4 +92,9 @@ fn thinking_and_tool_results_are_counted() {
     assert_eq!(f.messages[0].tokens, 5);
     assert_eq!(f.messages[1].tokens, 3);
     assert_eq!(f.messages[1].tool_result_ids, vec!["1".to_owned()]);
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

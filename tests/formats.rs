@@ -34,7 +34,7 @@ fn read_all(format: Format, messages: &Value) -> Result<Vec<HostMessage>> {
         .unwrap()
         .iter()
         .enumerate()
-        .map(|(i, m)| format.read(m, &format!("messages[{i}]")))
+        .map(|(i, m)| format.read_json(&m.to_string(), &format!("messages[{i}]")))
         .collect()
 }
 
@@ -142,7 +142,7 @@ fn a_user_message_of_only_tool_results_does_not_start_a_turn() {
     assert!(!anthropic[2].starts_turn, "tool results only");
     assert_eq!(anthropic[2].units.len(), 2);
     let mixed = Format::Anthropic
-        .read(&json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "done"}, {"type": "text", "text": "and now this"}]}), "m")
+        .read_json(&json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "done"}, {"type": "text", "text": "and now this"}]}).to_string(), "m")
         .unwrap();
     assert!(mixed.starts_turn);
     assert_eq!(mixed.units.len(), 2);
@@ -179,11 +179,12 @@ fn system_and_developer_messages_count_and_are_never_cut() {
 #[test]
 fn thinking_signatures_redactions_and_reasoning_items() {
     let anthropic = Format::Anthropic
-        .read(
+        .read_json(
             &json!({"role": "assistant", "content": [
             {"type": "thinking", "thinking": "consider the sign", "signature": "EqQBCgIYAhIM"},
             {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
-            {"type": "text", "text": "done"}]}),
+            {"type": "text", "text": "done"}]})
+            .to_string(),
             "m",
         )
         .unwrap();
@@ -193,7 +194,7 @@ fn thinking_signatures_redactions_and_reasoning_items() {
         "[Assistant thinking]: consider the sign\n\n[Assistant]: done"
     );
     let responses = Format::OpenAIResponses
-        .read(&json!({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "consider the sign"}], "encrypted_content": "gAAAAABo".repeat(50)}), "m")
+        .read_json(&json!({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "consider the sign"}], "encrypted_content": "gAAAAABo".repeat(50)}).to_string(), "m")
         .unwrap();
     assert_eq!(
         records::serialize(&responses.units),
@@ -204,7 +205,7 @@ fn thinking_signatures_redactions_and_reasoning_items() {
         .tokens;
     assert!(tokens > 50, "the encrypted content counts: {tokens}");
     let ai = Format::AiSdk
-        .read(&json!({"role": "assistant", "content": [{"type": "reasoning", "text": "consider the sign"}, {"type": "text", "text": "done"}]}), "m")
+        .read_json(&json!({"role": "assistant", "content": [{"type": "reasoning", "text": "consider the sign"}, {"type": "text", "text": "done"}]}).to_string(), "m")
         .unwrap();
     assert_eq!(records::serialize(&ai.units), text);
 }
@@ -212,7 +213,7 @@ fn thinking_signatures_redactions_and_reasoning_items() {
 #[test]
 fn tool_errors_and_outputs_in_each_format() {
     let anthropic = Format::Anthropic
-        .read(&json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "is_error": true, "content": [{"type": "text", "text": "denied"}]}]}), "m")
+        .read_json(&json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "is_error": true, "content": [{"type": "text", "text": "denied"}]}]}).to_string(), "m")
         .unwrap();
     assert!(matches!(&anthropic.units[0], Message::ToolResult(r) if r.is_error));
     for (kind, value, error) in [
@@ -222,7 +223,7 @@ fn tool_errors_and_outputs_in_each_format() {
         ("error-json", json!({"e": 1}), true),
     ] {
         let ai = Format::AiSdk
-            .read(&json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x", "toolName": "bash", "output": {"type": kind, "value": value}}]}), "m")
+            .read_json(&json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x", "toolName": "bash", "output": {"type": kind, "value": value}}]}).to_string(), "m")
             .unwrap();
         assert!(
             matches!(&ai.units[0], Message::ToolResult(r) if r.is_error == error),
@@ -230,7 +231,7 @@ fn tool_errors_and_outputs_in_each_format() {
         );
     }
     let content = Format::AiSdk
-        .read(&json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x", "toolName": "shot", "output": {"type": "content", "value": [{"type": "text", "text": "see"}, {"type": "media", "data": "AAA", "mediaType": "image/png"}]}}]}), "m")
+        .read_json(&json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "x", "toolName": "shot", "output": {"type": "content", "value": [{"type": "text", "text": "see"}, {"type": "media", "data": "AAA", "mediaType": "image/png"}]}}]}).to_string(), "m")
         .unwrap();
     assert_eq!(
         records::serialize(&content.units),
@@ -241,15 +242,15 @@ fn tool_errors_and_outputs_in_each_format() {
 #[test]
 fn server_tools_and_unknown_items_are_counted() {
     let anthropic = Format::Anthropic
-        .read(&json!({"role": "assistant", "content": [
+        .read_json(&json!({"role": "assistant", "content": [
             {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "rust wasm"}},
             {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "web_search_result", "url": "https://example.org", "title": "x"}]},
-            {"type": "text", "text": "found it"}]}), "m")
+            {"type": "text", "text": "found it"}]}).to_string(), "m")
         .unwrap();
     assert_eq!(anthropic.role, Role::Assistant);
     assert_eq!(anthropic.units.len(), 2);
     let unknown = Format::OpenAIResponses
-        .read(&json!({"type": "image_generation_call", "id": "ig_1", "result": "iVBORw0KGgo=".repeat(40)}), "m")
+        .read_json(&json!({"type": "image_generation_call", "id": "ig_1", "result": "iVBORw0KGgo=".repeat(40)}).to_string(), "m")
         .unwrap();
     assert!(
         MessageFacts::of_host(&unknown, &Heuristic::new())
@@ -260,12 +261,13 @@ fn server_tools_and_unknown_items_are_counted() {
     assert_eq!(records::serialize(&unknown.units), "");
     // Calls and their outputs of built-in tools pair by call_id.
     let call = Format::OpenAIResponses
-        .read(
-            &json!({"type": "computer_call", "call_id": "c1", "action": {"type": "click"}}),
+        .read_json(
+            &json!({"type": "computer_call", "call_id": "c1", "action": {"type": "click"}})
+                .to_string(),
             "m",
         )
         .unwrap();
-    let output = Format::OpenAIResponses.read(&json!({"type": "computer_call_output", "call_id": "c1", "output": {"type": "input_image"}}), "m").unwrap();
+    let output = Format::OpenAIResponses.read_json(&json!({"type": "computer_call_output", "call_id": "c1", "output": {"type": "input_image"}}).to_string(), "m").unwrap();
     assert_eq!(
         MessageFacts::of_host(&call, &Heuristic::new())
             .unwrap()
@@ -388,13 +390,19 @@ fn malformed_input_names_the_path() {
 
 #[test]
 fn the_summary_projects_in_the_request_format() {
+    let text = project_summary("S \"quoted\"\n").unwrap();
+    let projected = |format: Format| format.project_summary("S \"quoted\"\n").unwrap();
     assert_eq!(
-        Format::OpenAIResponses.project_summary("S").unwrap()["content"][0]["type"],
-        "input_text"
+        projected(Format::OpenAIResponses).as_str(),
+        json!({"type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }]}).to_string()
     );
     assert_eq!(
-        Format::Anthropic.project_summary("S").unwrap()["role"],
-        "user"
+        projected(Format::AiSdkUi).as_str(),
+        json!({"id": context_compaction::formats::SUMMARY_ID, "role": "user", "parts": [{ "type": "text", "text": text }]}).to_string()
+    );
+    assert_eq!(
+        projected(Format::Anthropic).as_str(),
+        json!({"role": "user", "content": text}).to_string()
     );
     assert_eq!(Format::AiSdk.project_summary(""), None);
 }

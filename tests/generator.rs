@@ -110,9 +110,9 @@ fn records_are_compact_and_categorical() {
                 AssistantBlock::ToolCall(ToolCall::new(
                     "call_secret_id",
                     "read",
-                    json!({"path": "a.rs"}),
+                    j(json!({"path": "a.rs"})),
                 )),
-                AssistantBlock::ToolCall(ToolCall::new("w1", "write", long_args)),
+                AssistantBlock::ToolCall(ToolCall::new("w1", "write", j(long_args))),
             ],
             stop_reason: Some(StopReason::ToolUse),
         }),
@@ -438,4 +438,9 @@ fn apply_does_not_check_cancellation_around_a_successful_summarizer() {
     };
     let outcome = run(compactor.compact(&request, &signal)).unwrap();
     assert_eq!(outcome.summary, "S");
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

@@ -42,7 +42,7 @@ fn conversation(ops: &[Op]) -> Vec<Message> {
                 next += k;
                 let calls = ids
                     .iter()
-                    .map(|id| ToolCall::new(id, "read", json!({"path": id})))
+                    .map(|id| ToolCall::new(id, "read", j(json!({"path": id}))))
                     .collect();
                 messages.push(Message::tool_calls(calls));
                 pending.extend(ids);
@@ -218,4 +218,9 @@ proptest! {
         let plain = compactor.plan_with_ledger(&fixed, &ledger, options);
         prop_assert_eq!(format!("{:?}", compactor.plan_with_facts(&raw, options)), format!("{plain:?}"));
     }
+}
+
+/// Tool-call arguments from a `serde_json` value.
+fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

@@ -19,7 +19,11 @@ fn facts(format: Format, messages: &[Value]) -> RequestFacts {
     let hosts: Vec<HostMessage> = messages
         .iter()
         .enumerate()
-        .map(|(i, m)| format.read(m, &format!("messages[{i}]")).unwrap())
+        .map(|(i, m)| {
+            format
+                .read_json(&m.to_string(), &format!("messages[{i}]"))
+                .unwrap()
+        })
         .collect();
     RequestFacts::of_hosts("", "", &[], &hosts, &Heuristic::new()).unwrap()
 }

@@ -2,7 +2,8 @@
 //! input bytes: no strings are copied and nothing is allocated per node.
 //!
 //! It accepts exactly the JSON `serde_json` accepts (same grammar, same nesting limit), so a body
-//! it rejects is handed to `serde_json` for the error message and a body it accepts means the same.
+//! it rejects is worded as `serde_json` words it (the package's `src/json/read.rs`, a port of its
+//! reader) and a body it accepts means the same.
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +42,8 @@ pub struct Node {
     pub next: u32,
 }
 
-/// The JSON is malformed (or nested deeper than `serde_json` allows); the caller asks
-/// `serde_json` for the message.
+/// The JSON is malformed (or nested deeper than `serde_json` allows); the caller words the
+/// error.
 #[derive(Debug)]
 pub struct Malformed;
 

@@ -9,7 +9,6 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::formats::json_text;
 use crate::formats::{Format, Path};
 use crate::ids::RecentCalls;
 use crate::token::Estimator;
@@ -143,11 +142,9 @@ impl BodyScan<'_> {
     /// The error for malformed JSON in `text` (the body, or one line of it), as `serde_json`
     /// describes it; `label` names the place.
     fn malformed(&self, text: &str, label: &str) -> Error {
-        let what = match json_text(text) {
-            Err(e) => e.to_string(),
-            // The scanner refuses only what serde_json refuses; this is a fallback message.
-            Ok(_) => "not a JSON array of messages or JSON lines".to_owned(),
-        };
+        // The scanner refuses only what serde_json refuses; this is a fallback message.
+        let what = crate::json::syntax_error(text)
+            .unwrap_or_else(|| "not a JSON array of messages or JSON lines".to_owned());
         Error::invalid_request(format!("{label}: invalid JSON: {what}"))
     }
 }

@@ -6,12 +6,12 @@
 use std::borrow::Cow;
 
 use context_compaction_scan::{Kind, Val};
-use serde_json::Value;
 
 use super::text::CLEARED_PREFIX;
 use crate::error::{BoxError, Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
 use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units, held_text};
+use crate::json::Json;
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
@@ -415,16 +415,14 @@ fn text_path(tracking: &FileTracking, text: &str) -> Option<String> {
 }
 
 /// The path of a canonical call, when its tool reads files.
-fn file_path(tracking: &FileTracking, name: &str, arguments: &Value) -> Option<String> {
+fn file_path(tracking: &FileTracking, name: &str, arguments: &Json) -> Option<String> {
     if !tracking.read_tools.iter().any(|tool| tool == name) {
         return None;
     }
-    tracking.path_keys.iter().find_map(|key| {
-        arguments
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    })
+    tracking
+        .path_keys
+        .iter()
+        .find_map(|key| arguments.get_str(key))
 }
 
 /// What replacing a canonical call's arguments with `{}` frees.
@@ -432,6 +430,6 @@ fn arguments_freed(
     call: &ToolCall,
     estimator: &dyn Estimator,
 ) -> Result<u64, crate::error::BoxError> {
-    let before = estimator.count_tokens(&crate::json_text::text_of(&call.arguments))?;
+    let before = estimator.count_tokens(call.arguments.as_str())?;
     Ok(before.saturating_sub(estimator.count_tokens("{}")?))
 }

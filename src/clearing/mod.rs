@@ -12,8 +12,6 @@ mod eligible;
 mod find;
 mod text;
 
-use serde_json::Value;
-
 use crate::error::Result;
 use crate::facts::{RequestFacts, estimator_failed};
 use crate::formats::{Edit, Edited, Format};
@@ -413,7 +411,7 @@ pub fn clear_messages(messages: &[Message], clearing: &Clearing) -> Vec<Message>
                         AssistantBlock::ToolCall(call)
                             if edit.arguments.contains(&call.id.as_str()) =>
                         {
-                            call.arguments = Value::Object(serde_json::Map::new());
+                            call.arguments = crate::json::Json::empty_object();
                         }
                         _ => {}
                     }

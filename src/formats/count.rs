@@ -19,8 +19,8 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
     {
         return Some(score);
     }
-    let value = super::json::json_text(text).ok()?;
-    Some(score(crate::json_text::text_of(&value).as_bytes()))
+    let value = crate::json::Json::parse(text).ok()?;
+    Some(score(value.as_str().as_bytes()))
 }
 
 /// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the
@@ -44,15 +44,14 @@ pub(crate) fn held_arguments_score(value: Option<Val>) -> u64 {
 }
 
 /// The heuristic score of `text` written as a JSON string (quoted, escaped as `serde_json`
-/// escapes it); `serde_json` writes it when that is not known without writing it.
+/// escapes it); written out when that is not known without writing it.
 pub(crate) fn quoted_score(text: &[u8]) -> u64 {
     if let Some(score) = score_quoted(text) {
         return score;
     }
     let written = std::str::from_utf8(text)
-        .ok()
-        .and_then(|text| serde_json::to_string(text).ok());
-    score(written.unwrap_or_default().as_bytes())
+        .map_or_else(|_| crate::json::Json::null(), crate::json::Json::string);
+    score(written.as_str().as_bytes())
 }
 
 /// The heuristic score of `value`, a message's own value, as compact JSON. Its numbers are
@@ -85,7 +84,7 @@ fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
                 total += PUNCTUATION + if entries == 0 { 0 } else { PUNCTUATION };
                 total += string_score(key) + score_as(item, numbers)?;
                 // serde_json keeps one entry per key; repeats (and objects too large to check
-                // cheaply) are counted by serde_json itself. The keys before are read again
+                // cheaply) are written out the general way and counted. The keys before are read again
                 // rather than kept: most arguments have a few, and a list would allocate.
                 if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
                     return None;
@@ -152,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn repeated_keys_are_left_to_serde_json() {
+    fn repeated_keys_are_left_to_the_general_writer() {
         assert_eq!(compact(r#"{"a": 1, "b": 2, "a": 3}"#), None);
     }
 

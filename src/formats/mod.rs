@@ -15,8 +15,7 @@ mod blocks;
 mod canonical;
 pub(crate) mod count;
 mod edit;
-mod json;
-mod numbers;
+pub(crate) mod json;
 mod object;
 mod openai_chat;
 mod openai_responses;
@@ -27,17 +26,16 @@ mod units;
 mod usage;
 
 use context_compaction_scan::{self as tape, Val};
-use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
+use crate::json::Json;
 pub use crate::message::HostMessage;
 use crate::token::Estimator;
 pub use edit::{Edit, Edited};
 
-pub use json::json_text;
 use object::Obj;
-pub(crate) use object::Path;
+pub(crate) use object::{Path, describe};
 pub(crate) use records::Records;
 pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit, held_text};
 pub(crate) use tally::Tally;
@@ -144,12 +142,7 @@ impl Format {
         }
     }
 
-    /// Reads one host message; `path` names it in errors (`messages[3]`).
-    pub fn read(self, value: &Value, path: &str) -> Result<HostMessage> {
-        self.read_json(&crate::json_text::text_of(value), path)
-    }
-
-    /// Reads one host message from its JSON text.
+    /// Reads one host message from its JSON text; `path` names it in errors (`messages[3]`).
     pub fn read_json(self, text: &str, path: &str) -> Result<HostMessage> {
         let mut units = Units::default();
         self.read_json_into(text, path, &mut units)?;
@@ -270,21 +263,17 @@ impl Format {
     }
 
     /// The message a summary projects to, in this format; `None` for an empty summary.
-    pub fn project_summary(self, summary: &str) -> Option<Value> {
-        let text = crate::summary::project(summary)?;
-        Some(match self {
-            Format::OpenAIResponses => serde_json::json!({
-                "type": "message",
-                "role": "user",
-                "content": [{ "type": "input_text", "text": text }],
-            }),
-            Format::AiSdkUi => serde_json::json!({
-                "id": SUMMARY_ID,
-                "role": "user",
-                "parts": [{ "type": "text", "text": text }],
-            }),
-            _ => serde_json::json!({ "role": "user", "content": text }),
-        })
+    pub fn project_summary(self, summary: &str) -> Option<Json> {
+        let text = Json::string(&crate::summary::project(summary)?);
+        Some(Json::written(match self {
+            Format::OpenAIResponses => format!(
+                r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{text}}}]}}"#
+            ),
+            Format::AiSdkUi => format!(
+                r#"{{"id":"{SUMMARY_ID}","role":"user","parts":[{{"type":"text","text":{text}}}]}}"#
+            ),
+            _ => format!(r#"{{"role":"user","content":{text}}}"#),
+        }))
     }
 }
 
@@ -310,10 +299,8 @@ pub(crate) fn scan<'a>(
 ) -> Result<Val<'a>> {
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
-        let what = match json::json_text(text) {
-            Err(e) => e.to_string(),
-            Ok(_) => "not one JSON value".to_owned(),
-        };
+        let what =
+            crate::json::syntax_error(text).unwrap_or_else(|| "not one JSON value".to_owned());
         return Err(Error::invalid_request(format!("{path}: {what}")));
     }
     Ok(Val::root(text, nodes))

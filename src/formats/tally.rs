@@ -81,9 +81,7 @@ impl Tally {
                 // Not known without writing it (an object with a repeated key): written once.
                 None => self
                     .heuristic
-                    .count(&crate::json_text::text_of(&super::json::to_value(Some(
-                        value,
-                    )))),
+                    .count(super::json::value_json(Some(value)).as_str()),
             },
         }
     }

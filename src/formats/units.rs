@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::json::to_value;
+use super::json::{text_json, value_json};
 use super::sink::{Args, Sink, Text, Unit};
 use crate::message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
@@ -99,9 +99,9 @@ impl<'a> Sink<'a> for Units {
 
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
-            Args::Value(value) => to_value(value),
-            Args::JsonText(text) => text_value(text),
-            Args::Held(value) => text_value(super::sink::held_text(value)),
+            Args::Value(value) => value_json(value),
+            Args::JsonText(text) => text_json(&text),
+            Args::Held(value) => text_json(&super::sink::held_text(value)),
         };
         self.assistant(AssistantBlock::ToolCall(ToolCall {
             id: id.into_owned(),
@@ -118,9 +118,4 @@ impl<'a> Sink<'a> for Units {
         let unit = self.units.len();
         self.steps.push(StepStart { part, unit });
     }
-}
-
-/// The value JSON text holds, or the text as a string when it is not JSON.
-fn text_value(text: Cow<str>) -> serde_json::Value {
-    super::json::json_text(&text).unwrap_or_else(|_| serde_json::Value::String(text.into_owned()))
 }

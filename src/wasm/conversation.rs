@@ -24,7 +24,6 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::message::Role;
-use crate::parse;
 use crate::plan::Plan;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -212,7 +211,7 @@ impl JsConversation {
             let tools = if key.tools.is_undefined() || key.tools.is_null() {
                 Vec::new()
             } else {
-                parse::tools_of(stringify::json(&key.tools, "tools")?)?
+                stringify::tools(&key.tools, "tools")?
             };
             let facts =
                 RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;

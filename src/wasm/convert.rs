@@ -10,12 +10,11 @@ use super::estimator::AnyEstimator;
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
-use super::stringify::{json, json_text, system_prompt};
+use super::stringify::{json_text, system_prompt};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
 use crate::message::{Role, ToolDefinition};
-use crate::parse;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::{Record, Usage};
@@ -95,7 +94,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
     let tools = if tools.is_undefined() || tools.is_null() {
         Vec::new()
     } else {
-        parse::tools_of(json(&tools, "tools")?)?
+        super::stringify::tools(&tools, "tools")?
     };
     let options = plan_options(value, "request")?;
     Ok(JsRequest {

@@ -5,11 +5,10 @@ use wasm_bindgen::prelude::*;
 
 use super::fields::{field, optional_string, optional_whole};
 use super::host;
-use super::stringify::{json, json_text, system_prompt};
+use super::stringify::{json_text, system_prompt};
 use crate::error::{Error, Result};
 use crate::formats::{MessageUsage, read_usage};
 use crate::history::Explicit;
-use crate::parse;
 
 /// Reads `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?,
 /// tools? }` or an array of them (missing: none).
@@ -59,7 +58,7 @@ fn one(item: &JsValue, path: &str) -> Result<Explicit> {
         summary: text("summary")?,
         tools: match tools.is_undefined() || tools.is_null() {
             true => None,
-            false => Some(parse::tools_of(json(&tools, &format!("{path}.tools"))?)?),
+            false => Some(super::stringify::tools(&tools, &format!("{path}.tools"))?),
         },
     })
 }

@@ -34,7 +34,7 @@ use crate::formats::Format;
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = projectSummary)]
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
-    let read = || -> crate::Result<Option<serde_json::Value>> {
+    let read = || -> crate::Result<Option<crate::Json>> {
         let text = fields::optional_string(&summary, "summary")?.unwrap_or_default();
         let format = match fields::optional_string(&format, "format")? {
             None => Format::Canonical,
@@ -44,7 +44,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
     };
     match read()? {
         None => Ok(JsValue::NULL),
-        Some(message) => js_sys::JSON::parse(&crate::json_text::text_of(&message)),
+        Some(message) => js_sys::JSON::parse(message.as_str()),
     }
 }
 

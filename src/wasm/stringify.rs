@@ -1,9 +1,8 @@
 //! Host values read through `JSON.stringify` (so `toJSON`, `undefined` and `NaN` behave as they
-//! do in JavaScript): as JSON text, as a `serde_json` value, and the system prompt (a string,
-//! or text blocks).
+//! do in JavaScript): as JSON text, as tool definitions, and the system prompt (a string, or
+//! text blocks).
 
 use js_sys::JSON;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::error::{HostError, describe};
@@ -11,11 +10,10 @@ use super::fields::optional_string;
 use super::host;
 use crate::error::{Error, Result};
 
-/// One host value as JSON (via `JSON.stringify`, so `toJSON`, `undefined` and `NaN` behave as
-/// they do in JavaScript).
-pub(crate) fn json(value: &JsValue, path: &str) -> Result<Value> {
-    let text = json_text(value, path)?;
-    crate::formats::json_text(&text).map_err(|e| Error::invalid_request(format!("{path}: {e}")))
+/// Tool definitions given as a host value (via `JSON.stringify`, so `toJSON`, `undefined` and
+/// `NaN` behave as they do in JavaScript); `path` names the value.
+pub(crate) fn tools(value: &JsValue, path: &str) -> Result<Vec<crate::ToolDefinition>> {
+    crate::parse::tools_at(&json_text(value, path)?, path)
 }
 
 /// One host value as JSON text, as `JSON.stringify` writes it; what it throws is the error's

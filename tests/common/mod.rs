@@ -29,7 +29,7 @@ pub fn call(id: &str, name: &str) -> Message {
     Message::tool_calls(vec![ToolCall::new(
         id,
         name,
-        json!({"path": format!("{id}.rs")}),
+        j(json!({"path": format!("{id}.rs")})),
     )])
 }
 
@@ -37,7 +37,7 @@ pub fn call(id: &str, name: &str) -> Message {
 pub fn calls(ids: &[&str]) -> Message {
     Message::tool_calls(
         ids.iter()
-            .map(|id| ToolCall::new(id, "bash", json!({"command": "ls"})))
+            .map(|id| ToolCall::new(id, "bash", j(json!({"command": "ls"}))))
             .collect(),
     )
 }
@@ -292,11 +292,18 @@ pub fn read_hosts(
     format: context_compaction::formats::Format,
     messages: &[serde_json::Value],
 ) -> Vec<HostMessage> {
-    let read = |(i, m): (usize, &serde_json::Value)| format.read(m, &format!("messages[{i}]"));
+    let read = |(i, m): (usize, &serde_json::Value)| {
+        format.read_json(&m.to_string(), &format!("messages[{i}]"))
+    };
     messages
         .iter()
         .enumerate()
         .map(read)
         .collect::<Result<_>>()
         .unwrap()
+}
+
+/// Tool-call arguments from a `serde_json` value.
+pub fn j(value: serde_json::Value) -> context_compaction::Json {
+    value.to_string().parse().expect("JSON")
 }

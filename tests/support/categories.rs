@@ -16,7 +16,8 @@ pub fn heuristic_totals(jsonl: &str) -> [u64; 5] {
         if entry["type"] != "message" {
             continue;
         }
-        match parse::message(&entry["message"], "message").expect("a canonical message") {
+        match parse::message(&entry["message"].to_string(), "message").expect("a canonical message")
+        {
             Message::User(user) => content(&user.content, &mut |t| add(0, t)),
             Message::Assistant(assistant) => {
                 for block in &assistant.content {
