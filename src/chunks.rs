@@ -6,6 +6,7 @@
 //! message only. One block of messages larger than a whole call's room is shortened in its
 //! middle, with a note saying how much was left out: the summary is never refused for size.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -106,33 +107,54 @@ pub fn split(
     if count(&whole)? <= rooms.first {
         return Ok(vec![whole]);
     }
-    let mut chunks = Vec::new();
-    let mut current: Option<(String, u64)> = None;
+    // Each block's records and tokens; one larger than any chunk's room is shortened to fit.
+    let mut pieces = VecDeque::new();
     for block in blocks(messages) {
         let text = records::serialize(messages.get(block).unwrap_or_default());
         if text.is_empty() {
             continue;
         }
         let tokens = count(&text)?;
-        if let Some((open, open_tokens)) = &mut current {
-            // Records are separated by a blank line, which costs about a token.
-            if *open_tokens + 1 + tokens <= rooms.of(chunks.len()) {
-                open.push_str("\n\n");
-                open.push_str(&text);
-                *open_tokens += 1 + tokens;
-                continue;
-            }
-            chunks.push(std::mem::take(open));
-        }
-        let room = rooms.of(chunks.len());
-        current = Some(if tokens <= room {
+        pieces.push_back(if tokens <= rooms.later {
             (text, tokens)
         } else {
-            shorten(&text, tokens, room, &count)?
+            shorten(&text, tokens, rooms.later, &count)?
         });
     }
-    chunks.extend(current.map(|(text, _)| text));
+    let mut chunks = Vec::new();
+    while !pieces.is_empty() {
+        let room = rooms.of(chunks.len());
+        let mut taken = Vec::new();
+        let mut sum = 0;
+        while let Some((_, tokens)) = pieces.front() {
+            // Records are separated by a blank line, about a token.
+            let more = tokens + u64::from(!taken.is_empty());
+            if !taken.is_empty() && sum + more > room {
+                break;
+            }
+            sum += more;
+            taken.extend(pieces.pop_front());
+        }
+        // The pieces' counts need not add up to the joined text's: give the last ones back
+        // until it fits (one piece always does).
+        loop {
+            let joined = join(&taken);
+            if taken.len() <= 1 || count(&joined)? <= room {
+                chunks.push(joined);
+                break;
+            }
+            if let Some(last) = taken.pop() {
+                pieces.push_front(last);
+            }
+        }
+    }
     Ok(chunks)
+}
+
+/// Records separated by blank lines, as [`records::serialize`] separates them.
+fn join(pieces: &[(String, u64)]) -> String {
+    let texts: Vec<&str> = pieces.iter().map(|(text, _)| text.as_str()).collect();
+    texts.join("\n\n")
 }
 
 /// `text`'s tokens by the compactor's estimator, as the summarizer's window is counted.

@@ -266,3 +266,43 @@ fn a_window_that_cannot_hold_a_summary_and_its_update_is_refused_at_construction
     assert_eq!(error.code(), "invalid_config");
     assert!(error.to_string().contains("contextWindowTokens"), "{error}");
 }
+
+/// Counts a character a token and each blank line 50 more: records joined into a chunk cost
+/// more than their counts added up.
+struct BlankLinesCost;
+
+impl Estimator for BlankLinesCost {
+    fn count_tokens(&self, text: &str) -> std::result::Result<u64, BoxError> {
+        Ok((text.chars().count() + 50 * text.matches("\n\n").count()) as u64)
+    }
+    fn framing_tokens(&self) -> u64 {
+        0
+    }
+}
+
+#[test]
+fn a_chunk_is_counted_as_sent_not_as_the_sum_of_its_records() {
+    let (script, clock) = (Script::new(answers(8)), FakeClock::default());
+    let window = 6_000;
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: 0,
+        ..CompactorConfig::new(windowed(&script, &clock, window, 500))
+    })
+    .unwrap();
+    let history = long_history();
+    let request = Request {
+        require_reduction: false,
+        input_token_budget: Some(0),
+        estimator: &BlankLinesCost,
+        ..Request::new(&history)
+    };
+    run(compactor.compact(&request, &Signal::default())).unwrap();
+    let requests = script.requests.borrow();
+    assert!(requests.len() > 1);
+    for request in requests.iter() {
+        let sent = BlankLinesCost.count_tokens(&request.system_prompt).unwrap()
+            + BlankLinesCost.count_tokens(&request.prompt).unwrap()
+            + 500;
+        assert!(sent <= window, "{sent} tokens");
+    }
+}
