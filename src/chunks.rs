@@ -6,7 +6,6 @@
 //! message only. One block of messages larger than a whole call's room is shortened in its
 //! middle, with a note saying how much was left out: the summary is never refused for size.
 
-use std::collections::VecDeque;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -48,14 +47,8 @@ impl Window {
         // asks for a new one (`output` more): at least as much again must be left for records.
         if self.tokens < 3 * self.output.max(1) {
             return Err(format!(
-                "{path}.contextWindowTokens ({}) must be at least three times the summary's output limit ({} tokens{})",
-                self.tokens,
-                self.output,
-                if self.output == self.tokens / 4 {
-                    ""
-                } else {
-                    ", maxOutputTokens"
-                },
+                "{path}.contextWindowTokens ({}) must be at least three times the answer's limit ({} tokens)",
+                self.tokens, self.output,
             ));
         }
         Ok(())
@@ -107,15 +100,16 @@ pub fn split(
     if count(&whole)? <= rooms.first {
         return Ok(vec![whole]);
     }
-    // Each block's records and tokens; one larger than any chunk's room is shortened to fit.
-    let mut pieces = VecDeque::new();
-    for block in blocks(messages) {
+    // Each block's records and tokens, newest first (taken from the end); one larger than any
+    // chunk's room is shortened to fit.
+    let mut pieces = Vec::new();
+    for block in blocks(messages).into_iter().rev() {
         let text = records::serialize(messages.get(block).unwrap_or_default());
         if text.is_empty() {
             continue;
         }
         let tokens = count(&text)?;
-        pieces.push_back(if tokens <= rooms.later {
+        pieces.push(if tokens <= rooms.later {
             (text, tokens)
         } else {
             shorten(&text, tokens, rooms.later, &count)?
@@ -126,14 +120,14 @@ pub fn split(
         let room = rooms.of(chunks.len());
         let mut taken = Vec::new();
         let mut sum = 0;
-        while let Some((_, tokens)) = pieces.front() {
+        while let Some((_, tokens)) = pieces.last() {
             // Records are separated by a blank line, about a token.
             let more = tokens + u64::from(!taken.is_empty());
             if !taken.is_empty() && sum + more > room {
                 break;
             }
             sum += more;
-            taken.extend(pieces.pop_front());
+            taken.extend(pieces.pop());
         }
         // The pieces' counts need not add up to the joined text's: give the last ones back
         // until it fits (one piece always does).
@@ -143,9 +137,7 @@ pub fn split(
                 chunks.push(joined);
                 break;
             }
-            if let Some(last) = taken.pop() {
-                pieces.push_front(last);
-            }
+            pieces.extend(taken.pop());
         }
     }
     Ok(chunks)
@@ -153,8 +145,14 @@ pub fn split(
 
 /// Records separated by blank lines, as [`records::serialize`] separates them.
 fn join(pieces: &[(String, u64)]) -> String {
-    let texts: Vec<&str> = pieces.iter().map(|(text, _)| text.as_str()).collect();
-    texts.join("\n\n")
+    let mut joined = String::new();
+    for (text, _) in pieces {
+        if !joined.is_empty() {
+            joined.push_str("\n\n");
+        }
+        joined.push_str(text);
+    }
+    joined
 }
 
 /// `text`'s tokens by the compactor's estimator, as the summarizer's window is counted.
