@@ -321,19 +321,16 @@ fn prompts_to_js(
             seen[slot] += 1;
             let chunk = crate::Chunk { index, count: of };
             let system = generator.request(*purpose, String::new()).system_prompt;
-            convert::object(&[
+            let mut fields = vec![
                 ("purpose", purpose.as_str().into()),
                 ("systemPrompt", system.into()),
                 ("prompt", convert::long_string(prompt)),
-                (
-                    "chunk",
-                    if of > 1 {
-                        super::bridge::chunk(chunk)
-                    } else {
-                        JsValue::UNDEFINED
-                    },
-                ),
-            ])
+            ];
+            // Only a chunked part's prompts have the key: the others are as before.
+            if of > 1 {
+                fields.push(("chunk", super::bridge::chunk(chunk)));
+            }
+            convert::object(&fields)
         })
         .collect();
     array.into()
