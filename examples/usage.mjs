@@ -6,6 +6,7 @@ const compactor = new Compactor({
   summarizer: {
     model: "gpt-4.1-mini",
     maxOutputTokens: 4000,
+    contextWindowTokens: 128_000, // the summary model's window: a longer history goes in chunks
     // Any OpenAI-compatible Chat Completions endpoint; retried after 2 s and 4 s on 408/429/5xx.
     generate: openAICompatibleGenerator({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }),
   },

@@ -40,6 +40,8 @@ export interface AiSdkSummarizerOptions<Model> {
   retry?: { delaysMs?: readonly number[] };
   /** Quote a split turn's prefix of at most this many estimated tokens instead of a second call (default 1,000; 0 never). */
   quoteTurnPrefixTokens?: number;
+  /** The summary model's window: records beyond it are summarized in chunks, oldest first (default: one call, however large). */
+  contextWindowTokens?: number;
   temperature?: number;
   headers?: Record<string, string | undefined>;
 }

@@ -23,7 +23,7 @@ export function aiSdkSummarizer(options) {
     throw invalid(fault.message, fault.cause);
   }
   if (read === null) throw invalid("aiSdkSummarizer needs { model, generateText }");
-  const { model, generateText, maxOutputTokens, systemPrompt, retry, quoteTurnPrefixTokens, ...settings } = read;
+  const { model, generateText, maxOutputTokens, systemPrompt, retry, quoteTurnPrefixTokens, contextWindowTokens, ...settings } = read;
   if (typeof generateText !== "function") throw invalid('aiSdkSummarizer: generateText must be the function from "ai"');
   if (model === null || (typeof model !== "object" && typeof model !== "string")) {
     throw invalid("aiSdkSummarizer: model must be a language model or a model id string");
@@ -46,6 +46,7 @@ export function aiSdkSummarizer(options) {
   if (systemPrompt !== undefined) config.systemPrompt = systemPrompt;
   if (retry !== undefined) config.retry = retry;
   if (quoteTurnPrefixTokens !== undefined) config.quoteTurnPrefixTokens = quoteTurnPrefixTokens;
+  if (contextWindowTokens !== undefined) config.contextWindowTokens = contextWindowTokens;
   return config;
 }
 

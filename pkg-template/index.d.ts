@@ -466,6 +466,16 @@ export interface GenerateRequest {
   tools: [];
   toolChoice: "none";
   purpose: "history" | "turnPrefix";
+  /** Which chunk of a part too large for `contextWindowTokens` this call summarizes (absent for a part summarized in one call). */
+  chunk?: SummaryChunk;
+}
+
+/** One of the calls that summarize a part in chunks, oldest first, each updating the summary so far. */
+export interface SummaryChunk {
+  /** From 0. */
+  index: number;
+  /** How many chunks the part has (more than one). */
+  count: number;
 }
 
 /** The built-in summarizer over your model call, with retries (2 s then 4 s by default). */
@@ -481,6 +491,13 @@ export interface GeneratorSummarizerConfig {
    * default 1,000; 0 always summarizes it.
    */
   quoteTurnPrefixTokens?: number | null;
+  /**
+   * The summary model's context window, in tokens of the compactor's estimator. Records that do not
+   * fit one call beside the instruction, the summary so far and the answer (`maxOutputTokens`, else a
+   * quarter of the window) are summarized in chunks, oldest first, each call updating the summary so
+   * far. At least three times the answer's limit. Default: one call per part, however large.
+   */
+  contextWindowTokens?: number | null;
   summarize?: never;
 }
 
@@ -536,6 +553,8 @@ export interface SummaryPrompt {
   purpose: "history" | "turnPrefix";
   systemPrompt: string;
   prompt: string;
+  /** Set when the part is summarized in chunks; a later chunk's prompt shows a placeholder where the summary so far goes. */
+  chunk?: SummaryChunk;
 }
 
 export interface Compactor extends Disposer {}

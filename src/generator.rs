@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::chunks::{self, Rooms, Window};
 use crate::error::{Error, Result};
 use crate::facts::{estimator_failed, message_tokens};
 use crate::message::{Message, ToolDefinition};
@@ -55,7 +56,25 @@ pub struct GenerateRequest {
     pub tool_choice: ToolChoice,
     /// Which summary this is.
     pub purpose: Purpose,
+    /// Which of a part's chunks this call summarizes, when its records exceed the summary
+    /// model's window (see [`GeneratorSummarizer::context_window_tokens`]); `None` for a part
+    /// summarized by one call.
+    pub chunk: Option<Chunk>,
 }
+
+/// One of the calls that summarize a part too large for one: the summary so far is updated
+/// with each chunk, oldest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    /// Its place, from 0.
+    pub index: usize,
+    /// How many chunks the part has (more than one).
+    pub count: usize,
+}
+
+/// What a later chunk's prompt shows in place of the summary of the chunks before it, in a
+/// preview of the prompts ([`GeneratorSummarizer::prompts`]): that summary is written then.
+pub const SUMMARY_SO_FAR_PLACEHOLDER: &str = "[the summary of the chunks before this one]";
 
 /// A model call's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -103,6 +122,12 @@ pub struct GeneratorSummarizer<G, S> {
     /// instead of summarized by a second call, when there is a history to summarize too (see
     /// [`GeneratorSummarizer::quotes_turn_prefix`]); 0 never quotes.
     pub quote_turn_prefix_tokens: u64,
+    /// The summary model's context window, in tokens of the compactor's estimator. When a
+    /// part's records would not fit one call beside its instruction, the summary so far and
+    /// the answer (`max_output_tokens`, else a quarter of the window), they are summarized in
+    /// chunks, oldest first, each call updating the summary so far (see [`crate::chunks`]).
+    /// `None`: one call per part, however large.
+    pub context_window_tokens: Option<u64>,
 }
 
 impl<G, S> GeneratorSummarizer<G, S>
@@ -120,6 +145,7 @@ where
             max_output_tokens: None,
             retry: RetryPolicy::default(),
             quote_turn_prefix_tokens: DEFAULT_QUOTE_TURN_PREFIX_TOKENS,
+            context_window_tokens: None,
         }
     }
 
@@ -143,6 +169,7 @@ where
             tools: Vec::new(),
             tool_choice: ToolChoice::None,
             purpose,
+            chunk: None,
         }
     }
 
@@ -180,14 +207,74 @@ where
     }
 
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
-    /// none for a quoted prefix).
+    /// none for a quoted prefix), a part too large for the window in chunks: a later chunk's
+    /// prompt shows [`SUMMARY_SO_FAR_PLACEHOLDER`] where the summary so far will be.
     pub fn prompts(&self, request: &SummarizeRequest) -> Result<Vec<(Purpose, String)>> {
+        let mut prompts = Vec::new();
+        for (purpose, chunks, previous) in self.calls(request)?.0 {
+            for (i, records) in chunks.iter().enumerate() {
+                let so_far = if i == 0 {
+                    previous
+                } else {
+                    SUMMARY_SO_FAR_PLACEHOLDER
+                };
+                prompts.push((purpose, prompt_of(purpose, records, so_far)));
+            }
+        }
+        Ok(prompts)
+    }
+
+    /// The parts a summary of `request` calls the model for, in order, each with its records in
+    /// chunks (one unless they exceed the window) and the summary its first call updates; and
+    /// the records of a turn prefix quoted instead.
+    #[allow(clippy::type_complexity)]
+    fn calls<'r>(
+        &self,
+        request: &SummarizeRequest<'r>,
+    ) -> Result<(Vec<(Purpose, Vec<String>, &'r str)>, Option<String>)> {
         let (history, prefix) = self.records(request)?;
-        Ok(prompts(
-            request.previous_summary,
-            history.as_deref(),
-            prefix.asked(),
-        ))
+        let mut calls = Vec::new();
+        if let Some(records) = history {
+            let (messages, previous) = (request.messages, request.previous_summary);
+            let chunks = self.chunks(Purpose::History, messages, records, previous, request)?;
+            calls.push((Purpose::History, chunks, previous));
+        }
+        let quoted = match prefix {
+            Prefix::Summarized(records) => {
+                let messages = request.turn_prefix_messages;
+                let chunks = self.chunks(Purpose::TurnPrefix, messages, records, "", request)?;
+                calls.push((Purpose::TurnPrefix, chunks, ""));
+                None
+            }
+            Prefix::Quoted(records) => Some(records),
+            Prefix::None => None,
+        };
+        Ok((calls, quoted))
+    }
+
+    /// The records of one part (`messages`, written as `whole`) in the chunks its calls send:
+    /// `whole` alone unless a window is set and one call beside `previous` cannot hold it.
+    fn chunks(
+        &self,
+        purpose: Purpose,
+        messages: &[Message],
+        whole: String,
+        previous: &str,
+        request: &SummarizeRequest,
+    ) -> Result<Vec<String>> {
+        let Some(tokens) = self.context_window_tokens else {
+            return Ok(vec![whole]);
+        };
+        let estimator = request.estimator;
+        let count = |text: &str| chunks::count(estimator, text);
+        // The instruction, the prompt's own text in its longer (updating) form, and the
+        // framing of the two messages.
+        let system = self.request(purpose, String::new()).system_prompt;
+        let fixed =
+            count(&system)? + count(&prompt_of(purpose, "", "-"))? + 2 * estimator.framing_tokens();
+        let window = Window::new(tokens, self.max_output_tokens);
+        let rooms = Rooms::new(window, fixed, count(previous)?)?;
+        chunks::split(messages, whole, rooms, estimator)
     }
 
     /// The records of the request's history (`None` when it has no messages) and turn prefix.
@@ -210,9 +297,13 @@ where
         &self,
         purpose: Purpose,
         prompt: String,
+        chunk: Option<Chunk>,
         context: &G::Context,
     ) -> Result<SummaryText> {
-        let request = self.request(purpose, prompt);
+        let request = GenerateRequest {
+            chunk,
+            ..self.request(purpose, prompt)
+        };
         let generated = self
             .retry
             .run(&self.sleeper, context, async || {
@@ -235,16 +326,13 @@ where
         request: SummarizeRequest<'_>,
         context: &G::Context,
     ) -> Result<SummaryText> {
-        let (history_records, prefix_records) = self.records(&request)?;
-        let asked = prompts(
-            request.previous_summary,
-            history_records.as_deref(),
-            prefix_records.asked(),
-        );
         let mut history = None;
         let mut prefix = None;
-        for (purpose, prompt) in asked {
-            let text = self.call(purpose, prompt, context).await?;
+        let (calls, quoted) = self.calls(&request)?;
+        for (purpose, chunks, previous) in calls {
+            let text = self
+                .summarize_chunks(purpose, &chunks, previous, context)
+                .await?;
             match purpose {
                 Purpose::History => history = Some(text),
                 Purpose::TurnPrefix => prefix = Some(text),
@@ -263,7 +351,7 @@ where
                 usage: None,
             }
         });
-        if let Prefix::Quoted(records) = prefix_records {
+        if let Some(records) = quoted {
             prefix = Some(SummaryText {
                 text: summary::quoted_turn_prefix(&records),
                 usage: None,
@@ -282,6 +370,47 @@ where
     }
 }
 
+/// One call per chunk of a part, oldest first, each updating the summary so far (the first
+/// updates `previous`); the usages are added up.
+impl<G, S> GeneratorSummarizer<G, S>
+where
+    G: Generator,
+    S: Sleeper<Context = G::Context>,
+{
+    async fn summarize_chunks(
+        &self,
+        purpose: Purpose,
+        chunks: &[String],
+        previous: &str,
+        context: &G::Context,
+    ) -> Result<SummaryText> {
+        let count = chunks.len();
+        let mut so_far = SummaryText {
+            text: previous.to_owned(),
+            usage: None,
+        };
+        for (index, records) in chunks.iter().enumerate() {
+            let prompt = prompt_of(purpose, records, &so_far.text);
+            let chunk = (count > 1).then_some(Chunk { index, count });
+            let text = self.call(purpose, prompt, chunk, context).await?;
+            so_far = SummaryText {
+                text: text.text,
+                usage: Usage::combine(so_far.usage, text.usage),
+            };
+        }
+        Ok(so_far)
+    }
+}
+
+/// The user prompt of one call for `purpose`: `records` beside the summary so far (`""` for a
+/// part's first call with no previous summary).
+fn prompt_of(purpose: Purpose, records: &str, so_far: &str) -> String {
+    match purpose {
+        Purpose::History => prompt::history(records, so_far),
+        Purpose::TurnPrefix => prompt::turn_prefix(records, so_far),
+    }
+}
+
 /// A split turn's prefix, as records: none, quoted in the summary, or summarized by a call.
 enum Prefix {
     None,
@@ -289,25 +418,17 @@ enum Prefix {
     Summarized(String),
 }
 
-impl Prefix {
-    /// The records a turn-prefix call summarizes, if one is made.
-    fn asked(&self) -> Option<&str> {
-        match self {
-            Prefix::Summarized(records) => Some(records),
-            Prefix::None | Prefix::Quoted(_) => None,
-        }
-    }
-}
-
 /// The user prompts of a summary, in order: the history's when it has records, then the turn
-/// prefix's (`None` for a part with no messages).
+/// prefix's (`None` for a part with no messages). Each part in one call: the JavaScript
+/// preview writes records without units (a window's chunks are counted from units).
+#[cfg(target_arch = "wasm32")]
 pub(crate) fn prompts(
     previous_summary: &str,
     history: Option<&str>,
     prefix: Option<&str>,
 ) -> Vec<(Purpose, String)> {
     let history = history.map(|r| (Purpose::History, prompt::history(r, previous_summary)));
-    let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(r)));
+    let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(r, "")));
     history.into_iter().chain(prefix).collect()
 }
 
@@ -345,6 +466,9 @@ where
         if self.model.trim().is_empty() {
             return Err("summarizer.model must be a non-blank string".to_owned());
         }
-        Ok(())
+        match self.context_window_tokens {
+            Some(tokens) => Window::new(tokens, self.max_output_tokens).validate("summarizer"),
+            None => Ok(()),
+        }
     }
 }

@@ -51,6 +51,7 @@
 pub mod anchor;
 mod apply;
 pub mod body;
+pub mod chunks;
 pub mod clearing;
 mod compactor;
 mod error;
@@ -92,8 +93,8 @@ pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, Plan
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
-    DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator, GeneratorSummarizer,
-    Purpose, ToolChoice,
+    Chunk, DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator,
+    GeneratorSummarizer, Purpose, SUMMARY_SO_FAR_PLACEHOLDER, ToolChoice,
 };
 pub use history::History;
 pub use ids::Ids;

@@ -40,8 +40,14 @@ pub(crate) fn history(records: &str, previous_summary: &str) -> String {
     )
 }
 
-/// The user prompt of a split turn's prefix summary.
-pub(crate) fn turn_prefix(records: &str) -> String {
+/// The user prompt of a split turn's prefix summary: the first (or only) chunk's when
+/// `so_far` is empty, else a later chunk's beside the summary of the chunks before it.
+pub(crate) fn turn_prefix(records: &str, so_far: &str) -> String {
+    if !so_far.is_empty() {
+        return format!(
+            "<turn-prefix-summary>\n{so_far}\n</turn-prefix-summary>\n\n<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above continue the beginning of a turn that is still going on, summarized so far in the turn prefix summary; the rest of the turn is kept verbatim after this summary. Write one updated summary of what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
+        );
+    }
     format!(
         "<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above are the beginning of a turn that is still going on; the rest of the turn is kept verbatim after this summary. Summarize what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
     )

@@ -123,6 +123,7 @@ impl JsGenerator {
             ("tools", Array::new().into()),
             ("toolChoice", "none".into()),
             ("purpose", request.purpose.as_str().into()),
+            ("chunk", request.chunk.map_or(JsValue::UNDEFINED, chunk)),
         ]);
         let returned = call_host(&self.generate, &self.this, &js_request, &context.options())
             .await
@@ -138,6 +139,14 @@ impl JsGenerator {
             usage: text.usage,
         })
     }
+}
+
+/// A chunk's place as `{ index, count }`.
+pub(crate) fn chunk(chunk: crate::Chunk) -> JsValue {
+    object(&[
+        ("index", (chunk.index as f64).into()),
+        ("count", (chunk.count as f64).into()),
+    ])
 }
 
 impl Generator for JsGenerator {

@@ -108,6 +108,8 @@ fn generator(
         quote_turn_prefix_tokens: optional_whole(value, "quoteTurnPrefixTokens", "summarizer")
             .map_err(Error::into_config)?
             .unwrap_or(DEFAULT_QUOTE_TURN_PREFIX_TOKENS),
+        context_window_tokens: optional_whole(value, "contextWindowTokens", "summarizer")
+            .map_err(Error::into_config)?,
     })
 }
 

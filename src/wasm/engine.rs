@@ -6,11 +6,12 @@ use std::ops::Range;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::bridge::JsSummarizer;
+use super::bridge::{JsGenerator, JsSummarizer};
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::history::JsHistory;
 use super::js::AbortSignal;
+use super::timer::JsSleeper;
 use super::{reported, walk};
 use crate::anchor::{self, Report};
 use crate::apply::{Applied, ApplyInput};
@@ -19,6 +20,7 @@ use crate::compactor::{Compactor, Planned};
 use crate::error::Result;
 use crate::facts::RequestFacts;
 use crate::formats::Format;
+use crate::generator::{GeneratorSummarizer, Purpose};
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -235,6 +237,18 @@ impl Engine {
         let messages = &request.messages;
         plan.check_fits(messages.length() as usize)?;
         let h = plan.messages_to_summarize.clone();
+        if generator.context_window_tokens.is_some() {
+            // A window's chunks are counted from units, as apply counts them.
+            let history = summarized_units(messages, plan, h, 0, request.format)?;
+            let prefix = prefix_units(messages, plan, request.format)?;
+            let asked = crate::SummarizeRequest {
+                previous_summary: &request.summary,
+                messages: &history,
+                turn_prefix_messages: &prefix,
+                estimator: &request.estimator,
+            };
+            return Ok(prompts_to_js(generator, generator.prompts(&asked)?));
+        }
         // Records written as the messages are read: no units are built.
         let history = summarized_records(messages, plan, h, 0, request.format)?;
         let (p, part) = prefix_range(plan);
@@ -247,19 +261,9 @@ impl Engine {
                 prefix = None;
             }
         }
-        let prompts: Array =
-            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref())
-                .into_iter()
-                .map(|(purpose, prompt)| {
-                    let system = generator.request(purpose, String::new()).system_prompt;
-                    convert::object(&[
-                        ("purpose", purpose.as_str().into()),
-                        ("systemPrompt", system.into()),
-                        ("prompt", convert::long_string(&prompt)),
-                    ])
-                })
-                .collect();
-        Ok(prompts.into())
+        let prompts =
+            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref());
+        Ok(prompts_to_js(generator, prompts))
     }
 
     /// Applies the job's plan: the new summary and record, or `None` for a no-op.
@@ -295,6 +299,41 @@ impl Engine {
             }
         })
     }
+}
+
+/// Summary prompts as `{ purpose, systemPrompt, prompt, chunk? }` objects; `chunk` is set on
+/// the prompts of a part sent in more than one call.
+fn prompts_to_js(
+    generator: &GeneratorSummarizer<JsGenerator, JsSleeper>,
+    prompts: Vec<(Purpose, String)>,
+) -> JsValue {
+    let count = |purpose| prompts.iter().filter(|(p, _)| *p == purpose).count();
+    let (history, prefix) = (count(Purpose::History), count(Purpose::TurnPrefix));
+    let mut seen = [0, 0];
+    let array: Array = prompts
+        .iter()
+        .map(|(purpose, prompt)| {
+            let (slot, of) = match purpose {
+                Purpose::History => (0, history),
+                Purpose::TurnPrefix => (1, prefix),
+            };
+            let index = seen[slot];
+            seen[slot] += 1;
+            let chunk = crate::Chunk { index, count: of };
+            let system = generator.request(*purpose, String::new()).system_prompt;
+            let mut fields = vec![
+                ("purpose", purpose.as_str().into()),
+                ("systemPrompt", system.into()),
+                ("prompt", convert::long_string(prompt)),
+            ];
+            // Only a chunked part's prompts have the key: the others are as before.
+            if of > 1 {
+                fields.push(("chunk", super::bridge::chunk(chunk)));
+            }
+            convert::object(&fields)
+        })
+        .collect();
+    array.into()
 }
 
 /// The tool results and calls of the messages of `body` (at `spans`) that hold any.
