@@ -2,7 +2,7 @@
 // the same UIMessages, options and state as the route's `ChatCompaction` plans
 // (ai-sdk-plan.js), appended to a conversation handle so that `plan` costs O(kept messages) and
 // can run on every keystroke.
-import { Compactor } from "context-compaction";
+import { Compactor } from "context-compaction/plan";
 import { chatInput, ChatMemo, clearableOf, compactorConfig, readChatOptions } from "./ai-sdk-plan.js";
 
 export class ChatPreview {

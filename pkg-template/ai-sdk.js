@@ -1,7 +1,7 @@
 // `context-compaction/ai-sdk`: the Vercel AI SDK (`ai` 5, 6 and 7) around the package. No
 // runtime dependency: the SDK's functions (`generateText`, `convertToModelMessages`) are passed
 // in, so this entry works with whichever `ai` the application has.
-import { CompactionError } from "context-compaction";
+import { CompactionError } from "./error.js";
 import { describe, guarded, guardedOr, record } from "./host.js";
 
 export { ChatCompaction } from "./ai-sdk-chat.js";
