@@ -8,8 +8,8 @@
 //! and the linker leaves them out.
 
 mod bridge;
-// Modules whose apply-side functions the plan-only module reaches from no export: they are
-// compiled, and the linker leaves them out (gating each would split files other work changes).
+// Modules with functions only the whole module's exports reach (apply, the manager): without
+// `full` they are compiled and the linker leaves those functions out.
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod cache;
 mod call;

@@ -2,8 +2,10 @@
 // users have, each built with its own tool and no configuration beyond its starter's, then run
 // (Node, headless Chromium, `next start`, workerd). Every app works on the same conversation
 // (scenario.js): pages and workers must show the plan Node shows, servers must return the
-// compaction Node makes (against a stub model on 127.0.0.1). Prints the shipped size (gzip) per
-// stack. The app files are the recipes of the README and docs/recipes.md.
+// compaction Node makes (against a stub model on 127.0.0.1). Pages plan on the plan-only module
+// (`context-compaction/plan`), routes and workers run the whole one; the suite checks which module
+// each output carries and prints what each stack ships (gzip) for a plan-only page and for a
+// route. The app files are the recipes of the README and docs/recipes.md.
 //   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
 // Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
 // keyed by the app's lockfile; a missing cache is filled from the registry.
@@ -24,11 +26,14 @@ const tarball = process.env.CC_TARBALL;
 const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction/packaging");
 if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
 
-const wasm = readFileSync(join(root, "dist/context_compaction.wasm"));
-// A stretch from the middle of the inlined module (the package's wasm-inline.js).
-const inlined = /"([A-Za-z0-9+/=]{100000,})"/.exec(readFileSync(join(root, "dist/wasm-inline.js"), "utf8"))[1];
-const inlineMarker = inlined.slice(40_000, 40_064);
-const sizes = [];
+/** Each module as a file and a stretch from the middle of its inlined copy (wasm-inline.js, plan-wasm-inline.js). */
+function moduleOf(name, inline) {
+  const inlined = /"([A-Za-z0-9+/=]{50000,})"/.exec(readFileSync(join(root, "dist", inline), "utf8"))[1];
+  return { name, wasm: readFileSync(join(root, "dist", `${name}.wasm`)), marker: inlined.slice(20_000, 20_064) };
+}
+const modules = { whole: moduleOf("context_compaction", "wasm-inline.js"), plan: moduleOf("context_compaction_plan", "plan-wasm-inline.js") };
+/** Per stack, what it ships (gzip bytes) for a plan-only page and for a route (or worker), with notes. */
+const sizes = new Map();
 let reference;
 let chromium;
 let model;
@@ -42,8 +47,9 @@ before(async () => {
 after(async () => {
   await chromium?.close();
   model?.close();
-  console.log("\n| stack | shipped (gzip): the package's code and module in the output |\n|---|---:|");
-  for (const [stack, bytes, note] of sizes) console.log(`| ${stack} | ${(bytes / 1024).toFixed(1)} KB${note ? ` (${note})` : ""} |`);
+  const kb = (bytes) => (bytes === undefined ? "—" : `${(bytes / 1024).toFixed(1)} KB`);
+  console.log("\n| stack | plan-only page (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---|");
+  for (const [stack, { page, route, notes }] of sizes) console.log(`| ${stack} | ${kb(page)} | ${kb(route)} | ${notes.join("; ")} |`);
 });
 
 // The page recipe is one file for every bundler (apps/vite, quoted in the README): the other
@@ -76,7 +82,7 @@ async function prepare(app, scenarioDir = "src") {
   return dir;
 }
 
-/** Files under `dir` that carry the package: its module (inlined or as a file) or its code. */
+/** Files under `dir` that carry the package: a module (inlined or as a file) or its code. */
 function shipped(dir) {
   const found = [];
   const walk = (d) => {
@@ -85,9 +91,8 @@ function shipped(dir) {
       if (statSync(path).isDirectory()) walk(path);
       else if (/\.(m?js|wasm)$/.test(name)) {
         const bytes = readFileSync(path);
-        const inline = bytes.includes(inlineMarker);
-        const module = bytes.equals(wasm);
-        if (inline || module || bytes.includes("context-compaction is not loaded yet")) found.push({ path, inline, module, gzip: gzipSync(bytes).length });
+        const carries = Object.fromEntries(Object.entries(modules).map(([kind, m]) => [kind, bytes.includes(m.marker) || bytes.equals(m.wasm)]));
+        if (carries.whole || carries.plan || bytes.includes("context-compaction is not loaded yet")) found.push({ path, carries, gzip: gzipSync(bytes).length });
       }
     }
   };
@@ -96,14 +101,37 @@ function shipped(dir) {
 }
 
 /**
- * Records the shipped size of an output (its files `only` keeps) and checks that it carries the
- * module exactly once.
+ * Records what an output ships (its files `only` keeps) as the stack's plan-only `page` or its
+ * `route` (or worker), and checks that it carries its module exactly once (the plan-only one
+ * for a page, the whole one for a route) and never the other.
  */
-function measure(stack, dir, { only = () => true, note } = {}) {
+function measure(stack, kind, dir, { only = () => true, note } = {}) {
   const files = shipped(dir).filter((f) => only(f.path));
-  const copies = files.filter((f) => f.inline || f.module).length;
-  assert.equal(copies, 1, `${stack}: the module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
-  sizes.push([stack, files.reduce((sum, f) => sum + f.gzip, 0), note]);
+  const [want, other] = kind === "page" ? ["plan", "whole"] : ["whole", "plan"];
+  const copies = files.filter((f) => f.carries[want]).length;
+  assert.equal(copies, 1, `${stack}: the ${want} module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
+  const wrong = files.filter((f) => f.carries[other]).map((f) => f.path);
+  assert.deepEqual(wrong, [], `${stack}: a ${kind} ships the ${other} module`);
+  const entry = sizes.get(stack) ?? { notes: [] };
+  entry[kind] = files.reduce((sum, f) => sum + f.gzip, 0);
+  if (note) entry.notes.push(note);
+  sizes.set(stack, entry);
+}
+
+/** Whether a file of the installed package `dir` is one Node loads for `entries` (their static imports and requires). */
+function loadedBy(dir, entries) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(dir, file), "utf8");
+    for (const [, spec] of text.matchAll(/(?:^(?:import|export)\b[^;]*?from\s*|require\()"([^"]+)"/gm)) {
+      const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith("./") ? spec.slice(2) : null;
+      if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) visit(target);
+    }
+  };
+  for (const entry of entries) visit(entry);
+  return (path) => seen.has(path.slice(dir.length + 1));
 }
 
 /** The text each selector shows once the page has filled it. */
@@ -162,31 +190,32 @@ test("Node: ES module and CommonJS", async () => {
   assert.match(line, /^Summarize \d+ messages, keep from #\d+: \d+ → \d+ tokens before the summary$/);
   assert.equal(reference.record.firstKeptIndex, 121, line);
   assert.equal((await run("node", ["main.cjs"], { cwd: dir })).trim(), line);
-  measure("Node (ESM and CJS)", join(dir, "node_modules/context-compaction"), {
-    only: (path) => !path.endsWith(".wasm") && !/(workerd|edge-light|web)\.js$/.test(path),
-    note: "what Node loads from node_modules",
-  });
+  const installed = join(dir, "node_modules/context-compaction");
+  const note = "what Node loads from node_modules (ESM and CJS)";
+  measure("Node", "page", installed, { only: loadedBy(installed, ["plan.js", "plan.cjs"]), note });
+  measure("Node", "route", installed, { only: loadedBy(installed, ["index.js", "index.cjs"]) });
 });
 
 test("esbuild: a page bundle (iife)", async () => {
   const dir = await prepare("esbuild");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
-  measure("esbuild", join(dir, "dist"));
+  measure("esbuild", "page", join(dir, "dist"));
 });
 
 test("Rollup 4: a page bundle (ES module)", async () => {
   const dir = await prepare("rollup");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
-  measure("Rollup 4", join(dir, "dist"));
+  measure("Rollup 4", "page", join(dir, "dist"));
 });
 
 test("webpack 5: a page and a module Web Worker", async () => {
   const dir = await prepare("webpack");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html", ["#plan", "#worker"]), [reference.line, reference.line]);
-  measure("webpack 5 (page)", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
+  measure("webpack 5", "page", join(dir, "dist"), { only: (path) => path.endsWith("main.js") });
+  measure("webpack 5", "route", join(dir, "dist"), { only: (path) => !path.endsWith("main.js"), note: "route: the Web Worker's chunk" });
 });
 
 for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
@@ -202,7 +231,8 @@ for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
     } finally {
       dev.stop();
     }
-    measure(`${name} (page)`, join(dir, "dist"), { only: (path) => !/worker/.test(path), note: "the worker's bundle carries its own copy" });
+    measure(name, "page", join(dir, "dist"), { only: (path) => !/worker/.test(path) });
+    measure(name, "route", join(dir, "dist"), { only: (path) => /worker/.test(path), note: "route: the Web Worker's bundle" });
   });
 }
 
@@ -263,7 +293,9 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
   const dir = await prepare("next", "app");
   const env = { NEXT_TELEMETRY_DISABLED: "1", ...modelEnv };
   await run("npx", ["next", "build"], { cwd: dir, env });
-  measure("Next.js 16 (client)", join(dir, ".next/static"));
+  measure("Next.js 16", "page", join(dir, ".next/static"), { note: "page: the client's static files (both previews)" });
+  measure("Next.js 16", "route", join(dir, ".next/server/chunks"), { only: (path) => !path.includes("/ssr/"), note: "route: the Node routes' server chunks" });
+  measure("Next.js 16 (edge)", "route", join(dir, ".next/server/edge"), { note: "route: the edge routes' chunks and module" });
   for (const command of ["start", "dev"]) {
     const port = await freePort();
     const server = spawnServer("npx", ["next", command, "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
@@ -319,7 +351,7 @@ test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async (
   } finally {
     workerd.stop();
   }
-  measure("Cloudflare Worker (wrangler)", out);
+  measure("Cloudflare Worker (wrangler)", "route", out);
 });
 
 test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durable Object", async () => {
@@ -361,7 +393,7 @@ test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durabl
     workerd.stop();
   }
   checkWorkerChat(reports, restartAt);
-  measure("Cloudflare Worker, AI SDK chat route (wrangler)", out, { note: "the whole bundle: `ai` included" });
+  measure("Cloudflare Worker, AI SDK chat route (wrangler)", "route", out, { note: "the whole bundle: `ai` included" });
 });
 
 const CHAT_TURNS = 26;
