@@ -1,7 +1,7 @@
 // `context-compaction/plan`: planning and estimating on the plan-only WebAssembly module. It
 // gives what the whole package gives (plans, bytes plans, clear plans, conversations,
 // estimates) on the real session in every format; it offers the names plan.d.ts declares; and
-// neither it nor `ChatPreview` reaches the whole module.
+// neither it nor `context-compaction/ai-sdk/preview` (`ChatPreview` on it) reaches the whole module.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -36,6 +36,26 @@ test("the plan entry offers, as ES module and CommonJS, the names plan.d.ts decl
   assert.equal(planOnly.CompactionError, whole.CompactionError);
 });
 
+test("context-compaction/ai-sdk/preview's ChatPreview previews a chat as context-compaction/ai-sdk's does", async () => {
+  const preview = await import("context-compaction/ai-sdk/preview");
+  assert.deepEqual(names(preview), ["ChatPreview"]);
+  assert.equal(require("context-compaction/ai-sdk/preview").ChatPreview, preview.ChatPreview, "one instance for import and require");
+  const { ChatPreview } = await import("context-compaction/ai-sdk");
+  const messages = aiSdkUi(sessionMessages());
+  for (const clearing of [undefined, true]) {
+    const options = { contextWindowTokens: 80_000, keepRecentTokens: 8_000, ...(clearing ? { clearing } : {}) };
+    const [a, b] = [new ChatPreview(options), new preview.ChatPreview(options)];
+    for (const upTo of [40, messages.length]) {
+      a.update(messages.slice(0, upTo));
+      b.update(messages.slice(0, upTo));
+      assert.deepEqual(b.plan(), a.plan(), `${upTo} messages, clearing ${clearing}`);
+    }
+    assert.ok(a.plan(), "the session is over the window");
+    a.free();
+    b.free();
+  }
+});
+
 test("the plan entries (Node, workerd, edge-light) re-export plan-exports.js and nothing else", () => {
   for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js"]) {
     const exported = readFileSync(join(dir, entry), "utf8")
@@ -58,7 +78,7 @@ function reached(file, seen = new Set()) {
 }
 
 test("the plan entry and ChatPreview never reach the whole module, only the plan-only one", () => {
-  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js"]) {
+  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview-entry.js"]) {
     const files = reached(entry);
     for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load.js", "exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
     assert.ok(files.has("context_compaction_plan_bg.js"), `${entry} loads the plan-only module`);

@@ -48,7 +48,7 @@ after(async () => {
   await chromium?.close();
   model?.close();
   const kb = (bytes) => (bytes === undefined ? "—" : `${(bytes / 1024).toFixed(1)} KB`);
-  console.log("\n| stack | plan-only page (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---|");
+  console.log("\n| stack | plan-only page or worker (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---|");
   for (const [stack, { page, route, notes }] of sizes) console.log(`| ${stack} | ${kb(page)} | ${kb(route)} | ${notes.join("; ")} |`);
 });
 
@@ -309,20 +309,22 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
 });
 
 /**
- * Bundles `dir` with wrangler (dry run) into `dir/out` and writes a workerd config there serving it
+ * Bundles `dir` (or its `script`) with wrangler (dry run) into `dir/out` (or `outdir`) and writes a workerd config there serving it
  * on 127.0.0.1:`port`, with `bindings` and `extra` fields of the worker and `services` beside it.
  */
-async function wranglerBuild(dir, port, { bindings = [], extra = "", services = [] } = {}) {
-  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
-  const out = join(dir, "out");
+async function wranglerBuild(dir, port, { bindings = [], extra = "", services = [], script, outdir = "out" } = {}) {
+  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, ...(script ? [script] : [])], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
+  const out = join(dir, outdir);
   const modules = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
+  // The bundle of the worker's main module (named after it with a `script`).
+  const main = modules.includes("index.js") ? "index.js" : modules.find((f) => f.endsWith(".js"));
   writeFileSync(join(out, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ ${["(name = \"main\", worker = .worker)", "(name = \"local\", network = (allow = [\"private\", \"local\"]))", ...services].join(", ")} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
-  modules = [ ${["index.js", ...modules.filter((f) => f !== "index.js")]
+  modules = [ ${[main, ...modules.filter((f) => f !== main)]
     .map((f) => `(name = "${f}", ${f.endsWith(".wasm") ? "wasm" : "esModule"} = embed "${f}")`)
     .join(", ")} ],
   compatibilityDate = "2025-11-01",
@@ -352,6 +354,17 @@ test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async (
     workerd.stop();
   }
   measure("Cloudflare Worker (wrangler)", "route", out);
+  // A Worker that only plans: the plan entry's workerd condition, the plan-only module.
+  const planPort = await freePort();
+  const planOut = await wranglerBuild(dir, planPort, { script: "src/plan.js", outdir: "out-plan" });
+  const planner = await startWorkerd(dir, planOut, planPort);
+  try {
+    const response = await fetch(`http://127.0.0.1:${planPort}/`, { method: "POST", body: JSON.stringify(conversation()) });
+    assert.equal(await response.text(), reference.line);
+  } finally {
+    planner.stop();
+  }
+  measure("Cloudflare Worker (wrangler)", "page", planOut, { note: "plan-only: a Worker that only plans" });
 });
 
 test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durable Object", async () => {
