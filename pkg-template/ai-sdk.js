@@ -3,11 +3,11 @@
 // in, so this entry works with whichever `ai` the application has.
 import { CompactionError, Compactor } from "context-compaction";
 import { describe, guarded, guardedOr, record } from "./host.js";
-import { chatPreviewOn } from "./ai-sdk-preview.js";
+import { chatPreviewOn } from "./ai-sdk-preview-class.js";
 
 export { ChatCompaction } from "./ai-sdk-chat.js";
 // On the whole module, which the route's ChatCompaction loads anyway (a page imports
-// `context-compaction/ai-sdk/preview` instead: the plan-only module).
+// `context-compaction/ai-sdk-preview` instead: the plan-only module).
 export const ChatPreview = chatPreviewOn(Compactor);
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });

@@ -1,7 +1,7 @@
 // `context-compaction/plan`: planning and estimating on the plan-only WebAssembly module. It
 // gives what the whole package gives (plans, bytes plans, clear plans, conversations,
 // estimates) on the real session in every format; it offers the names plan.d.ts declares; and
-// neither it nor `context-compaction/ai-sdk/preview` (`ChatPreview` on it) reaches the whole module.
+// neither it nor `context-compaction/ai-sdk-preview` (`ChatPreview` on it) reaches the whole module.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -36,10 +36,10 @@ test("the plan entry offers, as ES module and CommonJS, the names plan.d.ts decl
   assert.equal(planOnly.CompactionError, whole.CompactionError);
 });
 
-test("context-compaction/ai-sdk/preview's ChatPreview previews a chat as context-compaction/ai-sdk's does", async () => {
-  const preview = await import("context-compaction/ai-sdk/preview");
+test("context-compaction/ai-sdk-preview's ChatPreview previews a chat as context-compaction/ai-sdk's does", async () => {
+  const preview = await import("context-compaction/ai-sdk-preview");
   assert.deepEqual(names(preview), ["ChatPreview"]);
-  assert.equal(require("context-compaction/ai-sdk/preview").ChatPreview, preview.ChatPreview, "one instance for import and require");
+  assert.equal(require("context-compaction/ai-sdk-preview").ChatPreview, preview.ChatPreview, "one instance for import and require");
   const { ChatPreview } = await import("context-compaction/ai-sdk");
   const messages = aiSdkUi(sessionMessages());
   for (const clearing of [undefined, true]) {
@@ -78,7 +78,7 @@ function reached(file, seen = new Set()) {
 }
 
 test("the plan entry and ChatPreview never reach the whole module, only the plan-only one", () => {
-  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview-entry.js"]) {
+  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js"]) {
     const files = reached(entry);
     for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load.js", "exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
     assert.ok(files.has("context_compaction_plan_bg.js"), `${entry} loads the plan-only module`);

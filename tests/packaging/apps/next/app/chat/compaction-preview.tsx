@@ -13,7 +13,7 @@ export function CompactionPreview({ id, messages, idle }: { id: string; messages
   useEffect(() => {
     let mounted = true;
     let made: ChatPreview | undefined;
-    Promise.all([import("context-compaction/plan"), import("context-compaction/ai-sdk/preview")]).then(async ([{ ready }, { ChatPreview }]) => {
+    Promise.all([import("context-compaction/plan"), import("context-compaction/ai-sdk-preview")]).then(async ([{ ready }, { ChatPreview }]) => {
       await ready();
       if (mounted) setPreview((made = new ChatPreview(compactionOptions)));
     });

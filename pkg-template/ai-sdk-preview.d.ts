@@ -1,4 +1,4 @@
-// Types of `context-compaction/ai-sdk/preview` (ai-sdk-preview-entry.js): `ChatPreview` on the
+// Types of `context-compaction/ai-sdk-preview` (ai-sdk-preview.js): `ChatPreview` on the
 // plan-only module.
 export { ChatPreview } from "./ai-sdk.js";
 export type {
