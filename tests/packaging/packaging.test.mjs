@@ -148,7 +148,7 @@ async function pageTexts(url, selectors = ["#plan"]) {
     await page.goto(url, { timeout: 120_000 });
     const out = [];
     for (const selector of selectors) {
-      await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: 30_000 }).catch(() => {});
+      await filled(page, selector, 30_000);
       const text = await page.textContent(selector);
       assert.ok(text, `${url}: ${selector} stayed empty; page errors: ${errors.join("\n") || "none"}`);
       out.push(text);
@@ -157,6 +157,24 @@ async function pageTexts(url, selectors = ["#plan"]) {
     return out;
   } finally {
     await page.close();
+  }
+}
+
+/**
+ * Waits until `selector` shows text, up to `ms`. A dev server may reload the page once (Vite
+ * reloads it when it finds a dependency the page did not name, here the worker's whole entry
+ * beside the page's plan entry); the wait starts again on the new page.
+ */
+async function filled(page, selector, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: Math.max(1, end - Date.now()) });
+      return;
+    } catch (error) {
+      if (!/context was destroyed|navigat/i.test(String(error))) return;
+      await page.waitForLoadState("load").catch(() => {});
+    }
   }
 }
 
