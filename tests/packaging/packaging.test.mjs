@@ -268,6 +268,9 @@ async function compactsLikeNode(url, what) {
 async function nextAppWorks(port) {
   await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
   await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
+  // The plan entry's edge-light condition: an edge route that only plans.
+  const planned = await fetch(`http://127.0.0.1:${port}/api/plan-edge`, { method: "POST", body: JSON.stringify({ messages: conversation() }) });
+  assert.equal(await planned.text(), reference.line, "the planning edge route");
   assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
   await chatPageWorks(`http://127.0.0.1:${port}/chat`);
   await chatRouteAnswers(`http://127.0.0.1:${port}/api/chat-edge`);
@@ -313,7 +316,10 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
   await run("npx", ["next", "build"], { cwd: dir, env });
   measure("Next.js 16", "page", join(dir, ".next/static"), { note: "page: the client's static files (both previews)" });
   measure("Next.js 16", "route", join(dir, ".next/server/chunks"), { only: (path) => !path.includes("/ssr/"), note: "route: the Node routes' server chunks" });
-  measure("Next.js 16 (edge)", "route", join(dir, ".next/server/edge"), { note: "route: the edge routes' chunks and module" });
+  // The edge routes' chunks hold the package's code for both; each module is a .wasm file of its own.
+  const planOnly = (path) => readFileSync(path).equals(modules.plan.wasm);
+  measure("Next.js 16 (edge)", "route", join(dir, ".next/server/edge"), { only: (path) => !planOnly(path), note: "route: the edge routes' chunks and whole module" });
+  measure("Next.js 16 (edge)", "page", join(dir, ".next/server/edge"), { only: (path) => !readFileSync(path).equals(modules.whole.wasm), note: "plan-only: the edge chunks and the plan-only module (an edge route that only plans)" });
   for (const command of ["start", "dev"]) {
     const port = await freePort();
     const server = spawnServer("npx", ["next", command, "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
