@@ -1,6 +1,6 @@
 // A page that plans: `context-compaction/plan` loads the plan-only module (no summarizer, no
 // apply; three quarters of the whole one). `ready()` loads it, then planning is synchronous and
-// cheap (fine on every keystroke). A module Web Worker runs the whole package off the main thread.
+// cheap (fine on every keystroke). A module Web Worker does the same off the main thread.
 import { Compactor, ready } from "context-compaction/plan";
 import { conversation } from "./conversation.js";
 
