@@ -42,6 +42,9 @@ mod walk;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "full")]
+use crate::formats::Format;
+
 /// The one user message a summary projects to, in `format` (default canonical), or `null`
 /// when the summary is empty.
 #[cfg(feature = "full")]
@@ -51,8 +54,8 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
     let read = || -> crate::Result<Option<serde_json::Value>> {
         let text = fields::optional_string(&summary, "summary")?.unwrap_or_default();
         let format = match fields::optional_string(&format, "format")? {
-            None => crate::formats::Format::Canonical,
-            Some(name) => crate::formats::Format::from_name(&name)?,
+            None => Format::Canonical,
+            Some(name) => Format::from_name(&name)?,
         };
         Ok(format.project_summary(&text))
     };
