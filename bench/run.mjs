@@ -164,7 +164,7 @@ if (!smoke) {
 // Size: one runtime loads one .wasm and one glue file (the target), and the package's own
 // small modules around them (reported).
 const gz = (file) => gzipSync(readFileSync(`${root}/dist/${file}`)).length;
-const shipped = ["context_compaction.wasm", "context_compaction_bg.js", "web.js", "load.js", "exports.js", "api.js", "walk.js", "size.js", "host.js", "manager.js", "generators.js", "error.js"];
+const shipped = ["context_compaction.wasm", "context_compaction_bg.js", "web.js", "load.js", "loader.js", "exports.js", "api.js", "walk.js", "size.js", "host.js", "manager.js", "generators.js", "error.js"];
 console.log("\n| file (web entry) | raw bytes | gzip bytes |");
 console.log("|---|---:|---:|");
 for (const file of shipped) console.log(`| ${file} | ${readFileSync(`${root}/dist/${file}`).length} | ${gz(file)} |`);
@@ -173,6 +173,12 @@ const all = shipped.reduce((sum, file) => sum + gz(file), 0);
 console.log(`| .wasm + glue | | ${size} (${(size / 1024).toFixed(1)} KB) |`);
 console.log(`| everything the web entry loads | | ${all} (${(all / 1024).toFixed(1)} KB) |`);
 target("size: .wasm + glue gzip (KB)", size / 1024, 110);
+// The plan-only module (`context-compaction/plan`): what a page that only plans loads, inlined
+// as the default entry ships it (a page's bundler takes plan-wasm-inline.js).
+const planSize = gz("context_compaction_plan.wasm") + gz("context_compaction_plan_bg.js");
+console.log(`| plan-only .wasm + glue | | ${planSize} (${(planSize / 1024).toFixed(1)} KB) |`);
+console.log(`| plan-wasm-inline.js + glue (what a plan-only page ships of it) | | ${gz("plan-wasm-inline.js") + gz("context_compaction_plan_bg.js")} |`);
+target("size: plan-only .wasm + glue gzip (KB)", planSize / 1024, 60);
 
 // Memory: peak RSS of cold planning 100k messages over just holding them (child processes).
 // Each child reports its own VmHWM (Linux): at the end of a full run, getrusage's maxRSS gave

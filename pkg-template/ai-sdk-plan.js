@@ -3,7 +3,7 @@
 // UIMessages as the model will be sent them (from the state's first kept part on, with the
 // results the state lists as cleared cleared again). Both plan those UIMessages with format
 // "ai-sdk-ui", so both read the usage the messages' `metadata` carries and decide alike.
-import { CompactionError } from "context-compaction";
+import { CompactionError } from "./error.js";
 import { checkState, liveMessages } from "./ai-sdk-ui.js";
 import { guarded, guardedOr, record } from "./host.js";
 

@@ -3,7 +3,7 @@
 // assistant UIMessage holds a whole tool loop, one block per step (`step-start` parts);
 // `convertToModelMessages` turns each block into an assistant message and its tool results, so
 // converting block by block gives the same messages and lets a cut map back to (id, part).
-import { CompactionError } from "context-compaction";
+import { CompactionError } from "./error.js";
 import { checkCleared } from "./ai-sdk-clearing.js";
 import { describe, guardedOr, list, record } from "./host.js";
 

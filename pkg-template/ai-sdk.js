@@ -1,11 +1,14 @@
 // `context-compaction/ai-sdk`: the Vercel AI SDK (`ai` 5, 6 and 7) around the package. No
 // runtime dependency: the SDK's functions (`generateText`, `convertToModelMessages`) are passed
 // in, so this entry works with whichever `ai` the application has.
-import { CompactionError } from "context-compaction";
+import { CompactionError, Compactor } from "context-compaction";
 import { describe, guarded, guardedOr, record } from "./host.js";
+import { chatPreviewOn } from "./ai-sdk-preview-class.js";
 
 export { ChatCompaction } from "./ai-sdk-chat.js";
-export { ChatPreview } from "./ai-sdk-preview.js";
+// On the whole module, which the route's ChatCompaction loads anyway (a page imports
+// `context-compaction/ai-sdk-preview` instead: the plan-only module).
+export const ChatPreview = chatPreviewOn(Compactor);
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
 

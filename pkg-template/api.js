@@ -9,8 +9,9 @@ import { walk } from "./walk.js";
 /** What every entry does once the glue is initialised. */
 export function register(glue) {
   glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred) });
+  // The plan-only module has no ContextManagerCore.
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
-    guardFreed(glue[name], name);
+    if (glue[name]) guardFreed(glue[name], name);
   }
 }
 

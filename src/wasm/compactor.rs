@@ -5,12 +5,18 @@
 
 use std::rc::Rc;
 
+#[cfg(feature = "full")]
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+#[cfg(feature = "full")]
 use wasm_bindgen_futures::future_to_promise;
 
-use super::engine::{self, Engine, Job};
-use super::{clearing, config, convert, error::to_js, sizer};
+use super::engine::Engine;
+#[cfg(feature = "full")]
+use super::engine::{self, Job};
+#[cfg(feature = "full")]
+use super::error::to_js;
+use super::{clearing, config, convert, sizer};
 use crate::compactor::Planned;
 use crate::error::Result;
 use crate::tail::FromTail;
@@ -23,6 +29,7 @@ pub struct JsCompactor {
 
 impl JsCompactor {
     /// The shared core, for a `ContextManager` built on this compactor.
+    #[cfg(feature = "full")]
     pub(super) fn engine(&self) -> Rc<Engine> {
         self.inner.clone()
     }
@@ -107,6 +114,7 @@ impl JsCompactor {
         Ok(planned?.unwrap_or(JsValue::NULL))
     }
 
+    #[cfg(feature = "full")]
     /// Executes `plan` (a plan from `plan()`, or `null` for a no-op); resolves to
     /// `{ summary, messages, record }`. A clear plan rewrites the results it names and calls
     /// no summarizer.
@@ -133,6 +141,7 @@ impl JsCompactor {
         self.start(job)
     }
 
+    #[cfg(feature = "full")]
     /// Plans, then applies.
     pub fn compact(&self, request: JsValue, options: JsValue) -> Promise {
         let job = convert::request(&request).and_then(|request| {
@@ -168,6 +177,7 @@ impl JsCompactor {
             .map_err(JsValue::from)
     }
 
+    #[cfg(feature = "full")]
     /// The summary requests a generator summarizer would send for `plan`:
     /// `[{ purpose, systemPrompt, prompt }]` (`null` for an application summarizer).
     #[wasm_bindgen(js_name = summarizerInput)]
@@ -179,6 +189,7 @@ impl JsCompactor {
             .map_err(JsValue::from)
     }
 
+    #[cfg(feature = "full")]
     fn start(&self, job: Result<Job>) -> Promise {
         match job {
             Err(error) => Promise::reject(&to_js(&error)),

@@ -1,14 +1,26 @@
 //! The JavaScript binding layer (wasm32 only): converts values, bridges host callbacks and
 //! timers, maps errors. Every rule lives in the core; functions here stay a few lines.
+//!
+//! Without the `full` feature (the plan-only module of `context-compaction/plan`) the module
+//! exports planning and estimating only: `Compactor` without `apply`, `compact` and
+//! `summarizerInput`, no `ContextManagerCore`, `isContextOverflowError` or `projectSummary`. The
+//! summarizer bridge, retries, records and clearing's apply are then reached from no export,
+//! and the linker leaves them out.
 
 mod bridge;
+// Modules with functions only the whole module's exports reach (apply, the manager): without
+// `full` they are compiled and the linker leaves those functions out.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod cache;
 mod call;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod clearing;
 mod compactor;
 mod config;
 mod conversation;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod convert;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod engine;
 mod error;
 mod estimator;
@@ -17,20 +29,25 @@ mod fields;
 mod history;
 mod host;
 mod js;
+#[cfg(feature = "full")]
 mod manager;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod reported;
 mod seam;
 mod sizer;
 mod stringify;
 mod timer;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod walk;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "full")]
 use crate::formats::Format;
 
 /// The one user message a summary projects to, in `format` (default canonical), or `null`
 /// when the summary is empty.
+#[cfg(feature = "full")]
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = projectSummary)]
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {

@@ -2,8 +2,10 @@
 // users have, each built with its own tool and no configuration beyond its starter's, then run
 // (Node, headless Chromium, `next start`, workerd). Every app works on the same conversation
 // (scenario.js): pages and workers must show the plan Node shows, servers must return the
-// compaction Node makes (against a stub model on 127.0.0.1). Prints the shipped size (gzip) per
-// stack. The app files are the recipes of the README and docs/recipes.md.
+// compaction Node makes (against a stub model on 127.0.0.1). Pages plan on the plan-only module
+// (`context-compaction/plan`), routes and workers run the whole one; the suite checks which module
+// each output carries and prints what each stack ships (gzip) for a plan-only page and for a
+// route. The app files are the recipes of the README and docs/recipes.md.
 //   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
 // Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
 // keyed by the app's lockfile; a missing cache is filled from the registry.
@@ -24,11 +26,14 @@ const tarball = process.env.CC_TARBALL;
 const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction/packaging");
 if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
 
-const wasm = readFileSync(join(root, "dist/context_compaction.wasm"));
-// A stretch from the middle of the inlined module (the package's wasm-inline.js).
-const inlined = /"([A-Za-z0-9+/=]{100000,})"/.exec(readFileSync(join(root, "dist/wasm-inline.js"), "utf8"))[1];
-const inlineMarker = inlined.slice(40_000, 40_064);
-const sizes = [];
+/** Each module as a file and a stretch from the middle of its inlined copy (wasm-inline.js, plan-wasm-inline.js). */
+function moduleOf(name, inline) {
+  const inlined = /"([A-Za-z0-9+/=]{50000,})"/.exec(readFileSync(join(root, "dist", inline), "utf8"))[1];
+  return { name, wasm: readFileSync(join(root, "dist", `${name}.wasm`)), marker: inlined.slice(20_000, 20_064) };
+}
+const modules = { whole: moduleOf("context_compaction", "wasm-inline.js"), plan: moduleOf("context_compaction_plan", "plan-wasm-inline.js") };
+/** Per stack, what it ships (gzip bytes) for a plan-only page and for a route (or worker), with notes. */
+const sizes = new Map();
 let reference;
 let chromium;
 let model;
@@ -42,8 +47,9 @@ before(async () => {
 after(async () => {
   await chromium?.close();
   model?.close();
-  console.log("\n| stack | shipped (gzip): the package's code and module in the output |\n|---|---:|");
-  for (const [stack, bytes, note] of sizes) console.log(`| ${stack} | ${(bytes / 1024).toFixed(1)} KB${note ? ` (${note})` : ""} |`);
+  const kb = (bytes) => (bytes === undefined ? "—" : `${(bytes / 1024).toFixed(1)} KB`);
+  console.log("\n| stack | plan-only page or worker (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---|");
+  for (const [stack, { page, route, notes }] of sizes) console.log(`| ${stack} | ${kb(page)} | ${kb(route)} | ${notes.join("; ")} |`);
 });
 
 // The page recipe is one file for every bundler (apps/vite, quoted in the README): the other
@@ -76,7 +82,7 @@ async function prepare(app, scenarioDir = "src") {
   return dir;
 }
 
-/** Files under `dir` that carry the package: its module (inlined or as a file) or its code. */
+/** Files under `dir` that carry the package: a module (inlined or as a file) or its code. */
 function shipped(dir) {
   const found = [];
   const walk = (d) => {
@@ -85,9 +91,8 @@ function shipped(dir) {
       if (statSync(path).isDirectory()) walk(path);
       else if (/\.(m?js|wasm)$/.test(name)) {
         const bytes = readFileSync(path);
-        const inline = bytes.includes(inlineMarker);
-        const module = bytes.equals(wasm);
-        if (inline || module || bytes.includes("context-compaction is not loaded yet")) found.push({ path, inline, module, gzip: gzipSync(bytes).length });
+        const carries = Object.fromEntries(Object.entries(modules).map(([kind, m]) => [kind, bytes.includes(m.marker) || bytes.equals(m.wasm)]));
+        if (carries.whole || carries.plan || bytes.includes("context-compaction is not loaded yet")) found.push({ path, carries, gzip: gzipSync(bytes).length });
       }
     }
   };
@@ -96,14 +101,37 @@ function shipped(dir) {
 }
 
 /**
- * Records the shipped size of an output (its files `only` keeps) and checks that it carries the
- * module exactly once.
+ * Records what an output ships (its files `only` keeps) as the stack's plan-only `page` or its
+ * `route` (or worker), and checks that it carries its module exactly once (the plan-only one
+ * for a page, the whole one for a route) and never the other.
  */
-function measure(stack, dir, { only = () => true, note } = {}) {
+function measure(stack, kind, dir, { only = () => true, note } = {}) {
   const files = shipped(dir).filter((f) => only(f.path));
-  const copies = files.filter((f) => f.inline || f.module).length;
-  assert.equal(copies, 1, `${stack}: the module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
-  sizes.push([stack, files.reduce((sum, f) => sum + f.gzip, 0), note]);
+  const [want, other] = kind === "page" ? ["plan", "whole"] : ["whole", "plan"];
+  const copies = files.filter((f) => f.carries[want]).length;
+  assert.equal(copies, 1, `${stack}: the ${want} module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
+  const wrong = files.filter((f) => f.carries[other]).map((f) => f.path);
+  assert.deepEqual(wrong, [], `${stack}: a ${kind} ships the ${other} module`);
+  const entry = sizes.get(stack) ?? { notes: [] };
+  entry[kind] = files.reduce((sum, f) => sum + f.gzip, 0);
+  if (note) entry.notes.push(note);
+  sizes.set(stack, entry);
+}
+
+/** Whether a file of the installed package `dir` is one Node loads for `entries` (their static imports and requires). */
+function loadedBy(dir, entries) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(dir, file), "utf8");
+    for (const [, spec] of text.matchAll(/(?:^(?:import|export)\b[^;]*?from\s*|require\()"([^"]+)"/gm)) {
+      const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith("./") ? spec.slice(2) : null;
+      if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) visit(target);
+    }
+  };
+  for (const entry of entries) visit(entry);
+  return (path) => seen.has(path.slice(dir.length + 1));
 }
 
 /** The text each selector shows once the page has filled it. */
@@ -120,7 +148,7 @@ async function pageTexts(url, selectors = ["#plan"]) {
     await page.goto(url, { timeout: 120_000 });
     const out = [];
     for (const selector of selectors) {
-      await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: 30_000 }).catch(() => {});
+      await filled(page, selector, 30_000);
       const text = await page.textContent(selector);
       assert.ok(text, `${url}: ${selector} stayed empty; page errors: ${errors.join("\n") || "none"}`);
       out.push(text);
@@ -129,6 +157,23 @@ async function pageTexts(url, selectors = ["#plan"]) {
     return out;
   } finally {
     await page.close();
+  }
+}
+
+/**
+ * Waits until `selector` shows text, up to `ms`. A dev server may reload the page (Vite does
+ * when it finds a dependency late); the wait starts again on the new page.
+ */
+async function filled(page, selector, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      await page.waitForFunction((s) => document.querySelector(s)?.textContent, selector, { timeout: Math.max(1, end - Date.now()) });
+      return;
+    } catch (error) {
+      if (!/context was destroyed|navigat/i.test(String(error))) return;
+      await page.waitForLoadState("load").catch(() => {});
+    }
   }
 }
 
@@ -162,31 +207,31 @@ test("Node: ES module and CommonJS", async () => {
   assert.match(line, /^Summarize \d+ messages, keep from #\d+: \d+ → \d+ tokens before the summary$/);
   assert.equal(reference.record.firstKeptIndex, 121, line);
   assert.equal((await run("node", ["main.cjs"], { cwd: dir })).trim(), line);
-  measure("Node (ESM and CJS)", join(dir, "node_modules/context-compaction"), {
-    only: (path) => !path.endsWith(".wasm") && !/(workerd|edge-light|web)\.js$/.test(path),
-    note: "what Node loads from node_modules",
-  });
+  const installed = join(dir, "node_modules/context-compaction");
+  const note = "what Node loads from node_modules (ESM and CJS)";
+  measure("Node", "page", installed, { only: loadedBy(installed, ["plan.js", "plan.cjs"]), note });
+  measure("Node", "route", installed, { only: loadedBy(installed, ["index.js", "index.cjs"]) });
 });
 
 test("esbuild: a page bundle (iife)", async () => {
   const dir = await prepare("esbuild");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
-  measure("esbuild", join(dir, "dist"));
+  measure("esbuild", "page", join(dir, "dist"));
 });
 
 test("Rollup 4: a page bundle (ES module)", async () => {
   const dir = await prepare("rollup");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
-  measure("Rollup 4", join(dir, "dist"));
+  measure("Rollup 4", "page", join(dir, "dist"));
 });
 
 test("webpack 5: a page and a module Web Worker", async () => {
   const dir = await prepare("webpack");
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html", ["#plan", "#worker"]), [reference.line, reference.line]);
-  measure("webpack 5 (page)", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
+  measure("webpack 5", "page", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
 });
 
 for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
@@ -202,7 +247,7 @@ for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
     } finally {
       dev.stop();
     }
-    measure(`${name} (page)`, join(dir, "dist"), { only: (path) => !/worker/.test(path), note: "the worker's bundle carries its own copy" });
+    measure(name, "page", join(dir, "dist"), { only: (path) => !/worker/.test(path), note: "the worker's bundle carries its own copy" });
   });
 }
 
@@ -220,6 +265,9 @@ async function compactsLikeNode(url, what) {
 async function nextAppWorks(port) {
   await compactsLikeNode(`http://127.0.0.1:${port}/api/compact`, "Node route");
   await compactsLikeNode(`http://127.0.0.1:${port}/api/edge`, "edge route");
+  // The plan entry's edge-light condition: an edge route that only plans.
+  const planned = await fetch(`http://127.0.0.1:${port}/api/plan-edge`, { method: "POST", body: JSON.stringify({ messages: conversation() }) });
+  assert.equal(await planned.text(), reference.line, "the planning edge route");
   assert.deepEqual(await pageTexts(`http://127.0.0.1:${port}/`), [reference.line]);
   await chatPageWorks(`http://127.0.0.1:${port}/chat`);
   await chatRouteAnswers(`http://127.0.0.1:${port}/api/chat-edge`);
@@ -263,7 +311,12 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
   const dir = await prepare("next", "app");
   const env = { NEXT_TELEMETRY_DISABLED: "1", ...modelEnv };
   await run("npx", ["next", "build"], { cwd: dir, env });
-  measure("Next.js 16 (client)", join(dir, ".next/static"));
+  measure("Next.js 16", "page", join(dir, ".next/static"), { note: "page: the client's static files (both previews)" });
+  measure("Next.js 16", "route", join(dir, ".next/server/chunks"), { only: (path) => !path.includes("/ssr/"), note: "route: the Node routes' server chunks" });
+  // The edge routes' chunks hold the package's code for both; each module is a .wasm file of its own.
+  const planOnly = (path) => readFileSync(path).equals(modules.plan.wasm);
+  measure("Next.js 16 (edge)", "route", join(dir, ".next/server/edge"), { only: (path) => !planOnly(path), note: "route: the edge routes' chunks and whole module" });
+  measure("Next.js 16 (edge)", "page", join(dir, ".next/server/edge"), { only: (path) => !readFileSync(path).equals(modules.whole.wasm), note: "plan-only: the edge chunks and the plan-only module (an edge route that only plans)" });
   for (const command of ["start", "dev"]) {
     const port = await freePort();
     const server = spawnServer("npx", ["next", command, "-H", "127.0.0.1", "-p", String(port)], { cwd: dir, env });
@@ -277,20 +330,22 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
 });
 
 /**
- * Bundles `dir` with wrangler (dry run) into `dir/out` and writes a workerd config there serving it
+ * Bundles `dir` (or its `script`) with wrangler (dry run) into `dir/out` (or `outdir`) and writes a workerd config there serving it
  * on 127.0.0.1:`port`, with `bindings` and `extra` fields of the worker and `services` beside it.
  */
-async function wranglerBuild(dir, port, { bindings = [], extra = "", services = [] } = {}) {
-  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", "out"], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
-  const out = join(dir, "out");
+async function wranglerBuild(dir, port, { bindings = [], extra = "", services = [], script, outdir = "out" } = {}) {
+  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, ...(script ? [script] : [])], { cwd: dir, env: { CI: "1", WRANGLER_SEND_METRICS: "false" } });
+  const out = join(dir, outdir);
   const modules = readdirSync(out).filter((f) => /\.(js|wasm)$/.test(f));
+  // The bundle of the worker's main module (named after it with a `script`).
+  const main = modules.includes("index.js") ? "index.js" : modules.find((f) => f.endsWith(".js"));
   writeFileSync(join(out, "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ ${["(name = \"main\", worker = .worker)", "(name = \"local\", network = (allow = [\"private\", \"local\"]))", ...services].join(", ")} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
-  modules = [ ${["index.js", ...modules.filter((f) => f !== "index.js")]
+  modules = [ ${[main, ...modules.filter((f) => f !== main)]
     .map((f) => `(name = "${f}", ${f.endsWith(".wasm") ? "wasm" : "esModule"} = embed "${f}")`)
     .join(", ")} ],
   compatibilityDate = "2025-11-01",
@@ -319,7 +374,18 @@ test("Cloudflare Worker: bundled by wrangler (dry run), run in workerd", async (
   } finally {
     workerd.stop();
   }
-  measure("Cloudflare Worker (wrangler)", out);
+  measure("Cloudflare Worker (wrangler)", "route", out);
+  // A Worker that only plans: the plan entry's workerd condition, the plan-only module.
+  const planPort = await freePort();
+  const planOut = await wranglerBuild(dir, planPort, { script: "src/plan.js", outdir: "out-plan" });
+  const planner = await startWorkerd(dir, planOut, planPort);
+  try {
+    const response = await fetch(`http://127.0.0.1:${planPort}/`, { method: "POST", body: JSON.stringify(conversation()) });
+    assert.equal(await response.text(), reference.line);
+  } finally {
+    planner.stop();
+  }
+  measure("Cloudflare Worker (wrangler)", "page", planOut, { note: "plan-only: a Worker that only plans" });
 });
 
 test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durable Object", async () => {
@@ -361,7 +427,7 @@ test("Cloudflare Worker: the AI SDK chat route, its compaction state in a Durabl
     workerd.stop();
   }
   checkWorkerChat(reports, restartAt);
-  measure("Cloudflare Worker, AI SDK chat route (wrangler)", out, { note: "the whole bundle: `ai` included" });
+  measure("Cloudflare Worker, AI SDK chat route (wrangler)", "route", out, { note: "the whole bundle: `ai` included" });
 });
 
 const CHAT_TURNS = 26;

@@ -1,15 +1,15 @@
 "use client";
 // A client component that previews a compaction before anything is sent: `ready()` loads the
-// WebAssembly module in the browser, then planning is synchronous and cheap.
+// plan-only WebAssembly module in the browser, then planning is synchronous and cheap.
 import { useEffect, useState } from "react";
-import { Compactor, ready, type Message } from "context-compaction";
+import { Compactor, ready, type Message } from "context-compaction/plan";
 
 export default function Preview({ messages, contextWindowTokens }: { messages: Message[]; contextWindowTokens: number }) {
   const [text, setText] = useState("");
   useEffect(() => {
     let compactor: Compactor | undefined;
     ready().then(() => {
-      compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } });
+      compactor = new Compactor({ keepRecentTokens: 20_000 });
       const plan = compactor.plan({ messages, inputTokenBudget: contextWindowTokens - 16_384 });
       setText(
         plan

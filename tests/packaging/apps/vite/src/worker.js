@@ -1,7 +1,7 @@
-// A module Web Worker: no `ready()` needed, the first call loads the WebAssembly module.
-import { Compactor } from "context-compaction";
+// A module Web Worker that plans: no `ready()` needed, the first call loads the plan-only module.
+import { Compactor } from "context-compaction/plan";
 
-const compactor = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" } });
+const compactor = new Compactor({ keepRecentTokens: 20_000 });
 
 onmessage = (event) => {
   const plan = compactor.plan({ messages: event.data, inputTokenBudget: 128_000 - 16_384 });

@@ -1,0 +1,164 @@
+// `context-compaction/plan`: planning and estimating on the plan-only WebAssembly module. It
+// gives what the whole package gives (plans, bytes plans, clear plans, conversations,
+// estimates) on the real session in every format; it offers the names plan.d.ts declares; and
+// neither it nor `context-compaction/ai-sdk-preview` (`ChatPreview` on it) reaches the whole module.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import * as whole from "context-compaction";
+import * as planOnly from "context-compaction/plan";
+import { sessionMessages } from "./walk-helpers.mjs";
+
+const require = createRequire(import.meta.url);
+const dir = dirname(require.resolve("context-compaction/package.json"));
+const { aiSdk, aiSdkUi, anthropic, openAIChat, openAIResponses } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+const formats = [["canonical", (m) => m], ["openai-chat", openAIChat], ["openai-responses", openAIResponses], ["anthropic", anthropic], ["ai-sdk", aiSdk], ["ai-sdk-ui", aiSdkUi]];
+const budget = 60_000;
+
+/** The values plan.d.ts declares: its classes and functions, and what it re-exports (not types). */
+function declared() {
+  const text = readFileSync(join(dir, "plan.d.ts"), "utf8");
+  const own = [...text.matchAll(/^export declare (?:class|function|const) (\w+)/gm)].map((m) => m[1]);
+  const again = [...text.matchAll(/^export \{([^}]*)\} from/gm)].flatMap((m) => m[1].split(",").map((name) => name.trim()));
+  return [...new Set([...own, ...again])].sort();
+}
+const names = (module) => Object.keys(module).filter((k) => k !== "default" && k !== "__esModule").sort();
+
+test("the plan entry offers, as ES module and CommonJS, the names plan.d.ts declares", () => {
+  const want = declared();
+  assert.deepEqual(want, ["CompactionError", "Compactor", "HeuristicEstimator", "estimate", "ready"]);
+  assert.deepEqual(names(planOnly), want, "import");
+  assert.deepEqual(names(require("context-compaction/plan")), want, "require");
+  assert.equal(require("context-compaction/plan").Compactor, planOnly.Compactor, "one instance for import and require");
+  // One error class for the whole package.
+  assert.equal(planOnly.CompactionError, whole.CompactionError);
+});
+
+test("context-compaction/ai-sdk-preview's ChatPreview previews a chat as context-compaction/ai-sdk's does", async () => {
+  const preview = await import("context-compaction/ai-sdk-preview");
+  assert.deepEqual(names(preview), ["ChatPreview"]);
+  assert.equal(require("context-compaction/ai-sdk-preview").ChatPreview, preview.ChatPreview, "one instance for import and require");
+  const { ChatPreview } = await import("context-compaction/ai-sdk");
+  const messages = aiSdkUi(sessionMessages());
+  for (const clearing of [undefined, true]) {
+    const options = { contextWindowTokens: 80_000, keepRecentTokens: 8_000, ...(clearing ? { clearing } : {}) };
+    const [a, b] = [new ChatPreview(options), new preview.ChatPreview(options)];
+    for (const upTo of [40, messages.length]) {
+      a.update(messages.slice(0, upTo));
+      b.update(messages.slice(0, upTo));
+      assert.deepEqual(b.plan(), a.plan(), `${upTo} messages, clearing ${clearing}`);
+    }
+    assert.ok(a.plan(), "the session is over the window");
+    a.free();
+    b.free();
+  }
+});
+
+test("the plan entries (Node, workerd, edge-light) re-export plan-exports.js and nothing else", () => {
+  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js"]) {
+    const exported = readFileSync(join(dir, entry), "utf8")
+      .split("\n")
+      .filter((line) => /^\s*export\b/.test(line));
+    assert.deepEqual(exported, ['export * from "./plan-exports.js";'], entry);
+  }
+});
+
+/** The package's files a module reaches through its static imports. */
+function reached(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(join(dir, file), "utf8");
+  for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)"/gm)) {
+    const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith("./") ? spec.slice(2) : null;
+    if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) reached(target, seen);
+  }
+  return seen;
+}
+
+test("the plan entry and ChatPreview never reach the whole module, only the plan-only one", () => {
+  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js"]) {
+    const files = reached(entry);
+    for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load.js", "exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
+    assert.ok(files.has("context_compaction_plan_bg.js"), `${entry} loads the plan-only module`);
+  }
+  assert.ok(reached("plan.js").has("plan-wasm-inline.js"));
+  // The workerd and edge entries import the plan-only .wasm file.
+  assert.match(readFileSync(join(dir, "plan-workerd.js"), "utf8"), /from "\.\/context_compaction_plan\.wasm"/);
+  assert.match(readFileSync(join(dir, "plan-edge-light.js"), "utf8"), /from "\.\/context_compaction_plan\.wasm\?module"/);
+  // The sanity check of the walk: the whole entry does reach the whole module.
+  assert.ok(reached("index.js").has("wasm-inline.js"));
+});
+
+test("the plan-only Compactor has no apply, compact or summarizerInput, and needs no summarizer", () => {
+  const compactor = new planOnly.Compactor();
+  for (const method of ["apply", "compact", "summarizerInput"]) assert.equal(compactor[method], undefined, method);
+  for (const method of ["plan", "planBytes", "clearableResults", "conversation", "free"]) assert.equal(typeof compactor[method], "function", method);
+  compactor.free();
+  // A bad config is refused as by the whole Compactor.
+  for (const config of [{ keepRecentTokens: -1 }, { triggerRatio: "high" }, { clearing: 3 }, "config"]) {
+    const refused = (Class, summarizer) => {
+      try {
+        new Class(typeof config === "object" ? { ...config, ...summarizer } : config).free();
+        return null;
+      } catch (error) {
+        assert.ok(error instanceof whole.CompactionError, String(error));
+        return [error.code, error.message];
+      }
+    };
+    const wholeRefusal = refused(whole.Compactor, { summarizer: { summarize: async () => "" } });
+    assert.notEqual(wholeRefusal, null, JSON.stringify(config));
+    assert.deepEqual(refused(planOnly.Compactor, {}), wholeRefusal, JSON.stringify(config));
+  }
+  // A getter of the config that throws is an invalid_config error naming the key, as there.
+  const config = {
+    get keepRecentTokens() {
+      throw new Error("no");
+    },
+  };
+  assert.throws(() => new planOnly.Compactor(config), (error) => error.code === "invalid_config" && /keepRecentTokens/.test(error.message));
+});
+
+/** Both packages' compactors, with `options` (clearing, keepRecentTokens). */
+function both(options) {
+  return [new whole.Compactor({ ...options, summarizer: { summarize: async () => "" } }), new planOnly.Compactor(options)];
+}
+
+for (const [format, convert] of formats) {
+  test(`${format}: the plan-only module plans, estimates and clears the real session as the whole one does`, () => {
+    const messages = convert(sessionMessages());
+    for (const options of [{ keepRecentTokens: 8_000 }, { keepRecentTokens: 8_000, clearing: true }]) {
+      const [a, b] = both(options);
+      for (const estimator of [undefined, [new whole.HeuristicEstimator({ imageTokens: 900 }), new planOnly.HeuristicEstimator({ imageTokens: 900 })]]) {
+        const request = (which) => ({ format, messages, systemPrompt: "You help.", inputTokenBudget: budget, ...(estimator ? { estimator: estimator[which] } : {}) });
+        const want = a.plan(request(0));
+        assert.ok(want, `${format}: the session is over the budget`);
+        assert.deepEqual(b.plan(request(1)), want);
+        assert.deepEqual(b.clearableResults(request(1)), a.clearableResults(request(0)));
+        assert.deepEqual(planOnly.estimate(request(1)), whole.estimate(request(0)));
+        const body = JSON.stringify(messages);
+        const { messages: _, ...rest } = request(1);
+        const bytes = b.planBytes(body, rest);
+        assert.deepEqual(bytes, a.planBytes(body, { ...rest, ...(estimator ? { estimator: estimator[0] } : {}) }));
+        const conversations = [a, b].map((c, i) => c.conversation({ format, ...(estimator ? { estimator: estimator[i] } : {}) }));
+        for (const c of conversations) c.append(messages.slice(0, 200));
+        assert.deepEqual(conversations[1].plan({ inputTokenBudget: 20_000 }), conversations[0].plan({ inputTokenBudget: 20_000 }));
+        for (const c of conversations) c.append(messages.slice(200));
+        assert.deepEqual(conversations[1].plan({ inputTokenBudget: budget }), conversations[0].plan({ inputTokenBudget: budget }));
+        for (const c of conversations) c.free();
+      }
+      a.free();
+      b.free();
+    }
+  });
+}
+
+test("a HeuristicEstimator counts the same in both modules", () => {
+  const texts = ["", "hello world", "fn main() { println!(\"{}\", 1 + 2); }", "日本語のテキスト", "x".repeat(10_000)];
+  const [a, b] = [new whole.HeuristicEstimator(), new planOnly.HeuristicEstimator({ imageTokens: 1_200 })];
+  const c = new whole.HeuristicEstimator({ imageTokens: 1_200 });
+  for (const text of texts) assert.equal(b.countTokens(text), a.countTokens(text), text.slice(0, 20));
+  assert.equal(b.imageTokens, c.imageTokens);
+  for (const e of [a, b, c]) e.free();
+});

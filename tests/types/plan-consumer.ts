@@ -1,0 +1,28 @@
+// A consumer of `context-compaction/plan` and `context-compaction/ai-sdk-preview`: it must
+// type-check, and every @ts-expect-error line proves that a wrong use is rejected.
+import { Compactor, HeuristicEstimator, ready, estimate, CompactionError, type Message, type Plan } from "context-compaction/plan";
+import { ChatPreview, type ChatPreviewPlan } from "context-compaction/ai-sdk-preview";
+
+await ready();
+// No summarizer needed; the whole Compactor's config is taken as it is.
+const planner = new Compactor({ keepRecentTokens: 20_000, clearing: true });
+new Compactor();
+new Compactor({ keepRecentTokens: 1, summarizer: { summarize: async () => "" } });
+const messages: Message[] = [{ role: "user", content: "hi" }];
+const plan: Plan | null = planner.plan({ messages, inputTokenBudget: 10 });
+const estimator = new HeuristicEstimator({ imageTokens: 1_000 });
+const total: number = estimate({ messages, estimator }).total;
+planner.planBytes(JSON.stringify(messages), { inputTokenBudget: 10 })?.messageSpans;
+planner.conversation({ format: "openai-chat" }).append({ role: "user", content: "hi" });
+// @ts-expect-error planning only: no apply
+planner.apply({ messages }, plan);
+// @ts-expect-error planning only: no summarizerInput
+planner.summarizerInput({ messages }, plan);
+// @ts-expect-error keepRecentTokens is a number
+new Compactor({ keepRecentTokens: "many" });
+const preview = new ChatPreview({ contextWindowTokens: 128_000 });
+preview.update([]);
+const previewed: ChatPreviewPlan | null = preview.plan();
+preview.free();
+planner[Symbol.dispose]();
+console.log(plan, total, previewed, CompactionError);
