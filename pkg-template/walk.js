@@ -1,9 +1,7 @@
-// The walker of the cold objects path. It lays out each message, any JSON-like value, as
-// JSON.stringify would see it, as a tape of nodes over one UTF-8 buffer in wasm memory (strings
-// copied once), and the format readers in wasm read that tape as they read a scanned body
-// (src/wasm/walk.rs). Of a message, it lays out only the top-level keys the format's reader
-// reads, and of their values what the readers' layouts keep (layout.js, generated from them:
-// of a content's blocks, the keys their reader reads of each type). A message it is not sure
+// The walker of the cold objects path. It knows nothing of message formats: it lays out each
+// message, any JSON-like value, as JSON.stringify would see it, as a tape of nodes over one
+// UTF-8 buffer in wasm memory (strings copied once with encodeInto), and the format readers in
+// wasm read that tape as they read a scanned body (src/wasm/walk.rs). A message it is not sure
 // of (a toJSON, a class instance, a BigInt, nesting serde_json refuses) is marked, and wasm
 // reads that one through JSON.stringify instead. Nothing a message does while it is read (a
 // throwing getter, a revoked Proxy) escapes: the walk stops and reports which message threw.
@@ -13,7 +11,6 @@ import { Fault } from "./host.js";
 // The tags, and the depth past which containers are left to JSON.stringify, are the scanner's
 // (tape.js is generated from them).
 import * as tape from "./tape.js";
-import { LAYOUTS } from "./layout.js";
 
 // Copied into constants of this module: V8 folds these into the walk's hot loops, where an
 // imported binding read each time made a cold plan 3-6% slower (bench/ab.mjs; 0.99-1.03x
@@ -29,9 +26,6 @@ const MAX_DEPTH = tape.MAX_DEPTH;
 
 // Each walk writes these bytes first, for booleans and nulls to point at.
 const LITERALS = "truefalsenull";
-
-// A block's `type` not read yet (see typed).
-const UNREAD = {};
 
 // What laying out one value gives: done, not sure, or out of room.
 const DONE = 0;
@@ -84,11 +78,9 @@ const NodeBuffer =
  * Lays out `messages[indices[k]]` for k from `from` on into the byte and node buffers (wasm
  * memory) until one is full, and returns how many messages it laid out; `header` gets the
  * number of nodes and of bytes used. When reading a message throws, returns a `Fault` instead
- * (host.js: the message's index in `messages`, and what was thrown as its cause). `keys`: the
- * top-level keys to lay out (all when null); `format`: the name of the format whose layouts
- * (layout.js) say what of their values.
+ * (host.js: the message's index in `messages`, and what was thrown as its cause).
  */
-export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, nodesAt, nodesCap, keys, format) {
+export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, bytesCap, nodesAt, nodesCap, keys) {
   let k = from;
   const nested = walking;
   walking = true;
@@ -106,9 +98,8 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
       seen: nested ? new Map() : seen,
       mark: nested ? 0 : newMark(),
       inherited: enumerates(Object.prototype),
-      // The top-level keys the format's reader reads, each to its value's layout (all keys,
-      // whole, when null).
-      only: keys === null ? null : top(keys, LAYOUTS[format]),
+      // The top-level keys the format's reader reads (all when null).
+      only: keys === null ? null : new Set(keys),
     };
     if (ascii(out, LITERALS) < 0) return 0;
     for (; k < indicesLen; k++) {
@@ -132,13 +123,6 @@ export function walk(messages, memory, indicesAt, indicesLen, from, bytesAt, byt
   }
 }
 
-// The top-level keys as a Map of each to its value's layout (null: whole).
-function top(keys, layouts) {
-  const only = new Map();
-  for (const key of keys) only.set(key, layouts?.get(key) ?? null);
-  return only;
-}
-
 // Whether `for (const key in {})` would see anything.
 function enumerates(proto) {
   for (const key in proto) return true;
@@ -149,13 +133,11 @@ function enumerates(proto) {
 // object, only the keys the reader reads are laid out.
 function message(out, m) {
   if (typeof m !== "object" || m === null) return UNSURE;
-  if (out.only === null || Array.isArray(m)) return value(out, m, 0, null);
-  return plain(m) ? object(out, m, 0, out.only, UNREAD) : UNSURE;
+  if (out.only === null || Array.isArray(m)) return value(out, m, 0);
+  return plain(m) ? object(out, m, 0, out.only) : UNSURE;
 }
 
-// `layout` (layout.js) says what of an array's elements or of a typed block to lay out; null,
-// or one that does not fit the value, all of it.
-function value(out, v, depth, layout) {
+function value(out, v, depth) {
   switch (typeof v) {
     case "string":
       return v.length <= REPEATED ? name(out, v) : string(out, v);
@@ -167,9 +149,8 @@ function value(out, v, depth, layout) {
     case "object":
       if (v === null) return literal(out, NULL, 9, 13);
       if (depth >= MAX_DEPTH) return UNSURE;
-      if (Array.isArray(v)) return v.toJSON === undefined ? array(out, v, depth, layout === null ? null : layout.items ?? null) : UNSURE;
-      if (!plain(v)) return UNSURE;
-      return layout === null || layout.types === undefined ? object(out, v, depth, null, UNREAD) : typed(out, v, depth, layout.types);
+      if (Array.isArray(v)) return v.toJSON === undefined ? array(out, v, depth) : UNSURE;
+      return plain(v) ? object(out, v, depth, null) : UNSURE;
     case "bigint":
       return UNSURE;
     default:
@@ -185,45 +166,30 @@ function plain(v) {
   return (proto === Object.prototype || proto === null) && v.toJSON === undefined;
 }
 
-function array(out, v, depth, items) {
+function array(out, v, depth) {
   const at = node(out, ARRAY, 0, 0);
   if (at < 0) return FULL;
   for (let i = 0; i < v.length; i++) {
-    const read = value(out, v[i], depth + 1, items);
+    const read = value(out, v[i], depth + 1);
     if (read !== DONE) return read;
   }
   out.nodes[at + 3] = out.n >> 2;
   return DONE;
 }
 
-// A block of a content: of a type the layout knows, only the keys its reader reads (an image's
-// data is never copied); of any other type (or with no string type), all of it. `type` is read
-// once, here, and laid out from what this read gave.
-function typed(out, v, depth, types) {
-  const type = v.type;
-  const keys = typeof type === "string" ? types.get(type) : undefined;
-  return object(out, v, depth, keys === undefined ? null : keys, type);
-}
-
-// `only`: the keys laid out, each to its value's layout (null: all keys, whole); `type`: the
-// value of `type` read already (UNREAD when not).
-function object(out, v, depth, only, type) {
+function object(out, v, depth, only = null) {
   const at = node(out, OBJECT, 0, 0);
   if (at < 0) return FULL;
   // for-in sees what Object.keys sees, in the same order, without making an array, unless
   // something made an inherited property enumerable.
   for (const key in v) {
     if (out.inherited && !Object.hasOwn(v, key)) continue;
-    let layout = null;
-    if (only !== null) {
-      layout = only.get(key);
-      if (layout === undefined) continue;
-    }
-    const item = type === UNREAD || key !== "type" ? v[key] : type;
+    if (only !== null && !only.has(key)) continue;
+    const item = v[key];
     // JSON.stringify leaves such a property out.
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
     if (name(out, key) !== DONE) return FULL;
-    const read = value(out, item, depth + 1, layout);
+    const read = value(out, item, depth + 1);
     if (read !== DONE) return read;
   }
   out.nodes[at + 3] = out.n >> 2;

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 
 use context_compaction_scan::Kind;
 
-use super::layout::{Block, Layout, bare};
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
@@ -15,48 +14,6 @@ const ATTACHMENTS: [&str; 3] = ["image", "document", "search_result"];
 
 /// The top-level keys `read` looks at.
 pub(super) const KEYS: &[&str] = &["role", "content", "parts"];
-
-/// A tool result's content: texts and attachments (as `Obj::content` reads them).
-const RESULT: Layout = Layout::Items(&Layout::Typed(&[
-    Block::of(
-        "text",
-        &[("text", Layout::Whole), ("refusal", Layout::Whole)],
-    ),
-    bare("image"),
-    bare("document"),
-    bare("search_result"),
-]));
-
-/// What the walker lays out below the top-level keys: of `content`'s blocks, only what `read`
-/// reads. A type one role does not take is an error in that role, whatever it holds; server
-/// tools' blocks (`*_tool_use`, `*_tool_result`) are laid out whole.
-pub(super) const LAYOUT: &[(&str, Layout)] = &[(
-    "content",
-    Layout::Items(&Layout::Typed(&[
-        Block::of("text", &[("text", Layout::Whole)]),
-        bare("image"),
-        bare("document"),
-        bare("search_result"),
-        Block::of(
-            "tool_result",
-            &[
-                ("tool_use_id", Layout::Whole),
-                ("is_error", Layout::Whole),
-                ("content", RESULT),
-            ],
-        ),
-        Block::of("thinking", &[("thinking", Layout::Whole)]),
-        Block::of("redacted_thinking", &[("data", Layout::Whole)]),
-        Block::of(
-            "tool_use",
-            &[
-                ("id", Layout::Whole),
-                ("name", Layout::Whole),
-                ("input", Layout::Whole),
-            ],
-        ),
-    ])),
-)];
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {

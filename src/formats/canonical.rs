@@ -3,7 +3,6 @@
 
 use context_compaction_scan::{Kind, Val};
 
-use super::layout::{Block, Layout, bare};
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
@@ -20,25 +19,6 @@ pub(super) const KEYS: &[&str] = &[
     "toolName",
     "parts",
 ];
-
-/// What the walker lays out below the top-level keys: of `content`'s blocks, only what `read`
-/// reads (every other type is an error, in every role).
-pub(super) const LAYOUT: &[(&str, Layout)] = &[(
-    "content",
-    Layout::Items(&Layout::Typed(&[
-        Block::of("text", &[("text", Layout::Whole)]),
-        Block::of("thinking", &[("thinking", Layout::Whole)]),
-        Block::of(
-            "toolCall",
-            &[
-                ("id", Layout::Whole),
-                ("name", Layout::Whole),
-                ("arguments", Layout::Whole),
-            ],
-        ),
-        bare("image"),
-    ])),
-)];
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {

@@ -16,7 +16,6 @@ mod canonical;
 pub(crate) mod count;
 mod edit;
 mod json;
-mod layout;
 mod numbers;
 mod object;
 mod openai_chat;
@@ -37,7 +36,6 @@ use crate::token::Estimator;
 pub use edit::{Edit, Edited};
 
 pub use json::json_text;
-pub use layout::{Block, Layout};
 use object::Obj;
 pub(crate) use object::Path;
 pub(crate) use records::Records;
@@ -119,20 +117,6 @@ impl Format {
             Format::Anthropic => Some(anthropic::KEYS),
             Format::AiSdk => Some(ai_sdk::KEYS),
             Format::AiSdkUi => Some(ai_sdk_ui::KEYS),
-        }
-    }
-
-    /// What the walker lays out of the values at the top-level [`Format::keys`] listed here
-    /// (the others whole): see [`Layout`].
-    pub fn layout(self) -> &'static [(&'static str, Layout)] {
-        match self {
-            Format::Canonical => canonical::LAYOUT,
-            Format::OpenAIChat => openai_chat::LAYOUT,
-            Format::Anthropic => anthropic::LAYOUT,
-            // Their part types mean different things in different roles (an AI SDK `text`
-            // part in a tool message counts as its JSON), and Responses items of an unknown
-            // type count as their JSON.
-            Format::OpenAIResponses | Format::AiSdk | Format::AiSdkUi => &[],
         }
     }
 

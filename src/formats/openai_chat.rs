@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use context_compaction_scan::{Kind, Val};
 
-use super::layout::{Block, Layout, bare};
 use super::object::Obj;
 use super::sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
@@ -25,22 +24,6 @@ pub(super) const KEYS: &[&str] = &[
     "name",
     "parts",
 ];
-
-/// What the walker lays out below the top-level keys: of `content`'s parts, only what
-/// `Obj::content` reads (a type a role does not take is an error in that role).
-pub(super) const LAYOUT: &[(&str, Layout)] = &[(
-    "content",
-    Layout::Items(&Layout::Typed(&[
-        Block::of("text", TEXT),
-        Block::of("refusal", TEXT),
-        bare("image_url"),
-        bare("input_audio"),
-        bare("file"),
-    ])),
-)];
-
-/// The keys of a text or refusal part.
-const TEXT: &[(&str, Layout)] = &[("text", Layout::Whole), ("refusal", Layout::Whole)];
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     match r.required_str("role")?.as_ref() {

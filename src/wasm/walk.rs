@@ -181,8 +181,8 @@ pub(crate) fn usages(
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
-/// out (only the keys `format`'s reader reads, at its top level, and of their values what
-/// `format.layout()` keeps), or `None` for one to be read through `JSON.stringify`.
+/// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
+/// through `JSON.stringify`.
 fn each(
     messages: &Array,
     indices: &[u32],
@@ -219,7 +219,6 @@ fn each_with(
         indices,
         base,
         keys,
-        format: JsValue::from_str(format.name()),
         args: Array::new(),
     };
     let read = walk.all(&mut buffers, each);
@@ -278,9 +277,6 @@ struct Walk<'a> {
     base: usize,
     /// The top-level keys to lay out (`null` for all).
     keys: JsValue,
-    /// The format's name: the walker lays out what its layouts keep of their values
-    /// (`Format::layout`, `pkg-template/layout.js`).
-    format: JsValue,
     /// The walker's arguments, one array for every call (a long history takes hundreds).
     args: Array,
 }
@@ -330,7 +326,6 @@ impl Walk<'_> {
             address(buffers.words.as_mut_ptr()),
             JsValue::from(buffers.words.len() as u32),
             self.keys.clone(),
-            self.format.clone(),
         ];
         // Set in place: the package's own array, which runs no caller code.
         for (at, arg) in args.iter().enumerate() {
