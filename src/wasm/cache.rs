@@ -44,7 +44,15 @@ pub(crate) fn all_messages_facts(
     request: &JsRequest,
     use_cache: bool,
 ) -> Result<Vec<MessageFacts>> {
-    let count = request.messages.length();
+    messages_facts_before(request, request.messages.length(), use_cache)
+}
+
+/// The facts of messages `0..count` of `request`, reusing cached ones when `use_cache`.
+pub(crate) fn messages_facts_before(
+    request: &JsRequest,
+    count: u32,
+    use_cache: bool,
+) -> Result<Vec<MessageFacts>> {
     if use_cache {
         let all: Vec<u32> = (0..count).collect();
         messages_facts(request, &all, true)
