@@ -31,13 +31,13 @@ pub fn history_facts_after<H: History + ?Sized>(
     latest: Latest,
 ) -> Result<RequestFacts> {
     let Latest {
-        mut facts,
+        fixed: mut facts,
         start,
+        read,
         reports,
     } = latest;
     let mut messages = history.facts_before(start)?;
-    // The placeholders before `start` are dropped (no `drain`: its code is 0.6 KB of wasm).
-    messages.extend(std::mem::take(&mut facts.messages).into_iter().skip(start));
+    messages.extend(read);
     facts.messages = messages;
     calibrated(history, facts, reports, learned)
 }

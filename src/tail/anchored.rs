@@ -57,22 +57,27 @@ pub enum Tried {
 /// ([`crate::reported::history_facts_after`]).
 #[derive(Debug, Clone)]
 pub struct Latest {
-    /// The raw facts of the messages from `start` on (placeholders before).
-    pub facts: RequestFacts,
+    /// The raw facts of everything but the messages (left empty).
+    pub fixed: RequestFacts,
     /// Where the messages read start.
     pub start: usize,
+    /// The raw facts of the messages from `start` on.
+    pub read: Vec<MessageFacts>,
     /// The history's reports, when the messages read hold the latest
     /// [`reported::LATEST`] answers (which the reports are read from); `None` otherwise.
     pub reports: Option<Vec<Report>>,
 }
 
 impl Latest {
-    fn of(facts: RequestFacts, start: usize, reports: Vec<Report>) -> Latest {
-        let read = facts.messages.get(start..).unwrap_or(&[]);
+    fn of(mut facts: RequestFacts, start: usize, reports: Vec<Report>) -> Latest {
+        let read = facts.messages.split_off(start.min(facts.messages.len()));
+        // The placeholders go before the full read: it holds every message's facts once.
+        facts.messages = Vec::new();
         let answers = read.iter().filter(|f| f.role == Role::Assistant).count();
         Latest {
-            facts,
+            fixed: facts,
             start,
+            read,
             reports: (answers >= reported::LATEST).then_some(reports),
         }
     }
