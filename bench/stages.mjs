@@ -92,12 +92,13 @@ const STAGES = [
 ];
 // What a frame further out says the work was for: anchoring (the usage on the latest answers,
 // read by the plan from the tail and again by the full plan; the tail's sample of sizes; its
-// first look at the latest 128 messages, read again by the full read when the cache is off)
+// first look at the latest 128 messages, read again by the full read when the cache is off,
+// until the full read after it read only the messages before them: `messages_facts_before`)
 // rather than the plan's own full read.
 const purposeOf = (names) =>
   names.some((n) => /walk::usages|reported::reports/.test(n)) ? "usage of the latest answers (twice)"
     : names.some((n) => /sizer::|sample::/.test(n)) ? "tail's sample of sizes"
-    : !cache && names.some((n) => /cache::messages_facts/.test(n)) ? "tail's first look (128 messages, read again)"
+    : !cache && names.some((n) => /cache::messages_facts(?!_before)/.test(n)) ? "tail's first look (128 messages, read again)"
     : "";
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));

@@ -201,10 +201,11 @@ impl<S: Summarizer> Compactor<S> {
         history: &H,
         options: PlanOptions,
     ) -> Result<FromTail> {
-        if let Some(planned) = self.plan_tail(history, options)? {
-            return Ok(planned);
-        }
-        let facts = reported::history_facts(history, &[])?;
+        let facts = match self.try_tail(history, options)? {
+            tail::Tried::Planned(planned) => return Ok(planned),
+            tail::Tried::Not(Some(latest)) => reported::history_facts_after(history, &[], latest)?,
+            tail::Tried::Not(None) => reported::history_facts(history, &[])?,
+        };
         let plan = self.plan_with_facts(&facts, options)?;
         Ok(FromTail {
             facts,
@@ -221,6 +222,20 @@ impl<S: Summarizer> Compactor<S> {
         history: &H,
         options: PlanOptions,
     ) -> Result<Option<FromTail>> {
+        Ok(match self.try_tail(history, options)? {
+            tail::Tried::Planned(planned) => Some(planned),
+            tail::Tried::Not(_) => None,
+        })
+    }
+
+    /// [`Compactor::plan_tail`], with the latest messages it read when it gave up
+    /// ([`tail::Latest`]: the caller reads only those before them,
+    /// [`reported::history_facts_after`]).
+    pub fn try_tail<H: History + ?Sized>(
+        &self,
+        history: &H,
+        options: PlanOptions,
+    ) -> Result<tail::Tried> {
         tail::plan(tail::Asked {
             history,
             options,

@@ -27,6 +27,14 @@ pub trait History {
     /// The raw facts of messages `indices` (in order), in their order.
     fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>>;
 
+    /// The raw facts of messages `0..end`, in order (what is left to read after a plan from
+    /// the tail read the latest messages and gave up, which are appended to them: an
+    /// implementation may leave room for them).
+    fn facts_before(&self, end: usize) -> Result<Vec<MessageFacts>> {
+        let indices: Vec<u32> = (0..end as u32).collect();
+        self.facts(&indices)
+    }
+
     /// The raw facts of every message.
     fn all_facts(&self) -> Result<Vec<MessageFacts>> {
         let all: Vec<u32> = (0..self.len() as u32).collect();

@@ -8,6 +8,7 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::MessageUsage;
 use crate::history::{History, Parts};
 use crate::message::Role;
+use crate::tail::Latest;
 
 /// How many of the latest assistant messages are read for usage.
 pub const LATEST: usize = 16;
@@ -18,7 +19,41 @@ pub const LATEST: usize = 16;
 pub fn history_facts<H: History + ?Sized>(history: &H, learned: &[Report]) -> Result<RequestFacts> {
     let mut facts = history.parts().fixed_facts()?;
     facts.messages = history.all_facts()?;
-    let mut reports = of_history(history, &facts)?;
+    calibrated(history, facts, None, learned)
+}
+
+/// [`history_facts`] after a plan from the tail read the `latest` messages and gave up: only
+/// the messages before them are read, and the usage again only when they do not hold the
+/// latest [`LATEST`] answers. The same facts as [`history_facts`], each message read once.
+pub fn history_facts_after<H: History + ?Sized>(
+    history: &H,
+    learned: &[Report],
+    latest: Latest,
+) -> Result<RequestFacts> {
+    let Latest {
+        fixed: mut facts,
+        start,
+        read,
+        reports,
+    } = latest;
+    let mut messages = history.facts_before(start)?;
+    messages.extend(read);
+    facts.messages = messages;
+    calibrated(history, facts, reports, learned)
+}
+
+/// `facts` of every message of `history` calibrated to its `reports` (read when `None`) and
+/// `learned`.
+fn calibrated<H: History + ?Sized>(
+    history: &H,
+    mut facts: RequestFacts,
+    reports: Option<Vec<Report>>,
+    learned: &[Report],
+) -> Result<RequestFacts> {
+    let mut reports = match reports {
+        Some(reports) => reports,
+        None => of_history(history, &facts)?,
+    };
     reports.extend_from_slice(learned);
     anchor::calibrate(&mut facts, &reports);
     Ok(facts)

@@ -502,3 +502,40 @@ fn the_session_s_long_histories_take_every_path_of_a_plan_from_the_tail() {
         assert!(tail_of(usage).0.is_none(), "{usage:?}");
     }
 }
+
+#[test]
+fn when_the_tail_gives_up_every_message_is_read_once() {
+    let stale = {
+        let mut messages = chat(2_000, 30);
+        report(&mut messages, 8.0, |_| true);
+        messages
+    };
+    // Nothing reported; every report stale; stale reports, then more user messages than the
+    // first look reads: it holds none of the latest answers, whose usage is read after it.
+    let mut sparse = chat(1_935, 30);
+    report(&mut sparse, 8.0, |_| true);
+    sparse.extend((0..130).map(|k| user(&format!("more {k}"))));
+    for messages in [chat(2_000, 30), stale, sparse] {
+        let history = Memory::of(messages);
+        let planned = compactor(2_000).plan_history(&history, OVER).unwrap();
+        assert!(planned.unread_before.is_none());
+        let mut read = history.read.borrow().clone();
+        read.sort_unstable();
+        assert_eq!(
+            read,
+            (0..4_000).collect::<Vec<u32>>(),
+            "each message read once"
+        );
+        // The usage of the latest answers, once each.
+        assert_eq!(history.usages.borrow().len(), reported::LATEST);
+        // The same facts and plan as reading every message at once.
+        let fresh = Memory {
+            messages: history.messages.clone(),
+            ..Memory::default()
+        };
+        let facts = reported::history_facts(&fresh, &[]).unwrap();
+        assert_eq!(planned.facts, facts);
+        let first_kept = planned.plan.map(|p| p.first_kept_index);
+        assert_eq!(first_kept, whole(&history, 2_000).1);
+    }
+}

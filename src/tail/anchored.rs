@@ -42,6 +42,47 @@ pub struct Unread {
     pub read: Vec<u32>,
 }
 
+/// What a plan from a tail came to.
+#[derive(Debug, Clone)]
+pub enum Tried {
+    /// Planned from a tail.
+    Planned(FromTail),
+    /// Not planned from a tail: the caller reads every message, but those of [`Latest`], when
+    /// some were read on the way.
+    Not(Option<Latest>),
+}
+
+/// The latest messages a plan from a tail read before it gave up (nothing was reported, or
+/// every report is stale): read once, the caller reads only the messages before them
+/// ([`crate::reported::history_facts_after`]).
+#[derive(Debug, Clone)]
+pub struct Latest {
+    /// The raw facts of everything but the messages (left empty).
+    pub fixed: RequestFacts,
+    /// Where the messages read start.
+    pub start: usize,
+    /// The raw facts of the messages from `start` on.
+    pub read: Vec<MessageFacts>,
+    /// The history's reports, when the messages read hold the latest
+    /// [`reported::LATEST`] answers (which the reports are read from); `None` otherwise.
+    pub reports: Option<Vec<Report>>,
+}
+
+impl Latest {
+    fn of(mut facts: RequestFacts, start: usize, reports: Vec<Report>) -> Latest {
+        let read = facts.messages.split_off(start.min(facts.messages.len()));
+        // The placeholders go before the full read: it holds every message's facts once.
+        facts.messages = Vec::new();
+        let answers = read.iter().filter(|f| f.role == Role::Assistant).count();
+        Latest {
+            fixed: facts,
+            start,
+            read,
+            reports: (answers >= reported::LATEST).then_some(reports),
+        }
+    }
+}
+
 /// What a plan from a tail is asked: the history, the plan's options and the policy.
 pub(crate) struct Asked<'a, H: ?Sized> {
     pub history: &'a H,
@@ -73,14 +114,14 @@ impl<H: ?Sized> Clone for Asked<'_, H> {
 
 impl<H: ?Sized> Copy for Asked<'_, H> {}
 
-/// The facts and plan of the history `asked` read from its tail; `None` when the history is
-/// short, when nothing usable was reported, or when no tail short of the whole history decides
-/// the plan (the caller then reads every message, as it does without usage).
-pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<FromTail>> {
+/// The facts and plan of the history `asked` read from its tail; [`Tried::Not`] when the
+/// history is short, when nothing usable was reported, or when no tail short of the whole
+/// history decides the plan (the caller then reads every message, as it does without usage).
+pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Tried> {
     let history = asked.history;
     let count = history.len();
     if count < tail::FROM {
-        return Ok(None);
+        return Ok(Tried::Not(None));
     }
     let mut facts = history.parts().fixed_facts()?;
     // Built, not cloned from one default: 10,000 clones cost a tenth of a millisecond.
@@ -94,7 +135,7 @@ pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<Fr
     )?;
     let reports = reported::of_history(history, &facts)?;
     if reports.is_empty() {
-        return Ok(None);
+        return Ok(Tried::Not(Some(Latest::of(facts, end, reports))));
     }
     let Some(sample) = Sample::take(history, &facts, end)? else {
         return sized(asked, facts, end);
@@ -106,11 +147,11 @@ pub(crate) fn plan<H: History + ?Sized>(asked: Asked<'_, H>) -> Result<Option<Fr
             .is_none_or(|ratio| !anchor::within(ratio, STALE_MARGIN))
     };
     if reports.iter().all(stale) {
-        return Ok(None);
+        return Ok(Tried::Not(Some(Latest::of(facts, end, reports))));
     }
     let facts = match latest_plausible(&reports, &sample, &facts) {
         Some(anchor) => match unsized_plan(asked, facts, end, anchor)? {
-            Ok(planned) => return Ok(Some(planned)),
+            Ok(planned) => return Ok(Tried::Planned(planned)),
             Err(facts) => facts,
         },
         None => facts,
@@ -245,7 +286,7 @@ fn sized<H: History + ?Sized>(
     asked: Asked<'_, H>,
     mut facts: RequestFacts,
     end: usize,
-) -> Result<Option<FromTail>> {
+) -> Result<Tried> {
     let history = asked.history;
     // `exact`: the system messages, read exactly wherever they are.
     let Sizes {
@@ -274,13 +315,14 @@ fn sized<H: History + ?Sized>(
         end,
         exact: &exact,
     };
-    Ok(grow(asked, facts, tail, &mut calibrate)?
-        .ok()
-        .map(|Decided { facts, plan, .. }| FromTail {
+    Ok(match grow(asked, facts, tail, &mut calibrate)? {
+        Ok(Decided { facts, plan, .. }) => Tried::Planned(FromTail {
             facts,
             plan,
             unread_before: None,
-        }))
+        }),
+        Err(_) => Tried::Not(None),
+    })
 }
 
 /// Whether the facts of a tail could be calibrated.

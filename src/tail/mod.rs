@@ -21,7 +21,7 @@ pub mod size;
 mod unread;
 
 pub(crate) use anchored::{Asked, plan};
-pub use anchored::{FromTail, Unread};
+pub use anchored::{FromTail, Latest, Tried, Unread};
 pub use unread::{fill_deferred, fill_unread};
 
 use crate::error::Result;

@@ -44,25 +44,35 @@ pub(crate) fn all_messages_facts(
     request: &JsRequest,
     use_cache: bool,
 ) -> Result<Vec<MessageFacts>> {
-    let count = request.messages.length();
+    messages_facts_before(request, request.messages.length(), use_cache)
+}
+
+/// The facts of messages `0..count` of `request`, reusing cached ones when `use_cache`, in a
+/// vector with room for the facts of every message: a caller that read the rest already
+/// appends them without a second copy of the facts.
+pub(crate) fn messages_facts_before(
+    request: &JsRequest,
+    count: u32,
+    use_cache: bool,
+) -> Result<Vec<MessageFacts>> {
+    let room = request.messages.length().max(count) as usize;
     if use_cache {
         let all: Vec<u32> = (0..count).collect();
-        messages_facts(request, &all, true)
+        facts_of(request, &all, true, room)
     } else {
-        all_facts(request, count)
+        all_facts(request, count, room)
     }
 }
 
 /// How many messages [`all_facts`] reads together.
 const CHUNK: u32 = 8192;
 
-/// The facts of the `count` messages of `request`, none cached, read a chunk at a time into
-/// their places: a list of every index (and a flag per message) was 0.5 MB of wasm memory at
-/// the peak of a cold plan of 100k messages.
-fn all_facts(request: &JsRequest, count: u32) -> Result<Vec<MessageFacts>> {
-    let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
-        .take(count as usize)
-        .collect();
+/// The facts of the first `count` messages of `request`, none cached, read a chunk at a time
+/// into their places (a list of every index, and a flag per message, was 0.5 MB of wasm memory
+/// at the peak of a cold plan of 100k messages), in a vector with room for `room`.
+fn all_facts(request: &JsRequest, count: u32, room: usize) -> Result<Vec<MessageFacts>> {
+    let mut facts: Vec<MessageFacts> = Vec::with_capacity(room);
+    facts.resize_with(count as usize, MessageFacts::default);
     let mut recent = RecentCalls::default();
     let mut indices = Vec::new();
     let mut start = 0;
@@ -93,13 +103,22 @@ pub(crate) fn messages_facts(
     indices: &[u32],
     use_cache: bool,
 ) -> Result<Vec<MessageFacts>> {
+    facts_of(request, indices, use_cache, indices.len())
+}
+
+/// [`messages_facts`] in a vector with room for `room`.
+fn facts_of(
+    request: &JsRequest,
+    indices: &[u32],
+    use_cache: bool,
+    room: usize,
+) -> Result<Vec<MessageFacts>> {
     // The facts go straight into their place: a long history's are held once, not copied.
     if !use_cache {
         // Nothing to fetch (each crossing costs as much as a message's facts), and every
         // message is read: its place is its index among `indices`, no list of them is made.
-        let mut facts: Vec<MessageFacts> = std::iter::repeat_with(MessageFacts::default)
-            .take(indices.len())
-            .collect();
+        let mut facts: Vec<MessageFacts> = Vec::with_capacity(room);
+        facts.resize_with(indices.len(), MessageFacts::default);
         read_missed(
             request,
             indices,
@@ -112,7 +131,7 @@ pub(crate) fn messages_facts(
     }
     let map = Some(map_for(&request.estimator, request.format));
     let open = open_index(request);
-    let mut facts = Vec::with_capacity(indices.len());
+    let mut facts = Vec::with_capacity(room);
     let mut missed = Missed::default();
     for (slot, &i) in indices.iter().enumerate() {
         let hit = map

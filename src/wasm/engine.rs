@@ -24,7 +24,7 @@ use crate::generator::{GeneratorSummarizer, Purpose};
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::tail::FromTail;
+use crate::tail::{FromTail, Tried};
 use crate::token::Estimator;
 
 /// The core compactor (with its clearing policy) and whether its facts cache is on.
@@ -69,15 +69,6 @@ impl Engine {
         reported::request_facts(request, self.cache, learned)
     }
 
-    /// The facts of `request` and its plan (`None` when there is nothing to do), whose
-    /// `message_tokens` is left empty: the estimates are those of the facts
-    /// (`convert::preview_to_js` reads them there).
-    pub(super) fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
-        let facts = self.facts(request)?;
-        let plan = self.summary_plan(&facts, options(request))?;
-        Ok((facts, plan))
-    }
-
     /// The summary plan of a request with `facts`, its `message_tokens` left empty.
     pub(super) fn summary_plan(
         &self,
@@ -88,27 +79,32 @@ impl Engine {
         crate::plan::plan_without_tokens(facts, options, keep, ratio)
     }
 
-    /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
-    /// from its tail (`crate::tail`), unless clearing may replace the plan (it reads every
-    /// message).
+    /// The facts of `request` and its plan for a preview (`Compactor.plan`), whose
+    /// `message_tokens` is left empty (the estimates are those of the facts,
+    /// `convert::preview_to_js` reads them there): an anchored long history is planned from
+    /// its tail (`crate::tail`), unless clearing may replace the plan (it reads every message);
+    /// when the tail gives up, the messages it read are not read again.
     pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
         let history = JsHistory {
             request,
             cache: self.cache,
         };
-        match self.core.plan_tail(&history, options(request))? {
-            Some(planned) if self.core.clearing().is_none() || planned.plan.is_none() => {
-                Ok(planned)
+        let facts = match self.core.try_tail(&history, options(request))? {
+            Tried::Planned(planned) if self.core.clearing().is_none() || planned.plan.is_none() => {
+                return Ok(planned);
             }
-            _ => {
-                let (facts, plan) = self.plan(request)?;
-                Ok(FromTail {
-                    facts,
-                    plan,
-                    unread_before: None,
-                })
+            // The latest messages it read are not read again.
+            Tried::Not(Some(latest)) => {
+                crate::reported::history_facts_after(&history, &[], latest)?
             }
-        }
+            _ => self.facts(request)?,
+        };
+        let plan = self.summary_plan(&facts, options(request))?;
+        Ok(FromTail {
+            facts,
+            plan,
+            unread_before: None,
+        })
     }
 
     /// What to do with `request` (facts `facts`): clear first, else the summary plan

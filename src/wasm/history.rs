@@ -29,6 +29,11 @@ impl History for JsHistory<'_> {
         cache::messages_facts(self.request, indices, self.cache)
     }
 
+    fn facts_before(&self, end: usize) -> Result<Vec<MessageFacts>> {
+        let end = end.min(self.len()) as u32;
+        cache::messages_facts_before(self.request, end, self.cache)
+    }
+
     fn all_facts(&self) -> Result<Vec<MessageFacts>> {
         cache::all_messages_facts(self.request, self.cache)
     }

@@ -34,9 +34,11 @@ test("stale usage: the plan is the one without usage, each message read once", (
   const plain = compactor().plan({ messages: messages.map(({ usage: _, ...m }) => m), inputTokenBudget: 0 });
   assert.equal(plan.firstKeptIndex, plain.firstKeptIndex);
   assert.equal(plan.estimateBefore, plain.estimateBefore);
-  // The walker reads each message once; the last 128 and one in 8 before them are read again
-  // to look for usage and to size the sample. The size pass would read every message again.
-  assert.ok(reads < 1.25 * messages.length, `${reads} reads of content for ${messages.length} messages`);
+  // The walker reads each message once (the last 128 by the tail's first look, which the
+  // full read does not read again: 3,509 reads, 3,653 before it took them from there); the sizer
+  // reads them again and one in 8 before them, for the sample. The size pass would read every
+  // message again.
+  assert.ok(reads < 1.2 * messages.length, `${reads} reads of content for ${messages.length} messages`);
 });
 
 test("usable usage: the plan still reads only the tail exactly", () => {
