@@ -82,6 +82,7 @@ mod steps;
 mod summarizer;
 mod summary;
 pub mod tail;
+mod thrown;
 pub mod token;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
@@ -112,4 +113,5 @@ pub use summary::{
     FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,
     project as project_summary,
 };
+pub use thrown::Thrown;
 pub use token::{Estimator, Heuristic};

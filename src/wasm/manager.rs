@@ -12,7 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::compactor::JsCompactor;
 use super::convert::{self, object};
 use super::engine::Engine;
-use super::error::{describe, to_js};
+use super::error::to_js;
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
@@ -27,7 +27,6 @@ use crate::facts::RequestFacts;
 use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
 };
-use crate::overflow::is_context_overflow;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
@@ -242,35 +241,9 @@ fn records(records: &[Record]) -> JsValue {
 }
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
-/// HTTP status and its error code.
+/// HTTP status and its error code, as the core reads them.
 pub(crate) fn is_overflow_error(error: &JsValue) -> bool {
-    let get = |value: &JsValue, key: &str| {
-        if value.is_object() {
-            Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
-        } else {
-            JsValue::UNDEFINED
-        }
-    };
-    let body = get(error, "error");
-    let message = [
-        describe(error),
-        describe(&body),
-        get(&body, "message").as_string().unwrap_or_default(),
-    ]
-    .join("\n");
-    let status = [
-        get(error, "status"),
-        get(error, "statusCode"),
-        get(&get(error, "response"), "status"),
-    ]
-    .iter()
-    .find_map(|v| v.as_f64())
-    .filter(|s| s.fract() == 0.0 && (100.0..1000.0).contains(s))
-    .map(|s| s as u16);
-    let code = get(error, "code")
-        .as_string()
-        .or_else(|| get(&body, "code").as_string());
-    is_context_overflow(&message, status, code.as_deref())
+    super::error::thrown(error).is_context_overflow()
 }
 
 /// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
