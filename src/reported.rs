@@ -42,10 +42,15 @@ pub fn reports(
     with_explicit(parts, facts.messages.len(), carried(&latest, usages))
 }
 
-/// The indices of the latest [`LATEST`] assistant messages, last first.
-fn latest_assistants(facts: &[MessageFacts]) -> Vec<u32> {
+/// The indices of the latest [`LATEST`] assistant messages among `facts`, last first: the
+/// answers whose usage is read.
+pub fn latest_assistants<'a, I>(facts: I) -> Vec<u32>
+where
+    I: IntoIterator<Item = &'a MessageFacts>,
+    I::IntoIter: DoubleEndedIterator + ExactSizeIterator,
+{
     facts
-        .iter()
+        .into_iter()
         .enumerate()
         .rev()
         .filter(|(_, f)| f.role == Role::Assistant)
@@ -100,4 +105,24 @@ fn with_explicit(parts: &Parts<'_>, count: usize, mut reports: Vec<Report>) -> R
         });
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_answers_are_read_last_first() {
+        let of = |role| MessageFacts {
+            role,
+            ..MessageFacts::default()
+        };
+        let mut facts = vec![of(Role::User), of(Role::Assistant), of(Role::ToolResult)];
+        assert_eq!(latest_assistants(&facts), vec![1]);
+        facts.extend((0..LATEST).map(|_| of(Role::Assistant)));
+        let latest = latest_assistants(&facts);
+        assert_eq!(latest.len(), LATEST);
+        assert_eq!(latest.first(), Some(&(facts.len() as u32 - 1)));
+        assert_eq!(latest.last(), Some(&3));
+    }
 }

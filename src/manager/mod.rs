@@ -6,6 +6,7 @@
 //! The manager works on any [`StateCompactor`]: [`Local`] for Rust callers, and the wasm layer's
 //! own for JavaScript state objects.
 
+mod learned;
 mod local;
 
 use crate::apply::Record;
@@ -17,6 +18,7 @@ use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
+pub use learned::{Learned, Lessons, Sent, rewritten_anchor};
 pub use local::{Local, OwnedState};
 
 /// `reserveTokens` when none is configured.

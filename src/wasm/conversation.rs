@@ -23,9 +23,9 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
-use crate::message::Role;
 use crate::parse;
 use crate::plan::Plan;
+use crate::reported::latest_assistants;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -121,10 +121,9 @@ impl JsConversation {
         messages: &[(JsValue, MessageFacts)],
         start: usize,
     ) -> Result<Vec<Option<Report>>> {
-        let mut latest: Vec<usize> = (messages.iter().enumerate().rev())
-            .filter(|(_, (_, facts))| facts.role == Role::Assistant)
-            .take(LATEST)
-            .map(|(k, _)| k)
+        let mut latest: Vec<usize> = latest_assistants(messages.iter().map(|(_, f)| f))
+            .into_iter()
+            .map(|k| k as usize)
             .collect();
         latest.reverse();
         // Only the messages that have the key are walked again (most have no usage).

@@ -16,9 +16,8 @@ use super::error::to_js;
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
-use super::reported::{self, Learned};
+use super::reported::{self, Lessons};
 use super::{cache, clearing};
-use crate::anchor::Report;
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
@@ -26,6 +25,7 @@ use crate::error::{Error, Result, whole_number};
 use crate::facts::RequestFacts;
 use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
+    rewritten_anchor,
 };
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -36,8 +36,8 @@ struct JsStateCompactor {
     engine: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
-    /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
-    learned: RefCell<Vec<Learned>>,
+    /// What the responses of `run` said the latest requests cost.
+    learned: RefCell<Lessons>,
 }
 
 /// `ContextManager`'s engine; construct it through the package's `ContextManager`.
@@ -193,7 +193,7 @@ impl JsContextManager {
             engine: compactor.engine(),
             estimator,
             on_event,
-            learned: RefCell::new(Vec::new()),
+            learned: RefCell::default(),
         });
         Ok(JsContextManager { core, compactor })
     }
@@ -269,32 +269,21 @@ impl JsStateCompactor {
 
     /// Keeps what `response` says the request of `state` cost, if it says it.
     fn learn(&self, state: &JsValue, response: &JsValue) {
-        let Some(learned) = self
-            .request(state)
-            .ok()
-            .and_then(|request| Learned::from_response(response, &request))
-        else {
-            return;
-        };
-        self.remember(learned);
-    }
-
-    fn remember(&self, learned: Learned) {
-        let mut all = self.learned.borrow_mut();
-        if all.len() == reported::LATEST {
-            all.remove(0);
+        let request = self.request(state).ok();
+        if let Some(learned) = request.and_then(|r| reported::from_response(response, &r)) {
+            self.learned.borrow_mut().remember(learned);
         }
-        all.push(learned);
     }
 
     /// After a rewrite of `before` (whose calibrated facts are `facts`) into the state `after`
-    /// (a clearing or a trim), the report its estimate was anchored to describes the request
-    /// as it was: learns what the rewritten one would cost ([`Report::rewritten`]), so that the
-    /// estimate of the new state drops by what was freed until an answer reports it.
+    /// (a clearing or a trim), learns what the rewritten request would cost
+    /// ([`rewritten_anchor`]), so that the estimate of the new state drops by what was freed
+    /// until an answer reports it.
     fn learn_rewrite(&self, before: &convert::JsRequest, facts: &RequestFacts, after: &Object) {
-        let Some(anchor) = facts.calibration.anchor else {
+        // Not anchored: nothing to learn, and no facts read.
+        if facts.calibration.anchor.is_none() {
             return;
-        };
+        }
         let Ok(after) = self.request_of(after) else {
             return;
         };
@@ -302,16 +291,9 @@ impl JsStateCompactor {
         let (Ok(then), Ok(now)) = (raw(before), raw(&after)) else {
             return;
         };
-        let prefix = |f: &RequestFacts| -> u64 {
-            f.messages
-                .iter()
-                .take(anchor.messages)
-                .map(|m| m.tokens)
-                .sum()
-        };
-        let report = anchor.rewritten(prefix(&then), prefix(&now), &facts.calibration);
-        if let Some(learned) = Learned::of(report, &after) {
-            self.remember(learned);
+        let report = rewritten_anchor(&facts.calibration, &then.messages, &now.messages);
+        if let Some(learned) = report.and_then(|r| reported::learned(r, &after)) {
+            self.learned.borrow_mut().remember(learned);
         }
     }
 
@@ -405,12 +387,7 @@ impl StateCompactor for JsStateCompactor {
 
     fn facts(&self, state: &JsValue) -> Result<RequestFacts> {
         let request = self.request(state)?;
-        let learned: Vec<Report> = self
-            .learned
-            .borrow()
-            .iter()
-            .filter_map(|l| l.report(&request))
-            .collect();
+        let learned = reported::lessons_for(&self.learned.borrow(), &request);
         self.engine.facts_learned(&request, &learned)
     }
 
