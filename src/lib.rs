@@ -107,7 +107,7 @@ pub use overflow::is_context_overflow;
 pub use plan::Plan;
 pub use prompt::{DEFAULT_SYSTEM_PROMPT, NO_HISTORY_PLACEHOLDER};
 pub use request::{PlanOptions, Request};
-pub use retry::{DEFAULT_DELAYS, FailureKind, GenerateError, RetryPolicy, Sleeper};
+pub use retry::{DEFAULT_DELAYS, FailureKind, GenerateError, MAX_DELAY_MS, RetryPolicy, Sleeper};
 pub use summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText, Usage};
 pub use summary::{
     FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,

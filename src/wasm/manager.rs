@@ -21,7 +21,7 @@ use super::{cache, clearing};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
@@ -158,18 +158,9 @@ impl JsContextManager {
         let invalid = |message: String| Error::invalid_config(message);
         let window = optional_number(options, "contextWindowTokens", "options")
             .map_err(Error::into_config)?;
-        let context_window_tokens = match window {
-            Some(n) if n.is_nan() => {
-                return Err(invalid(
-                    "options.contextWindowTokens must be a number".to_owned(),
-                ));
-            }
-            Some(n) if n > 0.0 => {
-                whole_number(n, "options.contextWindowTokens").map_err(Error::invalid_config)?
-            }
-            // Missing, 0 or below: maintenance is off.
-            _ => 0,
-        };
+        let context_window_tokens =
+            ManagerConfig::context_window(window, "options.contextWindowTokens")
+                .map_err(invalid)?;
         let mut config = ManagerConfig {
             context_window_tokens,
             ..ManagerConfig::default()
