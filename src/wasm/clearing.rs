@@ -69,7 +69,7 @@ pub(crate) fn find(
     policy: &ClearingPolicy,
     texts: bool,
 ) -> Result<Found> {
-    let indices = indices(facts, texts);
+    let indices = crate::clearing::read_indices(facts, texts);
     let mut finder = Finder::new(
         estimator,
         &policy.file_tracking,
@@ -113,20 +113,6 @@ pub(crate) fn clearable(
         })
         .collect();
     Ok(list.into())
-}
-
-/// The messages clearing reads: those with tool calls or results; with `newest`, the newest
-/// one with a result alone.
-pub(crate) fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
-    let holds = |f: &MessageFacts| !f.tool_result_ids.is_empty() || !f.tool_call_ids.is_empty();
-    if newest {
-        let last = facts.iter().rposition(|f| !f.tool_result_ids.is_empty());
-        return last.map(|i| i as u32).into_iter().collect();
-    }
-    (0..facts.len())
-        .filter(|&i| facts.get(i).is_some_and(holds))
-        .map(|i| i as u32)
-        .collect()
 }
 
 /// Messages a clearing rewrote: their new text, and the same as new objects.

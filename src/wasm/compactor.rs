@@ -90,18 +90,20 @@ impl JsCompactor {
     pub fn plan_bytes(&self, body: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
         let planned = convert::body(&body).and_then(|bytes| {
             let request = convert::request_without_messages(&request)?;
-            Ok(match self.inner.plan_body(&bytes, &request)? {
-                (spans, facts, Some(Planned::Clear(cleared))) => {
-                    let plan = clearing::plan_to_js(&facts, &cleared, None);
+            let decided = self.inner.plan_body(&bytes, &request)?;
+            let spans = &decided.spans;
+            Ok(match decided.planned {
+                Some(Planned::Clear(cleared)) => {
+                    let plan = clearing::plan_to_js(&decided.facts, &cleared, None);
                     // The package's own object: setting a field runs no caller code.
-                    let spans = convert::spans_to_js(&spans);
+                    let spans = convert::spans_to_js(spans);
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
-                (spans, _, Some(Planned::Summarize(plan))) => {
-                    Some(convert::bytes_plan_to_js(&plan, &spans, &bytes))
+                Some(Planned::Summarize(plan)) => {
+                    Some(convert::bytes_plan_to_js(&plan, spans, &bytes))
                 }
-                (_, _, None) => None,
+                None => None,
             })
         });
         Ok(planned?.unwrap_or(JsValue::NULL))

@@ -411,17 +411,10 @@ pub(crate) fn bytes_plan_to_js(
     body: &[u8],
 ) -> JsValue {
     // The kept message's `id`, read from its span of the body.
-    let text = spans
-        .get(plan.first_kept_index)
-        .and_then(|span| body.get(span.clone()))
-        .and_then(|bytes| std::str::from_utf8(bytes).ok());
-    let mut nodes = Vec::new();
-    let id = text
-        .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
-        .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
+    let id = crate::body::message_id(body, spans, plan.first_kept_index);
     plan_js(
         plan,
-        id.unwrap_or(JsValue::NULL),
+        id.map_or(JsValue::NULL, |id| JsValue::from_str(&id)),
         Vec::new(),
         float64s(plan.message_tokens.iter().copied()),
         vec![("messageSpans", spans_to_js(spans))],

@@ -1,8 +1,6 @@
 //! The compactor the exported classes share (`Compactor`, `Conversation`, `ContextManager`):
 //! planning a request, and reading and running one apply.
 
-use std::ops::Range;
-
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -12,9 +10,10 @@ use super::convert::{self, JsRequest};
 use super::history::JsHistory;
 use super::js::AbortSignal;
 use super::{reported, walk};
-use crate::anchor::{self, Report};
+use crate::anchor::Report;
 use crate::apply::{Applied, ApplyInput};
-use crate::clearing::{ClearingPolicy, Finder, Found};
+use crate::body::Decided;
+use crate::clearing::ClearingPolicy;
 use crate::compactor::{Compactor, Planned};
 use crate::error::Result;
 use crate::facts::RequestFacts;
@@ -145,26 +144,10 @@ impl Engine {
             .decide_with(facts, options, estimator, &mut find, summarize)
     }
 
-    /// Plans the messages of `body`; returns where each message is in it, its facts, and what
-    /// to do ([`Engine::decide`]).
-    pub(super) fn plan_body(
-        &self,
-        body: &[u8],
-        request: &JsRequest,
-    ) -> Result<(Vec<Range<usize>>, RequestFacts, Option<Planned>)> {
-        let read = crate::body::facts(body, request.format, &request.estimator)?;
-        let mut facts = request.fixed_facts()?;
-        facts.messages = read.messages;
-        let reports = reported::body_reports(request, &facts, body, &read.spans)?;
-        anchor::calibrate(&mut facts, &reports);
-        let spans = read.spans;
-        let (estimator, options) = (&request.estimator, options(request));
-        let mut find = |policy: &ClearingPolicy| body_found(body, &spans, request, &facts, policy);
-        let mut summarize = || self.core.plan_with_facts(&facts, options);
-        let planned =
-            self.core
-                .decide_with(&facts, options, estimator, &mut find, &mut summarize)?;
-        Ok((spans, facts, planned))
+    /// What to do with the request whose messages are `body` ([`crate::body::decide`]).
+    pub(super) fn plan_body(&self, body: &[u8], request: &JsRequest) -> Result<Decided> {
+        let (format, parts) = (request.format, request.parts());
+        crate::body::decide(&self.core, body, format, &parts, options(request))
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.
@@ -295,30 +278,6 @@ impl Engine {
             }
         })
     }
-}
-
-/// The tool results and calls of the messages of `body` (at `spans`) that hold any.
-fn body_found(
-    body: &[u8],
-    spans: &[Range<usize>],
-    request: &JsRequest,
-    facts: &RequestFacts,
-    policy: &ClearingPolicy,
-) -> Result<Found> {
-    let (tracking, estimator) = (&policy.file_tracking, &request.estimator);
-    let mut finder = Finder::new(estimator, tracking, false, policy.reads_arguments());
-    for i in super::clearing::indices(&facts.messages, false) {
-        let i = i as usize;
-        let text = spans
-            .get(i)
-            .and_then(|span| body.get(span.clone()))
-            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .ok_or_else(|| {
-                crate::error::Error::invalid_request(format!("messages[{i}]: not UTF-8"))
-            })?;
-        finder.read_json(request.format, i, text)?;
-    }
-    finder.finish()
 }
 
 /// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if

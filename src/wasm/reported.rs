@@ -34,31 +34,6 @@ pub(crate) fn request_facts(
     reported::history_facts(&history, learned)
 }
 
-/// The reports of a request whose raw facts are `facts` and whose messages are `body`, at
-/// `spans` (see [`reported::reports`]).
-pub(crate) fn body_reports(
-    request: &JsRequest,
-    facts: &RequestFacts,
-    body: &[u8],
-    spans: &[std::ops::Range<usize>],
-) -> Result<Vec<Report>> {
-    reported::reports(&request.parts(), facts, |latest| {
-        latest
-            .iter()
-            .map(|&i| {
-                let text = spans
-                    .get(i as usize)
-                    .and_then(|span| body.get(span.clone()))
-                    .and_then(|bytes| std::str::from_utf8(bytes).ok());
-                match text {
-                    Some(text) => request.format.usage_json(text, &format!("messages[{i}]")),
-                    None => Ok(None),
-                }
-            })
-            .collect()
-    })
-}
-
 /// What a `ContextManager` learned, of requests of host messages (compared by identity).
 pub(crate) type Lessons = crate::manager::Lessons<JsValue>;
 
