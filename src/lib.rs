@@ -89,7 +89,9 @@ mod wasm;
 
 pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
-pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, Planned};
+pub use compactor::{
+    Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, HistoryDecision, Planned,
+};
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{

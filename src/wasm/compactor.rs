@@ -11,9 +11,8 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::{self, Engine, Job};
 use super::{clearing, config, convert, error::to_js, sizer};
-use crate::compactor::Planned;
+use crate::compactor::{HistoryDecision, Planned};
 use crate::error::Result;
-use crate::tail::FromTail;
 
 /// Plans and applies compactions (see the package README).
 #[wasm_bindgen(js_name = Compactor)]
@@ -42,14 +41,12 @@ impl JsCompactor {
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let FromTail {
+        let HistoryDecision {
             facts,
-            plan,
+            planned,
             unread_before,
         } = self.inner.preview(&request)?;
-        let mut plan = plan;
-        let planned = self.inner.decide(&request, &facts, &mut || Ok(plan.take()));
-        let plan = match planned? {
+        let plan = match planned {
             None => return Ok(JsValue::NULL),
             Some(Planned::Summarize(plan)) => plan,
             Some(Planned::Clear(cleared)) => {

@@ -315,9 +315,10 @@ pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) 
 }
 
 /// [`plan_to_js`] for a plan made over `facts`, its `messageTokens` read from the facts (the
-/// plan may carry none: `Engine::plan`). With `last_use` (the caller reads `messages`, the
-/// package's own copy of the caller's array, no more), that array cut to its length becomes
-/// `messagesToSummarize` instead of a copy of it (at 100k messages, 0.8 MB of JavaScript heap).
+/// plan may carry none: `Compactor::decide_history`). With `last_use` (the caller reads
+/// `messages`, the package's own copy of the caller's array, no more), that array cut to its
+/// length becomes `messagesToSummarize` instead of a copy of it (at 100k messages, 0.8 MB of
+/// JavaScript heap).
 pub(crate) fn preview_to_js(
     plan: &Plan,
     messages: &Array,

@@ -14,14 +14,13 @@ use crate::anchor::Report;
 use crate::apply::{Applied, ApplyInput};
 use crate::body::Decided;
 use crate::clearing::ClearingPolicy;
-use crate::compactor::{Compactor, Planned};
+use crate::compactor::{Compactor, HistoryDecision, Planned};
 use crate::error::Result;
 use crate::facts::RequestFacts;
 use crate::formats::Format;
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::tail::FromTail;
 use crate::token::Estimator;
 
 /// The core compactor (with its clearing policy) and whether its facts cache is on.
@@ -66,15 +65,6 @@ impl Engine {
         reported::request_facts(request, self.cache, learned)
     }
 
-    /// The facts of `request` and its plan (`None` when there is nothing to do), whose
-    /// `message_tokens` is left empty: the estimates are those of the facts
-    /// (`convert::preview_to_js` reads them there).
-    pub(super) fn plan(&self, request: &JsRequest) -> Result<(RequestFacts, Option<Plan>)> {
-        let facts = self.facts(request)?;
-        let plan = self.summary_plan(&facts, options(request))?;
-        Ok((facts, plan))
-    }
-
     /// The summary plan of a request with `facts`, its `message_tokens` left empty.
     pub(super) fn summary_plan(
         &self,
@@ -85,27 +75,18 @@ impl Engine {
         crate::plan::plan_without_tokens(facts, options, keep, ratio)
     }
 
-    /// [`Engine::plan`] for a preview (`Compactor.plan`): an anchored long history is planned
-    /// from its tail (`crate::tail`), unless clearing may replace the plan (it reads every
-    /// message).
-    pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
+    /// What `Compactor.plan` shows for `request` ([`Compactor::decide_history`]).
+    pub(super) fn preview(&self, request: &JsRequest) -> Result<HistoryDecision> {
         let history = JsHistory {
             request,
             cache: self.cache,
         };
-        match self.core.plan_tail(&history, options(request))? {
-            Some(planned) if self.core.clearing().is_none() || planned.plan.is_none() => {
-                Ok(planned)
-            }
-            _ => {
-                let (facts, plan) = self.plan(request)?;
-                Ok(FromTail {
-                    facts,
-                    plan,
-                    unread_before: None,
-                })
-            }
-        }
+        let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
+        let mut find = |policy: &ClearingPolicy, facts: &RequestFacts| {
+            super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
+        };
+        self.core
+            .decide_history(&history, options(request), &mut find)
     }
 
     /// What to do with `request` (facts `facts`): clear first, else the summary plan
