@@ -60,6 +60,7 @@ mod facts;
 mod facts_text;
 pub mod formats;
 mod generator;
+mod handed;
 mod hash;
 pub mod history;
 mod ids;
@@ -98,6 +99,7 @@ pub use generator::{
     DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator, GeneratorSummarizer,
     Purpose, ToolChoice,
 };
+pub use handed::{PlanFields, without_pinned};
 pub use history::History;
 pub use ids::Ids;
 pub use ledger::Ledger;

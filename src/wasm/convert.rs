@@ -11,10 +11,11 @@ use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::stringify::{json, json_text, system_prompt};
+use crate::PlanFields;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
-use crate::message::{Role, ToolDefinition};
+use crate::message::ToolDefinition;
 use crate::parse;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -178,35 +179,21 @@ pub(crate) fn slice_without_pinned(
     facts: &[MessageFacts],
     range: &std::ops::Range<usize>,
 ) -> Array {
-    let pinned = |i: &usize| facts.get(*i).is_some_and(|f| f.role == Role::System);
-    if !range.clone().any(|i| pinned(&i)) {
-        return messages.slice(range.start as u32, range.end as u32);
+    match crate::without_pinned(facts, range) {
+        None => messages.slice(range.start as u32, range.end as u32),
+        Some(indices) => indices.iter().map(|&i| messages.get(i as u32)).collect(),
     }
-    range
-        .clone()
-        .filter(|i| !pinned(i))
-        .map(|i| messages.get(i as u32))
-        .collect()
 }
 
-/// The messages a compaction keeps: the system messages before the cut, then the suffix (its
-/// first message trimmed to the kept parts when the cut falls inside it).
+/// The messages a compaction keeps ([`Plan::kept`]): the first trimmed to the kept parts
+/// when the cut falls inside it.
 pub(crate) fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
-    let first_kept = plan.first_kept_index;
-    let pinned = (0..first_kept).filter(|&i| {
-        facts
-            .messages
-            .get(i)
-            .is_some_and(|f| f.role == Role::System)
+    let len = messages.length() as usize;
+    let kept = plan.kept(&facts.messages, len).map(|(i, cut)| match cut {
+        true => with_parts(messages, i, plan.first_kept_part..),
+        false => Ok(messages.get(i as u32)),
     });
-    let kept: Array = pinned.map(|i| messages.get(i as u32)).collect();
-    for i in first_kept..messages.length() as usize {
-        match plan.first_kept_part {
-            part if part > 0 && i == first_kept => kept.push(&with_parts(messages, i, part..)?),
-            _ => kept.push(&messages.get(i as u32)),
-        };
-    }
-    Ok(kept)
+    kept.collect()
 }
 
 /// The parts of message `first_kept_index` a plan summarizes (those before `first_kept_part`)
@@ -263,34 +250,19 @@ pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
             .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
         Ok(list.length() as usize)
     };
-    let first_kept_index = index("firstKeptIndex")?.unwrap_or(0);
-    let first_kept_part = index("firstKeptPart")?.unwrap_or(0);
-    // The arrays leave out system messages (never cut), so the prefix's start is given as an
-    // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
-    let (history, prefix_end) = match index("turnPrefixStart")? {
-        Some(start) => (start, first_kept_index.max(start)),
-        None => {
-            let history = length("messagesToSummarize")?;
-            // The trimmed copy of a message cut inside ends the turn prefix array.
-            let partial = usize::from(first_kept_part > 0);
-            let prefix = length("turnPrefixMessages")?.saturating_sub(partial);
-            (history, history + prefix)
-        }
-    };
-    let split_turn = match optional_bool(value, "splitTurn", "plan")? {
-        Some(split) => split,
-        None => prefix_end > history || first_kept_part > 0,
-    };
-    Ok(Some(Plan {
-        first_kept_index,
-        first_kept_part,
-        messages_to_summarize: 0..history,
-        turn_prefix_messages: history..prefix_end,
-        split_turn,
-        estimate_before: 0,
-        estimate_after_without_summary: 0,
-        message_tokens: Vec::new(),
-    }))
+    Plan::from_fields(PlanFields {
+        first_kept_index: index("firstKeptIndex")?,
+        first_kept_part: index("firstKeptPart")?,
+        turn_prefix_start: index("turnPrefixStart")?,
+        listed: &mut || {
+            Ok((
+                length("messagesToSummarize")?,
+                length("turnPrefixMessages")?,
+            ))
+        },
+        split_turn: &mut || optional_bool(value, "splitTurn", "plan"),
+    })
+    .map(Some)
 }
 
 /// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
@@ -344,8 +316,8 @@ fn plan_object(
     let kept_id = first_kept_id(messages, plan);
     // Last: the array may be cut to the summarized messages here.
     let history = &plan.messages_to_summarize;
-    let pinned = |i: usize| facts.get(i).is_some_and(|f| f.role == Role::System);
-    let summarize = if last_use && history.start == 0 && !history.clone().any(pinned) {
+    let unpinned = || crate::without_pinned(facts, history).is_none();
+    let summarize = if last_use && history.start == 0 && unpinned() {
         // The package's own array: setting its length runs no caller code.
         messages.set_length(history.end as u32);
         messages.clone()

@@ -1,0 +1,166 @@
+//! A plan as a host hands it back and the messages a plan hands over: how a plan object
+//! (possibly edited, or built by hand) becomes a [`Plan`] again, which messages of a range are
+//! summarized (all but the system messages, never cut), and which a compaction keeps.
+
+use std::ops::Range;
+
+use crate::error::Result;
+use crate::facts::MessageFacts;
+use crate::message::Role;
+use crate::plan::Plan;
+
+/// What a plan object handed back says, as a binding reads it. The lists are asked for only
+/// when `turn_prefix_start` is missing, and `split_turn` after them.
+pub struct PlanFields<'a> {
+    /// Its `firstKeptIndex` (missing: 0).
+    pub first_kept_index: Option<usize>,
+    /// Its `firstKeptPart` (missing: 0).
+    pub first_kept_part: Option<usize>,
+    /// Its `turnPrefixStart`: where the turn prefix starts, counting the system messages its
+    /// lists leave out.
+    pub turn_prefix_start: Option<usize>,
+    /// How many messages its `messagesToSummarize` and `turnPrefixMessages` list.
+    pub listed: &'a mut dyn FnMut() -> Result<(usize, usize)>,
+    /// Its `splitTurn`.
+    pub split_turn: &'a mut dyn FnMut() -> Result<Option<bool>>,
+}
+
+impl Plan {
+    /// The plan a host handed back. Without `turnPrefixStart` (a plan built by hand) the lists
+    /// give the ranges, the trimmed copy of a message cut inside ending the turn prefix list;
+    /// without `splitTurn` the turn is split when the prefix holds anything. Estimates are 0
+    /// (applying recomputes them); whether it fits its request is [`Plan::check_fits`]'s.
+    pub fn from_fields(fields: PlanFields<'_>) -> Result<Plan> {
+        let first_kept_index = fields.first_kept_index.unwrap_or(0);
+        let first_kept_part = fields.first_kept_part.unwrap_or(0);
+        let (history, prefix_end) = match fields.turn_prefix_start {
+            Some(start) => (start, first_kept_index.max(start)),
+            None => {
+                let (history, prefix) = (fields.listed)()?;
+                let partial = usize::from(first_kept_part > 0);
+                (history, history + prefix.saturating_sub(partial))
+            }
+        };
+        let split_turn = (fields.split_turn)()?;
+        Ok(Plan {
+            first_kept_index,
+            first_kept_part,
+            messages_to_summarize: 0..history,
+            turn_prefix_messages: history..prefix_end,
+            split_turn: split_turn.unwrap_or(prefix_end > history || first_kept_part > 0),
+            estimate_before: 0,
+            estimate_after_without_summary: 0,
+            message_tokens: Vec::new(),
+        })
+    }
+
+    /// The messages a compaction keeps, in order: the system messages before the cut, then
+    /// every message from the cut on (of `len`), the first marked `true` when the cut falls
+    /// inside it (it keeps its parts from `first_kept_part` on).
+    pub fn kept<'a>(
+        &self,
+        facts: &'a [MessageFacts],
+        len: usize,
+    ) -> impl Iterator<Item = (usize, bool)> + 'a {
+        let (first, part) = (self.first_kept_index, self.first_kept_part);
+        let pinned = (0..first).filter(move |&i| is_pinned(facts, i));
+        let suffix = (first..len).map(move |i| (i, part > 0 && i == first));
+        pinned.map(|i| (i, false)).chain(suffix)
+    }
+}
+
+/// Messages `range` without the system messages among them (never cut, never summarized):
+/// `None` when there are none (the range as it is).
+pub fn without_pinned(facts: &[MessageFacts], range: &Range<usize>) -> Option<Vec<usize>> {
+    if !range.clone().any(|i| is_pinned(facts, i)) {
+        return None;
+    }
+    Some(range.clone().filter(|&i| !is_pinned(facts, i)).collect())
+}
+
+fn is_pinned(facts: &[MessageFacts], i: usize) -> bool {
+    facts.get(i).is_some_and(|f| f.role == Role::System)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+
+    fn handed(
+        kept: usize,
+        part: usize,
+        start: Option<usize>,
+        listed: (usize, usize),
+        split: Option<bool>,
+    ) -> Plan {
+        Plan::from_fields(PlanFields {
+            first_kept_index: Some(kept),
+            first_kept_part: Some(part),
+            turn_prefix_start: start,
+            listed: &mut || Ok(listed),
+            split_turn: &mut || Ok(split),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_handed_plan_takes_its_ranges_from_the_prefix_start_or_else_its_lists() {
+        let plan = handed(6, 0, Some(4), (99, 99), None);
+        assert_eq!(
+            (plan.messages_to_summarize, plan.turn_prefix_messages),
+            (0..4, 4..6)
+        );
+        assert!(plan.split_turn);
+        // By hand: the lists, the trimmed copy of a message cut inside left out of the prefix.
+        let plan = handed(6, 2, None, (4, 3), None);
+        assert_eq!(
+            (plan.messages_to_summarize, plan.turn_prefix_messages),
+            (0..4, 4..6)
+        );
+        assert!(plan.split_turn);
+        let plan = handed(4, 0, None, (4, 0), None);
+        assert_eq!(plan.turn_prefix_messages, 4..4);
+        assert!(!plan.split_turn);
+        // A stated splitTurn stands (check_fits judges it).
+        assert!(!handed(6, 0, Some(4), (0, 0), Some(false)).split_turn);
+    }
+
+    #[test]
+    fn the_lists_are_not_read_when_the_prefix_start_is_given() {
+        let from = |start| {
+            Plan::from_fields(PlanFields {
+                first_kept_index: None,
+                first_kept_part: None,
+                turn_prefix_start: start,
+                listed: &mut || Err(Error::invalid_request("lists read")),
+                split_turn: &mut || Ok(None),
+            })
+        };
+        assert!(from(Some(0)).is_ok());
+        assert!(from(None).is_err());
+    }
+
+    #[test]
+    fn system_messages_are_kept_in_front_and_never_summarized() {
+        let of = |role| MessageFacts {
+            role,
+            ..MessageFacts::default()
+        };
+        let facts = [
+            of(Role::User),
+            of(Role::System),
+            of(Role::Assistant),
+            of(Role::User),
+            of(Role::Assistant),
+        ];
+        let plan = handed(3, 0, Some(3), (0, 0), Some(false));
+        let kept: Vec<_> = plan.kept(&facts, facts.len()).collect();
+        assert_eq!(kept, vec![(1, false), (3, false), (4, false)]);
+        let cut_inside = handed(3, 2, Some(3), (0, 0), None);
+        let kept: Vec<_> = cut_inside.kept(&facts, facts.len()).collect();
+        assert_eq!(kept, vec![(1, false), (3, true), (4, false)]);
+        assert_eq!(without_pinned(&facts, &(0..3)), Some(vec![0, 2]));
+        assert_eq!(without_pinned(&facts, &(2..5)), None);
+    }
+}
