@@ -179,6 +179,32 @@ where
         Ok(true)
     }
 
+    /// The summary requests `summarize` would send, from the records of the history and of
+    /// the turn prefix (`None` for a part with no messages): a prefix that is quoted
+    /// ([`GeneratorSummarizer::quotes_turn_prefix`] of its units, read only when it may be)
+    /// sends none.
+    pub fn requests_of(
+        &self,
+        previous_summary: &str,
+        history: Option<&str>,
+        prefix: Option<&str>,
+        prefix_units: impl FnOnce() -> Result<Vec<Message>>,
+        estimator: &dyn Estimator,
+    ) -> Result<Vec<GenerateRequest>> {
+        let mut prefix = prefix;
+        if prefix.is_some() && self.may_quote_turn_prefix(history.is_some()) {
+            let units = prefix_units()?;
+            if self.quotes_turn_prefix(true, &units, estimator)? {
+                prefix = None;
+            }
+        }
+        let prompts = prompts(previous_summary, history, prefix);
+        Ok(prompts
+            .into_iter()
+            .map(|(purpose, prompt)| self.request(purpose, prompt))
+            .collect())
+    }
+
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
     /// none for a quoted prefix).
     pub fn prompts(&self, request: &SummarizeRequest) -> Result<Vec<(Purpose, String)>> {

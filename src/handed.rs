@@ -54,6 +54,14 @@ impl Plan {
         })
     }
 
+    /// The messages the turn prefix reads: its whole messages, then the one cut inside (if
+    /// any); and the part where that cut falls (0 when none).
+    pub fn prefix_range(&self) -> (Range<usize>, usize) {
+        let prefix = &self.turn_prefix_messages;
+        let end = prefix.end + usize::from(self.first_kept_part > 0);
+        (prefix.start..end, self.first_kept_part)
+    }
+
     /// The messages a compaction keeps, in order: the system messages before the cut, then
     /// every message from the cut on (of `len`), the first marked `true` when the cut falls
     /// inside it (it keeps its parts from `first_kept_part` on).
@@ -124,6 +132,15 @@ mod tests {
         assert!(!plan.split_turn);
         // A stated splitTurn stands (check_fits judges it).
         assert!(!handed(6, 0, Some(4), (0, 0), Some(false)).split_turn);
+        // The turn prefix reads the message cut inside too.
+        assert_eq!(
+            handed(6, 2, Some(4), (0, 0), None).prefix_range(),
+            (4..7, 2)
+        );
+        assert_eq!(
+            handed(6, 0, Some(4), (0, 0), None).prefix_range(),
+            (4..6, 0)
+        );
     }
 
     #[test]

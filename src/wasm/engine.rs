@@ -201,28 +201,25 @@ impl Engine {
         let h = plan.messages_to_summarize.clone();
         // Records written as the messages are read: no units are built.
         let history = summarized_records(messages, plan, h, 0, request.format)?;
-        let (p, part) = prefix_range(plan);
-        let mut prefix = summarized_records(messages, plan, p, part, request.format)?;
-        // A small prefix is quoted in the summary: no call. It is counted as apply counts it,
-        // from its units (only when it may be quoted at all).
-        if prefix.is_some() && generator.may_quote_turn_prefix(history.is_some()) {
-            let units = prefix_units(messages, plan, request.format)?;
-            if generator.quotes_turn_prefix(true, &units, &request.estimator)? {
-                prefix = None;
-            }
-        }
-        let prompts: Array =
-            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref())
-                .into_iter()
-                .map(|(purpose, prompt)| {
-                    let system = generator.request(purpose, String::new()).system_prompt;
-                    convert::object(&[
-                        ("purpose", purpose.as_str().into()),
-                        ("systemPrompt", system.into()),
-                        ("prompt", convert::long_string(&prompt)),
-                    ])
-                })
-                .collect();
+        let (p, part) = plan.prefix_range();
+        let prefix = summarized_records(messages, plan, p, part, request.format)?;
+        let units = || prefix_units(messages, plan, request.format);
+        let requests = generator.requests_of(
+            &request.summary,
+            history.as_deref(),
+            prefix.as_deref(),
+            units,
+            &request.estimator,
+        )?;
+        let prompts: Array = (requests.into_iter())
+            .map(|request| {
+                convert::object(&[
+                    ("purpose", request.purpose.as_str().into()),
+                    ("systemPrompt", request.system_prompt.into()),
+                    ("prompt", convert::long_string(&request.prompt)),
+                ])
+            })
+            .collect();
         Ok(prompts.into())
     }
 
@@ -261,18 +258,10 @@ impl Engine {
     }
 }
 
-/// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if
-/// any), and the part where that cut falls (0 when none).
-fn prefix_range(plan: &Plan) -> (std::ops::Range<usize>, usize) {
-    let prefix = &plan.turn_prefix_messages;
-    let end = prefix.end + usize::from(plan.first_kept_part > 0);
-    (prefix.start..end, plan.first_kept_part)
-}
-
 /// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
 /// message cut inside.
 fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
-    let (range, part) = prefix_range(plan);
+    let (range, part) = plan.prefix_range();
     summarized_units(messages, plan, range, part, format)
 }
 
