@@ -68,6 +68,7 @@ mod json_text;
 mod ledger;
 pub mod manager;
 mod message;
+pub mod out;
 mod overflow;
 pub mod parse;
 mod plan;

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
 use crate::message::ToolDefinition;
+use crate::out::Out;
 use crate::parse;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
@@ -324,42 +325,8 @@ fn plan_object(
     } else {
         slice(history)
     };
-    Ok(plan_js(
-        plan,
-        kept_id,
-        vec![
-            ("messagesToSummarize", summarize.into()),
-            ("turnPrefixMessages", prefix.into()),
-        ],
-        tokens,
-        Vec::new(),
-    ))
-}
-
-/// The fields every plan object has, in this order: where the kept suffix starts, `between`,
-/// the turn prefix, the estimates, `messageTokens`, then `after`.
-fn plan_js(
-    plan: &Plan,
-    kept_id: JsValue,
-    between: Vec<(&str, JsValue)>,
-    tokens: JsValue,
-    after: Vec<(&str, JsValue)>,
-) -> JsValue {
-    let mut fields = vec![
-        ("firstKeptIndex", number(plan.first_kept_index as u64)),
-        ("firstKeptPart", number(plan.first_kept_part as u64)),
-        ("firstKeptId", kept_id),
-    ];
-    fields.extend(between);
-    let start = plan.turn_prefix_messages.start as u64;
-    fields.push(("turnPrefixStart", number(start)));
-    fields.push(("splitTurn", plan.split_turn.into()));
-    fields.push(("estimateBefore", number(plan.estimate_before)));
-    let after_without = number(plan.estimate_after_without_summary);
-    fields.push(("estimateAfterWithoutSummary", after_without));
-    fields.push(("messageTokens", tokens));
-    fields.extend(after);
-    object(&fields)
+    let slots = [kept_id, tokens, summarize.into(), prefix.into()];
+    Ok(out(&Out::plan(plan, true), &slots))
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -385,13 +352,9 @@ pub(crate) fn bytes_plan_to_js(
 ) -> JsValue {
     // The kept message's `id`, read from its span of the body.
     let id = crate::body::message_id(body, spans, plan.first_kept_index);
-    plan_js(
-        plan,
-        id.map_or(JsValue::NULL, |id| JsValue::from_str(&id)),
-        Vec::new(),
-        float64s(plan.message_tokens.iter().copied()),
-        vec![("messageSpans", spans_to_js(spans))],
-    )
+    let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
+    let tokens = float64s(plan.message_tokens.iter().copied());
+    out(&Out::plan(plan, false), &[id, tokens, spans_to_js(spans)])
 }
 
 /// Where each message is in a body: start and end offsets, in a `Uint32Array`.
@@ -405,39 +368,8 @@ pub(crate) fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
 
 /// `{ summary, messages, record }`.
 pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
-    object(&[
-        ("summary", summary.into()),
-        ("messages", messages.into()),
-        ("record", record.map_or(JsValue::NULL, record_to_js)),
-    ])
-}
-
-pub(crate) fn record_to_js(record: &Record) -> JsValue {
-    let mut fields = vec![
-        ("summary", JsValue::from_str(&record.summary)),
-        ("firstKeptIndex", number(record.first_kept_index as u64)),
-        ("estimateBefore", number(record.estimate_before)),
-        ("estimateAfter", number(record.estimate_after)),
-    ];
-    if let Some(usage) = record.usage {
-        fields.push(("usage", usage_to_js(usage)));
-    }
-    if record.trimmed {
-        fields.push(("kind", "trim".into()));
-        let freed = record.estimate_before.saturating_sub(record.estimate_after);
-        fields.push(("tokensFreed", number(freed)));
-    }
-    object(&fields)
-}
-
-fn usage_to_js(usage: Usage) -> JsValue {
-    object(&[
-        ("input", number(usage.input)),
-        ("output", number(usage.output)),
-        ("cacheRead", number(usage.cache_read)),
-        ("cacheWrite", number(usage.cache_write)),
-        ("totalTokens", number(usage.total_tokens)),
-    ])
+    let record = record.map_or(Out::Null, Out::record);
+    out(&Out::outcome(summary, record), &[messages.into()])
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
@@ -462,27 +394,9 @@ pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
     }))
 }
 
-/// `{ total, systemPrompt, summary, messages, tools }`.
+/// `{ total, systemPrompt, summary, messages, tools }` ([`Out::estimate`]).
 pub(crate) fn estimate(facts: &RequestFacts) -> JsValue {
-    let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-    let mut fields = vec![
-        ("total", number(facts.total())),
-        ("systemPrompt", number(facts.system_prompt)),
-        ("summary", number(facts.summary)),
-        ("messages", numbers(&tokens)),
-        ("tools", number(facts.tools)),
-    ];
-    // Only when the provider's counts were used: without them the estimate is as it was.
-    let calibration = &facts.calibration;
-    if let Some(anchor) = calibration.anchor {
-        fields.push(("ratio", JsValue::from_f64(calibration.ratio())));
-        let anchor = object(&[
-            ("messages", number(anchor.messages as u64)),
-            ("tokens", number(anchor.tokens)),
-        ]);
-        fields.push(("anchor", anchor));
-    }
-    object(&fields)
+    out(&Out::estimate(facts), &[])
 }
 
 /// A plain object from key/value pairs.
@@ -492,6 +406,32 @@ pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
         let _ = Reflect::set(&object, &JsValue::from_str(key), value);
     }
     object.into()
+}
+
+/// The one conversion of an output: `out` as a JavaScript value (objects and arrays of the
+/// package's own), [`Out::Slot`] `k` being `slots[k]`.
+pub(crate) fn out(out: &Out, slots: &[JsValue]) -> JsValue {
+    match out {
+        Out::Null => JsValue::NULL,
+        Out::Bool(b) => JsValue::from_bool(*b),
+        Out::Count(n) => JsValue::from_f64(*n as f64),
+        Out::Number(n) => JsValue::from_f64(*n),
+        Out::Text(text) => JsValue::from_str(text),
+        Out::List(items) => items
+            .iter()
+            .map(|i| self::out(i, slots))
+            .collect::<Array>()
+            .into(),
+        Out::Fields(fields) => {
+            let object = Object::new();
+            for (key, value) in fields {
+                let value = self::out(value, slots);
+                let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+            }
+            object.into()
+        }
+        Out::Slot(k) => slots.get(*k).cloned().unwrap_or(JsValue::UNDEFINED),
+    }
 }
 
 /// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
@@ -535,10 +475,6 @@ pub(crate) fn long_string(text: &str) -> JsValue {
     }
 }
 
-fn number(n: u64) -> JsValue {
-    JsValue::from_f64(n as f64)
-}
-
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
 fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
     // Converted a chunk at a time into the array: a long history's estimates are not copied
@@ -556,8 +492,4 @@ fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
         start = end;
     }
     array.into()
-}
-
-fn numbers(values: &[u64]) -> JsValue {
-    values.iter().map(|n| number(*n)).collect::<Array>().into()
 }

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::JsCompactor;
-use super::convert::{self, object};
+use super::convert::{self, object, out};
 use super::engine::Engine;
 use super::error::to_js;
 use super::fields::{field, optional_number, optional_whole};
@@ -27,6 +27,7 @@ use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
     rewritten_anchor,
 };
+use crate::out::Out;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
@@ -66,17 +67,8 @@ impl JsContextManager {
         };
         future_to_promise(async move {
             let done = core.maintain(&*compactor, state, maintain, &signal).await?;
-            let record = done.record.as_ref();
-            let mut fields = vec![
-                ("state", done.state),
-                ("compacted", (done.record.is_some()).into()),
-                ("reason", done.outcome.as_str().into()),
-                ("record", record_to_js(record, done.cleared.as_ref())),
-            ];
-            if let Some(error) = &done.error {
-                fields.push(("error", to_js(error)));
-            }
-            Ok(object(&fields))
+            let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
+            Ok(out(&Out::maintained(&done), &[done.state.clone(), error]))
         })
     }
 
@@ -114,7 +106,7 @@ impl JsContextManager {
                 Ok(ran) => Ok(object(&[
                     ("response", ran.response),
                     ("state", ran.state),
-                    ("compactions", records(&ran.compactions)),
+                    ("compactions", out(&Out::records(&ran.compactions), &[])),
                     (
                         "failedAttempts",
                         ran.failed_attempts.iter().collect::<Array>().into(),
@@ -140,7 +132,7 @@ impl JsContextManager {
                             );
                         };
                         attach("state", failed.state);
-                        attach("compactions", records(&failed.compactions));
+                        attach("compactions", out(&Out::records(&failed.compactions), &[]));
                         attach(
                             "failedAttempts",
                             failed.failed_attempts.iter().collect::<Array>().into(),
@@ -212,23 +204,6 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
         })?),
     };
     Ok((send, is_overflow, convert::signal(options)?))
-}
-
-/// A record as JavaScript: of a clearing, the clear record of `cleared`.
-fn record_to_js(record: Option<&Record>, cleared: Option<&Clearing>) -> JsValue {
-    match (record, cleared) {
-        (None, _) => JsValue::NULL,
-        (Some(record), Some(cleared)) => clearing::record(&record.summary, cleared),
-        (Some(record), None) => convert::record_to_js(record),
-    }
-}
-
-fn records(records: &[Record]) -> JsValue {
-    records
-        .iter()
-        .map(convert::record_to_js)
-        .collect::<Array>()
-        .into()
 }
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
@@ -327,48 +302,25 @@ impl JsStateCompactor {
         }
     }
 
-    /// The listener's value for `event` about `state`; of a clearing, its plan and record are
-    /// those of `cleared` (as `compactor.plan` and `apply` give them).
+    /// The listener's value for `event` about `state` ([`Out::event`]); of a clearing, its
+    /// plan and record are those of `cleared` (as `compactor.plan` and `apply` give them).
     fn event(&self, event: Event<'_>, state: &JsValue, cleared: Option<&Clearing>) -> JsValue {
-        match event {
-            Event::Start {
-                reason,
-                estimate,
-                plan,
-            } => {
-                let request = self.request(state);
+        let slot = match &event {
+            Event::Start { plan, .. } => {
                 // Cached: the facts were just computed for this state.
                 let facts = self.facts(state).unwrap_or_default();
-                let plan = request.and_then(|request| match cleared {
+                let plan = self.request(state).and_then(|request| match cleared {
                     Some(cleared) => {
                         let messages = clearing::messages(&request, cleared)?;
                         Ok(clearing::plan_to_js(&facts, cleared, Some(messages)))
                     }
                     None => convert::plan_to_js(plan, &request.messages, &facts.messages),
                 });
-                object(&[
-                    ("type", "compactionStart".into()),
-                    ("reason", reason.as_str().into()),
-                    ("estimate", (estimate as f64).into()),
-                    ("plan", plan.unwrap_or(JsValue::NULL)),
-                ])
+                plan.unwrap_or(JsValue::NULL)
             }
-            Event::End {
-                reason,
-                record,
-                error,
-            } => {
-                let mut fields = vec![
-                    ("type", "compactionEnd".into()),
-                    ("reason", reason.as_str().into()),
-                    ("record", record_to_js(record, cleared)),
-                ];
-                if let Some(error) = error {
-                    fields.push(("error", to_js(error)));
-                }
-                object(&fields)
-            }
-        }
+            Event::End { error, .. } => error.map_or(JsValue::UNDEFINED, to_js),
+        };
+        out(&Out::event(&event, cleared), &[slot])
     }
 }
 
