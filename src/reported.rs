@@ -59,6 +59,25 @@ where
         .collect()
 }
 
+/// What the latest [`LATEST`] answers of a growing history carry (`None`: no usable usage),
+/// oldest first: what a conversation handle keeps as messages are appended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Carried(Vec<Option<Report>>);
+
+impl Carried {
+    /// Adds what the answers appended next carry, oldest first; only the latest are kept.
+    pub fn extend(&mut self, answers: impl IntoIterator<Item = Option<Report>>) {
+        self.0.extend(answers);
+        let over = self.0.len().saturating_sub(LATEST);
+        self.0.drain(..over);
+    }
+
+    /// The usable reports, oldest first.
+    pub fn reports(&self) -> Vec<Report> {
+        self.0.iter().flatten().copied().collect()
+    }
+}
+
 /// The usage carried on assistant messages `latest` (see [`Report::carried`]).
 pub(crate) fn carried(latest: &[u32], usages: Vec<Option<MessageUsage>>) -> Vec<Report> {
     latest
@@ -110,6 +129,22 @@ fn with_explicit(parts: &Parts<'_>, count: usize, mut reports: Vec<Report>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_growing_history_keeps_what_its_latest_answers_carry() {
+        let report = |messages| Report {
+            messages,
+            tokens: 10,
+            fixed: None,
+        };
+        let mut carried = Carried::default();
+        carried.extend([Some(report(1)), None]);
+        assert_eq!(carried.reports(), vec![report(1)]);
+        carried.extend((2..=LATEST).map(|n| Some(report(n))));
+        // The first answer is one too many: forgotten.
+        assert_eq!(carried.reports().len(), LATEST - 1);
+        assert_eq!(carried.reports().first(), Some(&report(2)));
+    }
 
     #[test]
     fn the_latest_answers_are_read_last_first() {

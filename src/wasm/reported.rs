@@ -18,8 +18,6 @@ use crate::facts::RequestFacts;
 use crate::manager::Sent;
 use crate::reported;
 
-pub(crate) use crate::reported::LATEST;
-
 /// The facts of `request` (from the cache when `use_cache`), calibrated and anchored to what
 /// the provider reported: on its messages, in its `reportedUsage`, and `learned` by a manager.
 pub(crate) fn request_facts(
