@@ -13,7 +13,7 @@ use crate::summarizer::Usage;
 /// A plain value: `null`, a boolean, a number, a string, an array, an object (keys in
 /// order), or the `k`-th value the binding gives.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Out {
+pub enum Out<'a> {
     /// `null`.
     Null,
     /// A boolean.
@@ -23,11 +23,11 @@ pub enum Out {
     /// Any other number.
     Number(f64),
     /// A string.
-    Text(String),
+    Text(&'a str),
     /// An array.
-    List(Vec<Out>),
+    List(Vec<Out<'a>>),
     /// An object.
-    Fields(Vec<(&'static str, Out)>),
+    Fields(Vec<(&'static str, Out<'a>)>),
     /// The `k`-th value the binding holds.
     Slot(usize),
 }
@@ -44,9 +44,9 @@ pub mod plan_slot {
     pub const SECOND: usize = 3;
 }
 
-impl Out {
+impl<'a> Out<'a> {
     /// `{ input, output, cacheRead, cacheWrite, totalTokens }`.
-    pub fn usage(usage: &Usage) -> Out {
+    pub fn usage(usage: &Usage) -> Out<'a> {
         Out::Fields(vec![
             ("input", Out::Count(usage.input)),
             ("output", Out::Count(usage.output)),
@@ -58,9 +58,9 @@ impl Out {
 
     /// A record: `{ summary, firstKeptIndex, estimateBefore, estimateAfter, usage? }`, and of
     /// a trim `kind: "trim"` and `tokensFreed`.
-    pub fn record(record: &Record) -> Out {
+    pub fn record(record: &'a Record) -> Out<'a> {
         let mut fields = vec![
-            ("summary", Out::Text(record.summary.clone())),
+            ("summary", Out::Text(&record.summary)),
             ("firstKeptIndex", Out::Count(record.first_kept_index as u64)),
             ("estimateBefore", Out::Count(record.estimate_before)),
             ("estimateAfter", Out::Count(record.estimate_after)),
@@ -69,7 +69,7 @@ impl Out {
             fields.push(("usage", Out::usage(usage)));
         }
         if record.trimmed {
-            fields.push(("kind", Out::Text("trim".to_owned())));
+            fields.push(("kind", Out::Text("trim")));
             let freed = record.estimate_before.saturating_sub(record.estimate_after);
             fields.push(("tokensFreed", Out::Count(freed)));
         }
@@ -79,10 +79,10 @@ impl Out {
     /// The record of a clearing that left the summary `summary`: `{ kind: "clear", summary,
     /// firstKeptIndex: 0, estimateBefore, estimateAfter, tokensFreed, clearedResults }` (how
     /// many results it cleared).
-    pub fn clear_record(summary: &str, clearing: &Clearing) -> Out {
+    pub fn clear_record(summary: &'a str, clearing: &Clearing) -> Out<'a> {
         Out::Fields(vec![
-            ("kind", Out::Text(CLEAR.to_owned())),
-            ("summary", Out::Text(summary.to_owned())),
+            ("kind", Out::Text(CLEAR)),
+            ("summary", Out::Text(summary)),
             ("firstKeptIndex", Out::Count(0)),
             ("estimateBefore", Out::Count(clearing.estimate_before)),
             ("estimateAfter", Out::Count(clearing.estimate_after)),
@@ -92,7 +92,7 @@ impl Out {
     }
 
     /// A record of either kind: of a clearing, the clear record of `cleared`; none: `null`.
-    pub fn any_record(record: Option<&Record>, cleared: Option<&Clearing>) -> Out {
+    pub fn any_record(record: Option<&'a Record>, cleared: Option<&Clearing>) -> Out<'a> {
         match (record, cleared) {
             (None, _) => Out::Null,
             (Some(record), Some(cleared)) => Out::clear_record(&record.summary, cleared),
@@ -101,9 +101,9 @@ impl Out {
     }
 
     /// `{ summary, messages, record }` of an apply: the messages are slot 0.
-    pub fn outcome(summary: &str, record: Out) -> Out {
+    pub fn outcome(summary: &'a str, record: Out<'a>) -> Out<'a> {
         Out::Fields(vec![
-            ("summary", Out::Text(summary.to_owned())),
+            ("summary", Out::Text(summary)),
             ("messages", Out::Slot(0)),
             ("record", record),
         ])
@@ -111,7 +111,7 @@ impl Out {
 
     /// An estimate: `{ total, systemPrompt, summary, messages, tools }`, and when the
     /// provider's counts were used, the `ratio` and the `anchor` (`{ messages, tokens }`).
-    pub fn estimate(facts: &RequestFacts) -> Out {
+    pub fn estimate(facts: &RequestFacts) -> Out<'a> {
         let tokens = facts
             .messages
             .iter()
@@ -140,7 +140,7 @@ impl Out {
     /// A summary plan, its slots those of [`plan_slot`]: where the kept suffix starts, the
     /// message arrays (`with_messages`: none for a plan of a body), the turn prefix, the
     /// estimates, `messageTokens`, then (a plan of a body) `messageSpans`.
-    pub fn plan(plan: &Plan, with_messages: bool) -> Out {
+    pub fn plan(plan: &Plan, with_messages: bool) -> Out<'a> {
         let mut fields = vec![
             ("firstKeptIndex", Out::Count(plan.first_kept_index as u64)),
             ("firstKeptPart", Out::Count(plan.first_kept_part as u64)),
@@ -172,14 +172,21 @@ impl Out {
     /// summary plan that summarizes nothing, so that it is a plan too; `messageTokens` is slot
     /// 0, and `with_messages` (not for a plan of a body) adds empty message arrays and
     /// `messages` (the messages with the cleared ones rewritten), slot 1.
-    pub fn clear_plan(facts: &RequestFacts, clearing: &Clearing, with_messages: bool) -> Out {
+    pub fn clear_plan(
+        facts: &RequestFacts,
+        clearing: &'a Clearing,
+        with_messages: bool,
+    ) -> Out<'a> {
         let results = clearing.results.iter().map(|r| {
             Out::Fields(vec![
                 ("index", Out::Count(r.index as u64)),
-                ("toolCallId", Out::Text(r.tool_call_id.clone())),
-                ("toolName", r.tool_name.clone().map_or(Out::Null, Out::Text)),
+                ("toolCallId", Out::Text(&r.tool_call_id)),
+                (
+                    "toolName",
+                    r.tool_name.as_deref().map_or(Out::Null, Out::Text),
+                ),
                 ("tokens", Out::Count(r.tokens)),
-                ("text", Out::Text(r.text.clone())),
+                ("text", Out::Text(&r.text)),
             ])
         });
         let arguments = clearing
@@ -188,7 +195,7 @@ impl Out {
             .map(|&i| Out::Count(i as u64));
         let after = clearing.estimate_after.saturating_sub(facts.summary);
         let mut fields = vec![
-            ("kind", Out::Text(CLEAR.to_owned())),
+            ("kind", Out::Text(CLEAR)),
             ("firstKeptIndex", Out::Count(0)),
             ("firstKeptPart", Out::Count(0)),
             ("firstKeptId", Out::Null),
@@ -212,14 +219,14 @@ impl Out {
 
     /// The results of `found` at `listed` (`crate::clearing::stored_clearable`), as
     /// `[{ index, toolCallId }]`.
-    pub fn clearable(found: &Found, listed: &[usize]) -> Out {
+    pub fn clearable(found: &'a Found, listed: &[usize]) -> Out<'a> {
         let results = listed.iter().filter_map(|&k| found.results.get(k));
         Out::List(
             results
                 .map(|r| {
                     Out::Fields(vec![
                         ("index", Out::Count(r.index as u64)),
-                        ("toolCallId", Out::Text(r.id.clone())),
+                        ("toolCallId", Out::Text(&r.id)),
                     ])
                 })
                 .collect(),
@@ -229,13 +236,13 @@ impl Out {
     /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate,
     /// plan }` (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }`
     /// (of a clearing, `cleared`'s record; the error is slot 0).
-    pub fn event(event: &Event<'_>, cleared: Option<&Clearing>) -> Out {
+    pub fn event(event: &Event<'a>, cleared: Option<&Clearing>) -> Out<'a> {
         match event {
             Event::Start {
                 reason, estimate, ..
             } => Out::Fields(vec![
-                ("type", Out::Text("compactionStart".to_owned())),
-                ("reason", Out::Text(reason.as_str().to_owned())),
+                ("type", Out::Text("compactionStart")),
+                ("reason", Out::Text(reason.as_str())),
                 ("estimate", Out::Count(*estimate)),
                 ("plan", Out::Slot(0)),
             ]),
@@ -245,8 +252,8 @@ impl Out {
                 error,
             } => {
                 let mut fields = vec![
-                    ("type", Out::Text("compactionEnd".to_owned())),
-                    ("reason", Out::Text(reason.as_str().to_owned())),
+                    ("type", Out::Text("compactionEnd")),
+                    ("reason", Out::Text(reason.as_str())),
                     ("record", Out::any_record(*record, cleared)),
                 ];
                 if error.is_some() {
@@ -259,12 +266,12 @@ impl Out {
 
     /// What maintenance did: `{ state, compacted, reason, record, error? }` (the state is
     /// slot 0, the error slot 1).
-    pub fn maintained<S>(done: &Maintained<S>) -> Out {
+    pub fn maintained<S>(done: &'a Maintained<S>) -> Out<'a> {
         let record = done.record.as_ref();
         let mut fields = vec![
             ("state", Out::Slot(0)),
             ("compacted", Out::Bool(record.is_some())),
-            ("reason", Out::Text(done.outcome.as_str().to_owned())),
+            ("reason", Out::Text(done.outcome.as_str())),
             ("record", Out::any_record(record, done.cleared.as_ref())),
         ];
         if done.error.is_some() {
@@ -274,7 +281,7 @@ impl Out {
     }
 
     /// Records, in order.
-    pub fn records(records: &[Record]) -> Out {
+    pub fn records(records: &'a [Record]) -> Out<'a> {
         Out::List(records.iter().map(Out::record).collect())
     }
 }
@@ -291,14 +298,14 @@ mod tests {
     use crate::report::Calibration;
 
     /// The keys of an object, in order.
-    fn keys(out: &Out) -> Vec<&'static str> {
+    fn keys(out: &Out<'_>) -> Vec<&'static str> {
         match out {
             Out::Fields(fields) => fields.iter().map(|(k, _)| *k).collect(),
             other => panic!("not an object: {other:?}"),
         }
     }
 
-    fn get<'a>(out: &'a Out, key: &str) -> &'a Out {
+    fn get<'a, 'b>(out: &'a Out<'b>, key: &str) -> &'a Out<'b> {
         match out {
             Out::Fields(fields) => &fields.iter().find(|(k, _)| *k == key).unwrap().1,
             other => panic!("not an object: {other:?}"),
@@ -316,7 +323,8 @@ mod tests {
 
     #[test]
     fn a_record_says_its_kind_and_what_it_freed_only_for_a_trim() {
-        let plain = Out::record(&RECORD);
+        let plain_record = RECORD;
+        let plain = Out::record(&plain_record);
         let summary = [
             "summary",
             "firstKeptIndex",
@@ -324,11 +332,12 @@ mod tests {
             "estimateAfter",
         ];
         assert_eq!(keys(&plain), summary);
-        let trim = Out::record(&Record {
+        let trim_record = Record {
             trimmed: true,
             ..RECORD
-        });
-        assert_eq!(get(&trim, "kind"), &Out::Text("trim".to_owned()));
+        };
+        let trim = Out::record(&trim_record);
+        assert_eq!(get(&trim, "kind"), &Out::Text("trim"));
         assert_eq!(get(&trim, "tokensFreed"), &Out::Count(700));
         let usage = Usage {
             input: 1,
@@ -337,10 +346,11 @@ mod tests {
             cache_write: 0,
             total_tokens: 3,
         };
-        let used = Out::record(&Record {
+        let used_record = Record {
             usage: Some(usage),
             ..RECORD
-        });
+        };
+        let used = Out::record(&used_record);
         assert_eq!(get(get(&used, "usage"), "totalTokens"), &Out::Count(3));
     }
 
@@ -365,8 +375,9 @@ mod tests {
             summary: 50,
             ..RequestFacts::default()
         };
-        let plan = Out::clear_plan(&facts, &clearing(), true);
-        assert_eq!(get(&plan, "kind"), &Out::Text(CLEAR.to_owned()));
+        let cleared = clearing();
+        let plan = Out::clear_plan(&facts, &cleared, true);
+        assert_eq!(get(&plan, "kind"), &Out::Text(CLEAR));
         assert_eq!(get(&plan, "estimateAfterWithoutSummary"), &Out::Count(350));
         assert_eq!(get(&plan, "tokensFreed"), &Out::Count(500));
         assert_eq!(get(&plan, "messages"), &Out::Slot(1));
@@ -376,11 +387,12 @@ mod tests {
         };
         assert_eq!(get(&result, "toolName"), &Out::Null);
         // A plan of a body has no message arrays.
-        let of_body = Out::clear_plan(&facts, &clearing(), false);
+        let of_body = Out::clear_plan(&facts, &cleared, false);
         assert!(!keys(&of_body).contains(&"messages"));
         let record = Out::clear_record("S", &clearing());
         assert_eq!(get(&record, "clearedResults"), &Out::Count(1));
-        let any = Out::any_record(Some(&RECORD), Some(&clearing()));
+        let record = RECORD;
+        let any = Out::any_record(Some(&record), Some(&cleared));
         assert_eq!(any, Out::clear_record("", &clearing()));
         assert_eq!(Out::any_record(None, None), Out::Null);
     }

@@ -189,12 +189,14 @@ pub(crate) fn slice_without_pinned(
 /// The messages a compaction keeps ([`Plan::kept`]): the first trimmed to the kept parts
 /// when the cut falls inside it.
 pub(crate) fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
-    let len = messages.length() as usize;
-    let kept = plan.kept(&facts.messages, len).map(|(i, cut)| match cut {
-        true => with_parts(messages, i, plan.first_kept_part..),
-        false => Ok(messages.get(i as u32)),
-    });
-    kept.collect()
+    let kept = Array::new();
+    for (i, cut) in plan.kept(&facts.messages, messages.length() as usize) {
+        match cut {
+            true => kept.push(&with_parts(messages, i, plan.first_kept_part..)?),
+            false => kept.push(&messages.get(i as u32)),
+        };
+    }
+    Ok(kept)
 }
 
 /// The parts of message `first_kept_index` a plan summarizes (those before `first_kept_part`)
@@ -410,7 +412,7 @@ pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
 
 /// The one conversion of an output: `out` as a JavaScript value (objects and arrays of the
 /// package's own), [`Out::Slot`] `k` being `slots[k]`.
-pub(crate) fn out(out: &Out, slots: &[JsValue]) -> JsValue {
+pub(crate) fn out(out: &Out<'_>, slots: &[JsValue]) -> JsValue {
     match out {
         Out::Null => JsValue::NULL,
         Out::Bool(b) => JsValue::from_bool(*b),
