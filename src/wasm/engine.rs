@@ -204,19 +204,20 @@ impl Engine {
         let (p, part) = plan.prefix_range();
         let prefix = summarized_records(messages, plan, p, part, request.format)?;
         let units = || prefix_units(messages, plan, request.format);
-        let requests = generator.requests_of(
+        let prompts = generator.prompts_of(
             &request.summary,
             history.as_deref(),
             prefix.as_deref(),
             units,
             &request.estimator,
         )?;
-        let prompts: Array = (requests.into_iter())
-            .map(|request| {
+        let system = generator.system_instruction();
+        let prompts: Array = (prompts.into_iter())
+            .map(|(purpose, prompt)| {
                 convert::object(&[
-                    ("purpose", request.purpose.as_str().into()),
-                    ("systemPrompt", request.system_prompt.into()),
-                    ("prompt", convert::long_string(&request.prompt)),
+                    ("purpose", purpose.as_str().into()),
+                    ("systemPrompt", system.into()),
+                    ("prompt", convert::long_string(&prompt)),
                 ])
             })
             .collect();
