@@ -9,39 +9,42 @@ use crate::facts::MessageFacts;
 use crate::message::Role;
 use crate::plan::Plan;
 
-/// What a plan object handed back says, as a binding reads it. The lists are asked for only
-/// when `turn_prefix_start` is missing, and `split_turn` after them.
-pub struct PlanFields<'a> {
+/// What a plan object handed back says, as a binding reads it: its `firstKeptIndex`,
+/// `firstKeptPart` and `turnPrefixStart` (where the turn prefix starts, counting the system
+/// messages its lists leave out), each missing or not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanFields {
     /// Its `firstKeptIndex` (missing: 0).
     pub first_kept_index: Option<usize>,
     /// Its `firstKeptPart` (missing: 0).
     pub first_kept_part: Option<usize>,
-    /// Its `turnPrefixStart`: where the turn prefix starts, counting the system messages its
-    /// lists leave out.
+    /// Its `turnPrefixStart`.
     pub turn_prefix_start: Option<usize>,
-    /// How many messages its `messagesToSummarize` and `turnPrefixMessages` list.
-    pub listed: &'a mut dyn FnMut() -> Result<(usize, usize)>,
-    /// Its `splitTurn`.
-    pub split_turn: &'a mut dyn FnMut() -> Result<Option<bool>>,
 }
 
 impl Plan {
-    /// The plan a host handed back. Without `turnPrefixStart` (a plan built by hand) the lists
-    /// give the ranges, the trimmed copy of a message cut inside ending the turn prefix list;
-    /// without `splitTurn` the turn is split when the prefix holds anything. Estimates are 0
-    /// (applying recomputes them); whether it fits its request is [`Plan::check_fits`]'s.
-    pub fn from_fields(fields: PlanFields<'_>) -> Result<Plan> {
+    /// The plan a host handed back. Without `turnPrefixStart` (a plan built by hand) the
+    /// lengths of its `messagesToSummarize` and `turnPrefixMessages` (`listed`, asked for only
+    /// then) give the ranges, the trimmed copy of a message cut inside ending the turn prefix
+    /// list; without `splitTurn` (asked for last) the turn is split when the prefix holds
+    /// anything. Estimates are 0 (applying recomputes them); whether it fits its request is
+    /// [`Plan::check_fits`]'s.
+    pub fn from_fields(
+        fields: PlanFields,
+        listed: impl FnOnce() -> Result<(usize, usize)>,
+        split_turn: impl FnOnce() -> Result<Option<bool>>,
+    ) -> Result<Plan> {
         let first_kept_index = fields.first_kept_index.unwrap_or(0);
         let first_kept_part = fields.first_kept_part.unwrap_or(0);
         let (history, prefix_end) = match fields.turn_prefix_start {
             Some(start) => (start, first_kept_index.max(start)),
             None => {
-                let (history, prefix) = (fields.listed)()?;
+                let (history, prefix) = listed()?;
                 let partial = usize::from(first_kept_part > 0);
                 (history, history + prefix.saturating_sub(partial))
             }
         };
-        let split_turn = (fields.split_turn)()?;
+        let split_turn = split_turn()?;
         Ok(Plan {
             first_kept_index,
             first_kept_part,
@@ -77,13 +80,14 @@ impl Plan {
     }
 }
 
-/// Messages `range` without the system messages among them (never cut, never summarized):
-/// `None` when there are none (the range as it is).
-pub fn without_pinned(facts: &[MessageFacts], range: &Range<usize>) -> Option<Vec<usize>> {
-    if !range.clone().any(|i| is_pinned(facts, i)) {
-        return None;
-    }
-    Some(range.clone().filter(|&i| !is_pinned(facts, i)).collect())
+/// Whether messages `range` hold a system message (never cut, never summarized).
+pub fn holds_pinned(facts: &[MessageFacts], range: &Range<usize>) -> bool {
+    range.clone().any(|i| is_pinned(facts, i))
+}
+
+/// Messages `range` without the system messages among them: those a plan summarizes.
+pub fn unpinned(facts: &[MessageFacts], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    range.filter(move |&i| !is_pinned(facts, i))
 }
 
 fn is_pinned(facts: &[MessageFacts], i: usize) -> bool {
@@ -102,14 +106,12 @@ mod tests {
         listed: (usize, usize),
         split: Option<bool>,
     ) -> Plan {
-        Plan::from_fields(PlanFields {
+        let fields = PlanFields {
             first_kept_index: Some(kept),
             first_kept_part: Some(part),
             turn_prefix_start: start,
-            listed: &mut || Ok(listed),
-            split_turn: &mut || Ok(split),
-        })
-        .unwrap()
+        };
+        Plan::from_fields(fields, || Ok(listed), || Ok(split)).unwrap()
     }
 
     #[test]
@@ -146,13 +148,15 @@ mod tests {
     #[test]
     fn the_lists_are_not_read_when_the_prefix_start_is_given() {
         let from = |start| {
-            Plan::from_fields(PlanFields {
-                first_kept_index: None,
-                first_kept_part: None,
+            let fields = PlanFields {
                 turn_prefix_start: start,
-                listed: &mut || Err(Error::invalid_request("lists read")),
-                split_turn: &mut || Ok(None),
-            })
+                ..PlanFields::default()
+            };
+            Plan::from_fields(
+                fields,
+                || Err(Error::invalid_request("lists read")),
+                || Ok(None),
+            )
         };
         assert!(from(Some(0)).is_ok());
         assert!(from(None).is_err());
@@ -177,7 +181,8 @@ mod tests {
         let cut_inside = handed(3, 2, Some(3), (0, 0), None);
         let kept: Vec<_> = cut_inside.kept(&facts, facts.len()).collect();
         assert_eq!(kept, vec![(1, false), (3, true), (4, false)]);
-        assert_eq!(without_pinned(&facts, &(0..3)), Some(vec![0, 2]));
-        assert_eq!(without_pinned(&facts, &(2..5)), None);
+        assert!(holds_pinned(&facts, &(0..3)));
+        assert_eq!(unpinned(&facts, 0..3).collect::<Vec<_>>(), vec![0, 2]);
+        assert!(!holds_pinned(&facts, &(2..5)));
     }
 }

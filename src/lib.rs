@@ -100,7 +100,7 @@ pub use generator::{
     DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator, GeneratorSummarizer,
     Purpose, ToolChoice,
 };
-pub use handed::{PlanFields, without_pinned};
+pub use handed::{PlanFields, holds_pinned, unpinned};
 pub use history::History;
 pub use ids::Ids;
 pub use ledger::Ledger;

@@ -180,10 +180,11 @@ pub(crate) fn slice_without_pinned(
     facts: &[MessageFacts],
     range: &std::ops::Range<usize>,
 ) -> Array {
-    match crate::without_pinned(facts, range) {
-        None => messages.slice(range.start as u32, range.end as u32),
-        Some(indices) => indices.iter().map(|&i| messages.get(i as u32)).collect(),
+    if !crate::holds_pinned(facts, range) {
+        return messages.slice(range.start as u32, range.end as u32);
     }
+    let unpinned = crate::unpinned(facts, range.clone());
+    unpinned.map(|i| messages.get(i as u32)).collect()
 }
 
 /// The messages a compaction keeps ([`Plan::kept`]): the first trimmed to the kept parts
@@ -253,19 +254,19 @@ pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
             .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
         Ok(list.length() as usize)
     };
-    Plan::from_fields(PlanFields {
+    let fields = PlanFields {
         first_kept_index: index("firstKeptIndex")?,
         first_kept_part: index("firstKeptPart")?,
         turn_prefix_start: index("turnPrefixStart")?,
-        listed: &mut || {
-            Ok((
-                length("messagesToSummarize")?,
-                length("turnPrefixMessages")?,
-            ))
-        },
-        split_turn: &mut || optional_bool(value, "splitTurn", "plan"),
-    })
-    .map(Some)
+    };
+    let listed = || {
+        Ok((
+            length("messagesToSummarize")?,
+            length("turnPrefixMessages")?,
+        ))
+    };
+    let split_turn = || optional_bool(value, "splitTurn", "plan");
+    Plan::from_fields(fields, listed, split_turn).map(Some)
 }
 
 /// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
@@ -319,7 +320,7 @@ fn plan_object(
     let kept_id = first_kept_id(messages, plan);
     // Last: the array may be cut to the summarized messages here.
     let history = &plan.messages_to_summarize;
-    let unpinned = || crate::without_pinned(facts, history).is_none();
+    let unpinned = || !crate::holds_pinned(facts, history);
     let summarize = if last_use && history.start == 0 && unpinned() {
         // The package's own array: setting its length runs no caller code.
         messages.set_length(history.end as u32);
