@@ -13,7 +13,7 @@ use crate::reported;
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::Summarizer;
 use crate::summary::FileTracking;
-use crate::tail::{self, FromTail};
+use crate::tail::{self, FromTail, Unread};
 use crate::token::Estimator;
 
 /// `keepRecentTokens` when none is configured.
@@ -57,6 +57,18 @@ pub enum Planned {
     Clear(Clearing),
     /// Summarize up to here.
     Summarize(Plan),
+}
+
+/// What [`Compactor::decide_history`] decided, and over which facts.
+#[derive(Debug, Clone)]
+pub struct HistoryDecision {
+    /// The facts it decided over, calibrated (placeholders before a tail it planned from, but
+    /// for the system messages).
+    pub facts: RequestFacts,
+    /// What to do (`None`: nothing).
+    pub planned: Option<Planned>,
+    /// The messages neither read nor sized, when a tail decided.
+    pub unread_before: Option<Unread>,
 }
 
 /// Plans and applies compactions with one policy and one summarizer.
@@ -241,6 +253,55 @@ impl<S: Summarizer> Compactor<S> {
             options,
             keep_recent_tokens: self.keep_recent_tokens,
             trigger_ratio: self.trigger_ratio,
+        })
+    }
+
+    /// [`Compactor::decide`] for a [`History`] read piece by piece (what `Compactor.plan`
+    /// shows a JavaScript caller): a long anchored history is planned from its tail when that
+    /// decides it and clearing cannot replace the plan (clearing reads every message), else
+    /// from the facts of every message; then clear first, summarize only when clearing is not
+    /// enough. `find` reads the results and calls of the messages whose facts it is given. The
+    /// summary plan's `message_tokens` is left empty: the estimates are the facts'.
+    pub fn decide_history<H: History + ?Sized>(
+        &self,
+        history: &H,
+        options: PlanOptions,
+        find: &mut dyn FnMut(&ClearingPolicy, &RequestFacts) -> Result<Found>,
+    ) -> Result<HistoryDecision> {
+        let tail = match self.try_tail(history, options)? {
+            tail::Tried::Planned(planned) if self.clearing.is_none() || planned.plan.is_none() => {
+                planned
+            }
+            tried => {
+                // When the tail gave up, the latest messages it read are not read again.
+                let facts = match tried {
+                    tail::Tried::Not(Some(latest)) => {
+                        reported::history_facts_after(history, &[], latest)?
+                    }
+                    _ => reported::history_facts(history, &[])?,
+                };
+                let (keep, ratio) = (self.keep_recent_tokens, self.trigger_ratio);
+                let plan = plan::plan_without_tokens(&facts, options, keep, ratio)?;
+                FromTail {
+                    facts,
+                    plan,
+                    unread_before: None,
+                }
+            }
+        };
+        let (facts, mut plan) = (&tail.facts, tail.plan.clone());
+        let estimator = history.parts().estimator;
+        let planned = self.decide_with(
+            facts,
+            options,
+            estimator,
+            &mut |policy| find(policy, facts),
+            &mut || Ok(plan.take()),
+        )?;
+        Ok(HistoryDecision {
+            facts: tail.facts,
+            planned,
+            unread_before: tail.unread_before,
         })
     }
 

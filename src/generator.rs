@@ -155,15 +155,19 @@ where
         self
     }
 
+    /// The system instruction of every summary request: the configured one when non-blank.
+    pub fn system_instruction(&self) -> &str {
+        match &self.system_prompt {
+            Some(custom) if !custom.trim().is_empty() => custom,
+            _ => prompt::DEFAULT_SYSTEM_PROMPT,
+        }
+    }
+
     /// The summary request for `purpose` with `prompt` as its user message.
     pub fn request(&self, purpose: Purpose, prompt: String) -> GenerateRequest {
-        let system_prompt = match &self.system_prompt {
-            Some(custom) if !custom.trim().is_empty() => custom.clone(),
-            _ => prompt::DEFAULT_SYSTEM_PROMPT.to_owned(),
-        };
         GenerateRequest {
             model: self.model.clone(),
-            system_prompt,
+            system_prompt: self.system_instruction().to_owned(),
             prompt,
             max_output_tokens: self.max_output_tokens,
             tools: Vec::new(),
@@ -204,6 +208,30 @@ where
             }
         }
         Ok(true)
+    }
+
+    /// The user prompts `summarize` would send (each with its purpose; the request is
+    /// [`GeneratorSummarizer::request`]), from the records of the history and of the turn
+    /// prefix (`None` for a part with no messages): a prefix that is quoted
+    /// ([`GeneratorSummarizer::quotes_turn_prefix`] of its units, read only when it may be)
+    /// sends none. Each part is one call: with a window (`context_window_tokens`) the chunks
+    /// are counted from units, by [`GeneratorSummarizer::prompts`].
+    pub fn prompts_of(
+        &self,
+        previous_summary: &str,
+        history: Option<&str>,
+        prefix: Option<&str>,
+        prefix_units: impl FnOnce() -> Result<Vec<Message>>,
+        estimator: &dyn Estimator,
+    ) -> Result<Vec<(Purpose, String)>> {
+        let mut prefix = prefix;
+        if prefix.is_some() && self.may_quote_turn_prefix(history.is_some()) {
+            let units = prefix_units()?;
+            if self.quotes_turn_prefix(true, &units, estimator)? {
+                prefix = None;
+            }
+        }
+        Ok(prompts(previous_summary, history, prefix))
     }
 
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
@@ -421,7 +449,6 @@ enum Prefix {
 /// The user prompts of a summary, in order: the history's when it has records, then the turn
 /// prefix's (`None` for a part with no messages). Each part in one call: the JavaScript
 /// preview writes records without units (a window's chunks are counted from units).
-#[cfg(target_arch = "wasm32")]
 pub(crate) fn prompts(
     previous_summary: &str,
     history: Option<&str>,

@@ -61,6 +61,7 @@ mod facts;
 mod facts_text;
 pub mod formats;
 mod generator;
+mod handed;
 mod hash;
 pub mod history;
 mod ids;
@@ -68,6 +69,7 @@ mod json;
 mod ledger;
 pub mod manager;
 mod message;
+pub mod out;
 mod overflow;
 pub mod parse;
 mod plan;
@@ -83,19 +85,23 @@ mod steps;
 mod summarizer;
 mod summary;
 pub mod tail;
+mod thrown;
 pub mod token;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
 pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
-pub use compactor::{Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, Planned};
+pub use compactor::{
+    Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, HistoryDecision, Planned,
+};
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{
     Chunk, DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator,
     GeneratorSummarizer, Purpose, SUMMARY_SO_FAR_PLACEHOLDER, ToolChoice,
 };
+pub use handed::{PlanFields, holds_pinned, unpinned};
 pub use history::History;
 pub use ids::Ids;
 pub use json::{Json, JsonError};
@@ -108,10 +114,11 @@ pub use overflow::is_context_overflow;
 pub use plan::Plan;
 pub use prompt::{DEFAULT_SYSTEM_PROMPT, NO_HISTORY_PLACEHOLDER};
 pub use request::{PlanOptions, Request};
-pub use retry::{DEFAULT_DELAYS, FailureKind, GenerateError, RetryPolicy, Sleeper};
+pub use retry::{DEFAULT_DELAYS, FailureKind, GenerateError, MAX_DELAY_MS, RetryPolicy, Sleeper};
 pub use summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText, Usage};
 pub use summary::{
     FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,
     project as project_summary,
 };
+pub use thrown::Thrown;
 pub use token::{Estimator, Heuristic};

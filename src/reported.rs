@@ -77,16 +77,40 @@ pub fn reports(
     with_explicit(parts, facts.messages.len(), carried(&latest, usages))
 }
 
-/// The indices of the latest [`LATEST`] assistant messages, last first.
-fn latest_assistants(facts: &[MessageFacts]) -> Vec<u32> {
+/// The indices of the latest [`LATEST`] assistant messages among `facts`, last first: the
+/// answers whose usage is read.
+pub fn latest_assistants<'a, I>(facts: I) -> Vec<u32>
+where
+    I: IntoIterator<Item = &'a MessageFacts>,
+    I::IntoIter: DoubleEndedIterator + ExactSizeIterator,
+{
     facts
-        .iter()
+        .into_iter()
         .enumerate()
         .rev()
         .filter(|(_, f)| f.role == Role::Assistant)
         .take(LATEST)
         .map(|(i, _)| i as u32)
         .collect()
+}
+
+/// What the latest [`LATEST`] answers of a growing history carry (`None`: no usable usage),
+/// oldest first: what a conversation handle keeps as messages are appended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Carried(Vec<Option<Report>>);
+
+impl Carried {
+    /// Adds what the answers appended next carry, oldest first; only the latest are kept.
+    pub fn extend(&mut self, answers: impl IntoIterator<Item = Option<Report>>) {
+        self.0.extend(answers);
+        let over = self.0.len().saturating_sub(LATEST);
+        self.0.drain(..over);
+    }
+
+    /// The usable reports, oldest first.
+    pub fn reports(&self) -> Vec<Report> {
+        self.0.iter().flatten().copied().collect()
+    }
 }
 
 /// The usage carried on assistant messages `latest` (see [`Report::carried`]).
@@ -135,4 +159,40 @@ fn with_explicit(parts: &Parts<'_>, count: usize, mut reports: Vec<Report>) -> R
         });
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_growing_history_keeps_what_its_latest_answers_carry() {
+        let report = |messages| Report {
+            messages,
+            tokens: 10,
+            fixed: None,
+        };
+        let mut carried = Carried::default();
+        carried.extend([Some(report(1)), None]);
+        assert_eq!(carried.reports(), vec![report(1)]);
+        carried.extend((2..=LATEST).map(|n| Some(report(n))));
+        // The first answer is one too many: forgotten.
+        assert_eq!(carried.reports().len(), LATEST - 1);
+        assert_eq!(carried.reports().first(), Some(&report(2)));
+    }
+
+    #[test]
+    fn the_latest_answers_are_read_last_first() {
+        let of = |role| MessageFacts {
+            role,
+            ..MessageFacts::default()
+        };
+        let mut facts = vec![of(Role::User), of(Role::Assistant), of(Role::ToolResult)];
+        assert_eq!(latest_assistants(&facts), vec![1]);
+        facts.extend((0..LATEST).map(|_| of(Role::Assistant)));
+        let latest = latest_assistants(&facts);
+        assert_eq!(latest.len(), LATEST);
+        assert_eq!(latest.first(), Some(&(facts.len() as u32 - 1)));
+        assert_eq!(latest.last(), Some(&3));
+    }
 }

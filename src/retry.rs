@@ -111,7 +111,23 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The longest wait before a retry, in milliseconds: timers clamp longer delays (2^31 ms and
+/// more fire after 1 ms in Node).
+pub const MAX_DELAY_MS: u64 = (1 << 31) - 1;
+
 impl RetryPolicy {
+    /// One configured wait (at `path`), in milliseconds: a whole number up to
+    /// [`MAX_DELAY_MS`].
+    pub fn delay(ms: f64, path: &str) -> std::result::Result<Duration, String> {
+        let ms = crate::error::whole_number(ms, path)?;
+        if ms > MAX_DELAY_MS {
+            return Err(format!(
+                "{path} must be at most {MAX_DELAY_MS} (2^31-1 ms, the longest timer), got {ms}"
+            ));
+        }
+        Ok(Duration::from_millis(ms))
+    }
+
     /// Runs `attempt` until it succeeds, fails for good, or the retries are used up. Returns the
     /// last error and the number of attempts made.
     pub async fn run<T, S, F>(
@@ -149,6 +165,23 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_configured_delay_is_whole_milliseconds_up_to_the_longest_timer() {
+        assert_eq!(
+            RetryPolicy::delay(250.0, "d"),
+            Ok(Duration::from_millis(250))
+        );
+        assert_eq!(
+            RetryPolicy::delay(MAX_DELAY_MS as f64, "d").map(|d| d.as_millis()),
+            Ok(MAX_DELAY_MS as u128)
+        );
+        let over = RetryPolicy::delay(MAX_DELAY_MS as f64 + 1.0, "d").unwrap_err();
+        assert!(over.starts_with("d must be at most 2147483647"), "{over}");
+        for bad in [-1.0, 1.5, f64::NAN] {
+            assert!(RetryPolicy::delay(bad, "d").is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn retryable_kinds() {

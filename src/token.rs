@@ -36,6 +36,13 @@ pub trait Estimator {
     }
 }
 
+/// A count a host's tokenizer returned, as the estimate takes it: fractions are rounded up and
+/// counts beyond 2^53 (not meaningful) capped; `None` for a count that is not a finite,
+/// non-negative number.
+pub fn host_count(count: f64) -> Option<u64> {
+    (count.is_finite() && count >= 0.0).then(|| count.ceil().min(9_007_199_254_740_991.0) as u64)
+}
+
 /// The default estimator: a single pass over the bytes that scores words, mixed case, digit
 /// runs, punctuation, line breaks, indentation and characters beyond ASCII (by their UTF-8
 /// length). Calibrated against the o200k tokenizer on a real agent session, where plain
@@ -93,6 +100,17 @@ pub(crate) fn rounded(score: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_count_is_rounded_up_and_capped() {
+        assert_eq!(host_count(3.0), Some(3));
+        assert_eq!(host_count(2.1), Some(3));
+        assert_eq!(host_count(0.0), Some(0));
+        assert_eq!(host_count(1e300), Some(9_007_199_254_740_991));
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(host_count(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn empty_text_is_free_and_any_text_costs_at_least_one() {

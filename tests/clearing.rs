@@ -659,3 +659,22 @@ fn a_rewrite_of_calibrated_facts_frees_calibrated_tokens() {
     assert_eq!(cleared.estimate_before, facts.total());
     assert_eq!(cleared.estimate_before - cleared.estimate_after, 180);
 }
+
+#[test]
+fn clearing_reads_the_messages_with_calls_or_results_and_a_trim_the_newest_result() {
+    let of = |calls: &[&str], results: &[&str]| MessageFacts {
+        tool_call_ids: calls.iter().collect(),
+        tool_result_ids: results.iter().collect(),
+        ..MessageFacts::default()
+    };
+    let facts = [
+        of(&[], &[]),
+        of(&["a"], &[]),
+        of(&[], &["a"]),
+        of(&[], &["b"]),
+        of(&["c"], &[]),
+    ];
+    assert_eq!(clearing::read_indices(&facts, false), vec![1, 2, 3, 4]);
+    assert_eq!(clearing::read_indices(&facts, true), vec![3]);
+    assert!(clearing::read_indices(&facts[..2], true).is_empty());
+}

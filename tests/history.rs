@@ -539,3 +539,50 @@ fn when_the_tail_gives_up_every_message_is_read_once() {
         assert_eq!(first_kept, whole(&history, 2_000).1);
     }
 }
+
+fn clearing_compactor(keep: u64) -> Compactor<common::Fixed> {
+    Compactor::new(CompactorConfig {
+        keep_recent_tokens: keep,
+        clearing: Some(context_compaction::clearing::ClearingPolicy::default()),
+        ..CompactorConfig::new(common::Fixed::new("S"))
+    })
+    .unwrap()
+}
+
+#[test]
+fn decide_history_plans_from_the_tail_unless_clearing_may_replace_the_plan() {
+    let mut messages = chat(2_000, 30);
+    report(&mut messages, 1.22, |_| true);
+    let found = RefCell::new(Vec::new());
+    let mut find = |_: &context_compaction::clearing::ClearingPolicy, facts: &_| {
+        let facts: &context_compaction::RequestFacts = facts;
+        found.borrow_mut().push(facts.messages.len());
+        Ok(context_compaction::clearing::Found::default())
+    };
+    // Clearing off: the tail decides, the prefix is not read, nothing is looked for.
+    let history = Memory::of(messages.clone());
+    let decided = compactor(2_000)
+        .decide_history(&history, OVER, &mut find)
+        .unwrap();
+    let start = decided.unread_before.expect("from the tail").start;
+    assert!(!history.read_before(start));
+    let Some(context_compaction::Planned::Summarize(plan)) = decided.planned else {
+        panic!("a summary plan");
+    };
+    assert_eq!(Some(plan.first_kept_index), whole(&history, 2_000).1);
+    assert!(found.borrow().is_empty());
+    // Clearing on: every message is read and its results looked for; nothing to clear here,
+    // so the same summary plan, its estimates left to the facts.
+    let history = Memory::of(messages);
+    let decided = clearing_compactor(2_000)
+        .decide_history(&history, OVER, &mut find)
+        .unwrap();
+    assert!(decided.unread_before.is_none());
+    assert_eq!(found.borrow().as_slice(), &[4_000]);
+    let Some(context_compaction::Planned::Summarize(plan)) = decided.planned else {
+        panic!("a summary plan");
+    };
+    assert_eq!(Some(plan.first_kept_index), whole(&history, 2_000).1);
+    assert!(plan.message_tokens.is_empty());
+    assert_eq!(decided.facts.messages.len(), 4_000);
+}

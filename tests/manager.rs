@@ -474,3 +474,15 @@ fn a_recovery_that_cannot_compact_ends_the_run() {
         vec!["start overflow 1000 8", "end overflow error summarization"]
     );
 }
+
+#[test]
+fn a_configured_context_window_turns_maintenance_on_when_above_zero() {
+    let window = |n| ManagerConfig::context_window(n, "w");
+    assert_eq!(window(Some(200_000.0)), Ok(200_000));
+    // Missing, 0 or below: off.
+    assert_eq!(window(None), Ok(0));
+    assert_eq!(window(Some(0.0)), Ok(0));
+    assert_eq!(window(Some(-5.0)), Ok(0));
+    assert_eq!(window(Some(f64::NAN)), Err("w must be a number".to_owned()));
+    assert!(window(Some(1.5)).is_err());
+}

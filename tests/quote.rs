@@ -233,3 +233,45 @@ fn an_estimator_failing_on_the_prefix_fails_the_compaction_naming_it() {
     );
     assert!(script.requests.borrow().is_empty(), "no call was made");
 }
+
+#[test]
+fn the_prompts_of_records_leave_out_a_quoted_prefix_and_read_its_units_only_when_it_may_be() {
+    let (script, clock) = (answers(), FakeClock::default());
+    let summarizer = generator(&script, &clock);
+    let estimator = Heuristic::new();
+    let units = vec![user("a small prefix")];
+    let purposes = |prompts: Vec<(Purpose, String)>| -> Vec<Purpose> {
+        prompts.into_iter().map(|(purpose, _)| purpose).collect()
+    };
+    // Beside a history, a small prefix is quoted: one request.
+    let prompts = summarizer
+        .prompts_of("", Some("H"), Some("P"), || Ok(units.clone()), &estimator)
+        .unwrap();
+    assert_eq!(purposes(prompts), vec![Purpose::History]);
+    // Alone it is summarized, and its units are not read.
+    let unread = || -> Result<Vec<Message>> { panic!("units read") };
+    let prompts = summarizer
+        .prompts_of("", None, Some("P"), unread, &estimator)
+        .unwrap();
+    assert_eq!(purposes(prompts), vec![Purpose::TurnPrefix]);
+    // Quoting off: both summarized.
+    let never = GeneratorSummarizer {
+        quote_turn_prefix_tokens: 0,
+        ..generator(&script, &clock)
+    };
+    let prompts = never
+        .prompts_of("", Some("H"), Some("P"), unread, &estimator)
+        .unwrap();
+    assert_eq!(
+        purposes(prompts),
+        vec![Purpose::History, Purpose::TurnPrefix]
+    );
+    // Every request has the same system instruction: the default unless one is configured.
+    assert_eq!(never.system_instruction(), DEFAULT_SYSTEM_PROMPT);
+    let custom = GeneratorSummarizer {
+        system_prompt: Some("Be brief.".to_owned()),
+        ..generator(&script, &clock)
+    };
+    let request = custom.request(Purpose::History, String::new());
+    assert_eq!(request.system_prompt, "Be brief.");
+}

@@ -5,6 +5,8 @@
 //! reader (the one the objects path uses) reads its facts from them: with the default heuristic
 //! strings are counted in place, with any other estimator from the units it makes.
 
+mod decide;
+
 use std::ops::Range;
 
 use crate::error::{Error, Result};
@@ -13,6 +15,8 @@ use crate::formats::{Format, Path};
 use crate::ids::RecentCalls;
 use crate::token::Estimator;
 use context_compaction_scan::{self as tape, Val};
+
+pub use decide::{Decided, decide, message_id, message_text};
 
 /// The facts of every message of a body, and where each message's text is in it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -4,7 +4,7 @@
 
 use super::ClearingPolicy;
 use super::find::{Found, FoundCall, FoundResult};
-use crate::facts::RequestFacts;
+use crate::facts::{MessageFacts, RequestFacts};
 use crate::hash::{HashMap, map_with_capacity};
 use crate::plan::{in_flight_start, keep_boundary};
 
@@ -159,4 +159,18 @@ pub(super) fn repeated(found: &Found, k: usize) -> bool {
     let before = (0..k).rev().map_while(|j| near(&j));
     let after = (k + 1..found.results.len()).map_while(|j| near(&j));
     before.chain(after).any(|f| f.id == result.id)
+}
+
+/// The messages a clearing reads, by index: those with tool calls or results; with `newest`
+/// (a trim, which clears inside the newest result), the newest one with a result alone.
+pub fn read_indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
+    if newest {
+        let last = facts.iter().rposition(|f| !f.tool_result_ids.is_empty());
+        return last.map(|i| i as u32).into_iter().collect();
+    }
+    let holds = |f: &MessageFacts| !f.tool_result_ids.is_empty() || !f.tool_call_ids.is_empty();
+    (0..facts.len())
+        .filter(|&i| facts.get(i).is_some_and(holds))
+        .map(|i| i as u32)
+        .collect()
 }

@@ -22,7 +22,7 @@ use crate::summary::FileTracking;
 use crate::token::Estimator;
 
 use eligible::{Calls, eligible, repeated};
-pub use eligible::{Limits, clearable, stored_clearable};
+pub use eligible::{Limits, clearable, read_indices, stored_clearable};
 pub use find::{Finder, Found, FoundCall, FoundResult};
 pub use text::{CLEARED_PREFIX, placeholder, trim_middle};
 

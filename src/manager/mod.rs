@@ -6,6 +6,7 @@
 //! The manager works on any [`StateCompactor`]: [`Local`] for Rust callers, and the wasm layer's
 //! own for JavaScript state objects.
 
+mod learned;
 mod local;
 
 use crate::apply::Record;
@@ -17,6 +18,7 @@ use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
+pub use learned::{Learned, Lessons, Sent, rewritten_anchor};
 pub use local::{Local, OwnedState};
 
 /// `reserveTokens` when none is configured.
@@ -147,6 +149,18 @@ impl Default for ManagerConfig {
         ManagerConfig {
             context_window_tokens: 0,
             reserve_tokens: DEFAULT_RESERVE_TOKENS,
+        }
+    }
+}
+
+impl ManagerConfig {
+    /// A configured context window (at `path`) as [`ManagerConfig::context_window_tokens`]: a
+    /// whole number turns maintenance on; missing, 0 or below leaves it off; NaN is an error.
+    pub fn context_window(window: Option<f64>, path: &str) -> std::result::Result<u64, String> {
+        match window {
+            Some(n) if n.is_nan() => Err(format!("{path} must be a number")),
+            Some(n) if n > 0.0 => crate::error::whole_number(n, path),
+            _ => Ok(0),
         }
     }
 }

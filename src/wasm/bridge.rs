@@ -1,7 +1,7 @@
 //! Host callbacks: the summarizer's `generate` and `summarize` functions, how their failures
 //! are classified for retries, and what they may return.
 
-use js_sys::{Array, Function, Reflect};
+use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::call::CallContext;
@@ -26,50 +26,9 @@ async fn call_host(
     super::host::settle(&returned).await
 }
 
-/// Sorts a host failure for the retry rules (`crate::retry`).
+/// Sorts a host failure for the retry rules (`crate::retry`), as the core does.
 pub(crate) fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
-    let get =
-        |value: &JsValue, key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    if context.aborted() {
-        return FailureKind::Cancelled;
-    }
-    if !thrown.is_object() {
-        return FailureKind::Unknown;
-    }
-    let name = get(thrown, "name").as_string().unwrap_or_default();
-    match name.as_str() {
-        "AbortError" => return FailureKind::Cancelled,
-        "TimeoutError" => return FailureKind::Deadline,
-        _ => {}
-    }
-    // `retryable`, or the AI SDK's `isRetryable` (its `APICallError` says true for a request
-    // that never got an answer, which has no status to go by).
-    let retryable = get(thrown, "retryable")
-        .as_bool()
-        .or_else(|| get(thrown, "isRetryable").as_bool());
-    match retryable {
-        Some(true) => return FailureKind::Stream,
-        Some(false) => return FailureKind::Unknown,
-        None => {}
-    }
-    let response = get(thrown, "response");
-    let status = [
-        get(thrown, "status"),
-        get(thrown, "statusCode"),
-        get(&response, "status"),
-    ]
-    .iter()
-    .find_map(|v| v.as_f64())
-    .filter(|s| s.fract() == 0.0 && (100.0..1000.0).contains(s));
-    if let Some(status) = status {
-        return FailureKind::Http(status as u16);
-    }
-    match name.as_str() {
-        "StreamError" => FailureKind::Stream,
-        // What `fetch` rejects with when the request never got an answer.
-        "TypeError" => FailureKind::Transport,
-        _ => FailureKind::Unknown,
-    }
+    super::error::thrown(thrown).failure_kind(context.aborted())
 }
 
 /// Reads a string or `{ text, usage }`.

@@ -4,18 +4,16 @@
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{JsRequest, object};
+use super::convert::{JsRequest, out};
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::{host, stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Edited, Format};
+use crate::out::{CLEAR, Out};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
-
-/// The `kind` of a clear plan and of its record.
-pub(crate) const KIND: &str = "clear";
 
 /// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
 /// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
@@ -69,7 +67,7 @@ pub(crate) fn find(
     policy: &ClearingPolicy,
     texts: bool,
 ) -> Result<Found> {
-    let indices = indices(facts, texts);
+    let indices = crate::clearing::read_indices(facts, texts);
     let mut finder = Finder::new(
         estimator,
         &policy.file_tracking,
@@ -102,31 +100,7 @@ pub(crate) fn clearable(
     )?;
     let listed =
         crate::clearing::stored_clearable(&found, facts, policy, request.input_token_budget);
-    let list: Array = listed
-        .into_iter()
-        .filter_map(|k| found.results.get(k))
-        .map(|r| {
-            object(&[
-                ("index", JsValue::from_f64(r.index as f64)),
-                ("toolCallId", r.id.as_str().into()),
-            ])
-        })
-        .collect();
-    Ok(list.into())
-}
-
-/// The messages clearing reads: those with tool calls or results; with `newest`, the newest
-/// one with a result alone.
-pub(crate) fn indices(facts: &[MessageFacts], newest: bool) -> Vec<u32> {
-    let holds = |f: &MessageFacts| !f.tool_result_ids.is_empty() || !f.tool_call_ids.is_empty();
-    if newest {
-        let last = facts.iter().rposition(|f| !f.tool_result_ids.is_empty());
-        return last.map(|i| i as u32).into_iter().collect();
-    }
-    (0..facts.len())
-        .filter(|&i| facts.get(i).is_some_and(holds))
-        .map(|i| i as u32)
-        .collect()
+    Ok(out(&Out::clearable(&found, &listed), &[]))
 }
 
 /// Messages a clearing rewrote: their new text, and the same as new objects.
@@ -170,69 +144,25 @@ pub(crate) fn rewritten(messages: &Array, format: Format, clearing: &Clearing) -
     Ok(with(messages, &rewrite(messages, format, clearing)?.1))
 }
 
-/// The plan object of a clearing: `{ kind: "clear", clearedResults, argumentMessages,
-/// estimateBefore, estimateAfter, tokensFreed }`, with `messages` (the messages with the
-/// cleared ones rewritten) unless the plan is of a body, and the fields of a summary plan
-/// that summarizes nothing (`firstKeptIndex: 0`, empty arrays), so that it is a `Plan` too.
+/// The plan object of a clearing ([`Out::clear_plan`]), with `messages` (the messages with
+/// the cleared ones rewritten) unless the plan is of a body.
 pub(crate) fn plan_to_js(
     facts: &RequestFacts,
     clearing: &Clearing,
     messages: Option<Array>,
 ) -> JsValue {
-    let results: Array = clearing
-        .results
-        .iter()
-        .map(|r| {
-            object(&[
-                ("index", JsValue::from_f64(r.index as f64)),
-                ("toolCallId", r.tool_call_id.as_str().into()),
-                (
-                    "toolName",
-                    r.tool_name.as_deref().map_or(JsValue::NULL, JsValue::from),
-                ),
-                ("tokens", JsValue::from_f64(r.tokens as f64)),
-                ("text", r.text.as_str().into()),
-            ])
-        })
-        .collect();
     let tokens: Vec<f64> = facts.messages.iter().map(|f| f.tokens as f64).collect();
-    let tokens = js_sys::Float64Array::from(tokens.as_slice());
-    let arguments: Array = clearing
-        .argument_messages
-        .iter()
-        .map(|&i| JsValue::from_f64(i as f64))
-        .collect();
-    let mut fields = vec![
-        ("kind", KIND.into()),
-        ("firstKeptIndex", number(0)),
-        ("firstKeptPart", number(0)),
-        ("firstKeptId", JsValue::NULL),
-        ("turnPrefixStart", number(0)),
-        ("splitTurn", false.into()),
-        (
-            "estimateAfterWithoutSummary",
-            number(clearing.estimate_after.saturating_sub(facts.summary)),
-        ),
-        ("messageTokens", tokens.into()),
-        ("clearedResults", results.into()),
-        ("argumentMessages", arguments.into()),
-        ("estimateBefore", number(clearing.estimate_before)),
-        ("estimateAfter", number(clearing.estimate_after)),
-        ("tokensFreed", number(clearing.tokens_freed())),
-    ];
-    if let Some(messages) = messages {
-        fields.push(("messagesToSummarize", Array::new().into()));
-        fields.push(("turnPrefixMessages", Array::new().into()));
-        fields.push(("messages", messages.into()));
-    }
-    object(&fields)
+    let tokens = js_sys::Float64Array::from(tokens.as_slice()).into();
+    let with_messages = messages.is_some();
+    let slots = [tokens, messages.map_or(JsValue::UNDEFINED, JsValue::from)];
+    out(&Out::clear_plan(facts, clearing, with_messages), &slots)
 }
 
 /// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
 /// `argumentMessages`), or `None` when `value` is not one.
 pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
     if !value.is_object()
-        || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(KIND)
+        || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(CLEAR)
     {
         return Ok(None);
     }
@@ -295,26 +225,6 @@ pub(crate) fn apply(
 
 /// `{ summary, messages, record }` for a clearing whose messages are `messages`.
 pub(crate) fn outcome(request: &JsRequest, clearing: &Clearing, messages: Array) -> JsValue {
-    object(&[
-        ("summary", request.summary.as_str().into()),
-        ("messages", messages.into()),
-        ("record", record(&request.summary, clearing)),
-    ])
-}
-
-/// The record of a clearing.
-pub(crate) fn record(summary: &str, clearing: &Clearing) -> JsValue {
-    object(&[
-        ("kind", KIND.into()),
-        ("summary", summary.into()),
-        ("firstKeptIndex", number(0)),
-        ("estimateBefore", number(clearing.estimate_before)),
-        ("estimateAfter", number(clearing.estimate_after)),
-        ("tokensFreed", number(clearing.tokens_freed())),
-        ("clearedResults", number(clearing.results.len() as u64)),
-    ])
-}
-
-fn number(n: u64) -> JsValue {
-    JsValue::from_f64(n as f64)
+    let record = Out::clear_record(&request.summary, clearing);
+    out(&Out::outcome(&request.summary, record), &[messages.into()])
 }

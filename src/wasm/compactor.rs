@@ -17,9 +17,8 @@ use super::engine::{self, Job};
 #[cfg(feature = "full")]
 use super::error::to_js;
 use super::{clearing, config, convert, sizer};
-use crate::compactor::Planned;
+use crate::compactor::{HistoryDecision, Planned};
 use crate::error::Result;
-use crate::tail::FromTail;
 
 /// Plans and applies compactions (see the package README).
 #[wasm_bindgen(js_name = Compactor)]
@@ -49,14 +48,12 @@ impl JsCompactor {
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let FromTail {
+        let HistoryDecision {
             facts,
-            plan,
+            planned,
             unread_before,
         } = self.inner.preview(&request)?;
-        let mut plan = plan;
-        let planned = self.inner.decide(&request, &facts, &mut || Ok(plan.take()));
-        let plan = match planned? {
+        let plan = match planned {
             None => return Ok(JsValue::NULL),
             Some(Planned::Summarize(plan)) => plan,
             Some(Planned::Clear(cleared)) => {
@@ -97,18 +94,20 @@ impl JsCompactor {
     pub fn plan_bytes(&self, body: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
         let planned = convert::body(&body).and_then(|bytes| {
             let request = convert::request_without_messages(&request)?;
-            Ok(match self.inner.plan_body(&bytes, &request)? {
-                (spans, facts, Some(Planned::Clear(cleared))) => {
-                    let plan = clearing::plan_to_js(&facts, &cleared, None);
+            let decided = self.inner.plan_body(&bytes, &request)?;
+            let spans = &decided.spans;
+            Ok(match decided.planned {
+                Some(Planned::Clear(cleared)) => {
+                    let plan = clearing::plan_to_js(&decided.facts, &cleared, None);
                     // The package's own object: setting a field runs no caller code.
-                    let spans = convert::spans_to_js(&spans);
+                    let spans = convert::spans_to_js(spans);
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
-                (spans, _, Some(Planned::Summarize(plan))) => {
-                    Some(convert::bytes_plan_to_js(&plan, &spans, &bytes))
+                Some(Planned::Summarize(plan)) => {
+                    Some(convert::bytes_plan_to_js(&plan, spans, &bytes))
                 }
-                (_, _, None) => None,
+                None => None,
             })
         });
         Ok(planned?.unwrap_or(JsValue::NULL))

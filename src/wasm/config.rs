@@ -1,8 +1,6 @@
 //! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
 //! cacheFacts, fileTracking, clearing }`. Every problem is `invalid_config`.
 
-use std::time::Duration;
-
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -11,7 +9,7 @@ use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::generator::{DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GeneratorSummarizer};
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
@@ -113,9 +111,6 @@ fn generator(
     })
 }
 
-/// Longest retry wait: timers clamp longer delays (2^31 ms and more fire after 1 ms in Node).
-const MAX_DELAY_MS: u64 = (1 << 31) - 1;
-
 fn retry(value: &JsValue) -> Result<RetryPolicy> {
     if value.is_undefined() || value.is_null() {
         return Ok(RetryPolicy::default());
@@ -135,13 +130,7 @@ fn retry(value: &JsValue) -> Result<RetryPolicy> {
             let ms = ms
                 .as_f64()
                 .ok_or_else(|| invalid(format!("{path} must be a number")))?;
-            let ms = whole_number(ms, &path).map_err(invalid)?;
-            if ms > MAX_DELAY_MS {
-                return Err(invalid(format!(
-                    "{path} must be at most {MAX_DELAY_MS} (2^31-1 ms, the longest timer), got {ms}"
-                )));
-            }
-            Ok(Duration::from_millis(ms))
+            RetryPolicy::delay(ms, &path).map_err(invalid)
         })
         .collect::<Result<_>>()?;
     Ok(RetryPolicy { delays })

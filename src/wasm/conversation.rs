@@ -13,7 +13,6 @@ use super::engine::Engine;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
-use super::reported::LATEST;
 use super::stringify;
 use super::walk;
 use super::{clearing, convert};
@@ -23,8 +22,8 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
-use crate::message::Role;
 use crate::plan::Plan;
+use crate::reported::{Carried, latest_assistants};
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -42,9 +41,8 @@ pub struct JsConversation {
     ledger: Ledger,
     messages: Array,
     fixed: Option<(FixedKey, RequestFacts)>,
-    /// What the latest [`LATEST`] assistant messages report (`None`: no usable usage), oldest
-    /// first.
-    usage: Vec<Option<Report>>,
+    /// What the latest assistant messages report.
+    usage: Carried,
 }
 
 /// Messages read for appending: each with its facts, and the usage the latest assistant ones
@@ -69,7 +67,7 @@ impl JsConversation {
             ledger: Ledger::new(),
             messages: Array::new(),
             fixed: None,
-            usage: Vec::new(),
+            usage: Carried::default(),
         };
         history.append_all(&field(options, "messages", "options")?)?;
         Ok(history)
@@ -89,8 +87,6 @@ impl JsConversation {
             self.ledger.push(facts);
         }
         self.usage.extend(read.usage);
-        let over = self.usage.len().saturating_sub(LATEST);
-        self.usage.drain(..over);
     }
 
     /// Reads a message or an array of them, numbered from `start` in errors, with the usage
@@ -112,7 +108,7 @@ impl JsConversation {
         Ok(Read { messages, usage })
     }
 
-    /// The reports the latest [`LATEST`] assistant messages of `messages` (read from
+    /// The reports the latest assistant messages of `messages` (read from
     /// `incoming`, numbered from `start`) carry, oldest first.
     fn usage_of(
         &self,
@@ -120,10 +116,9 @@ impl JsConversation {
         messages: &[(JsValue, MessageFacts)],
         start: usize,
     ) -> Result<Vec<Option<Report>>> {
-        let mut latest: Vec<usize> = (messages.iter().enumerate().rev())
-            .filter(|(_, (_, facts))| facts.role == Role::Assistant)
-            .take(LATEST)
-            .map(|(k, _)| k)
+        let mut latest: Vec<usize> = latest_assistants(messages.iter().map(|(_, f)| f))
+            .into_iter()
+            .map(|k| k as usize)
             .collect();
         latest.reverse();
         // Only the messages that have the key are walked again (most have no usage).
@@ -229,7 +224,7 @@ impl JsConversation {
     /// else summarize), as a plan object or `null`.
     fn plan_js(&mut self, options: &JsValue) -> Result<JsValue> {
         let fixed = self.fixed(options)?.clone();
-        let reports: Vec<Report> = self.usage.iter().flatten().copied().collect();
+        let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
         let options = convert::plan_options(options, "options")?;
         let (engine, ledger) = (&self.engine, &self.ledger);
@@ -273,7 +268,7 @@ impl JsConversation {
         let read = self.read(&messages, 0)?;
         self.ledger = Ledger::new();
         self.messages = Array::new();
-        self.usage.clear();
+        self.usage = Carried::default();
         self.push(read);
         Ok(())
     }

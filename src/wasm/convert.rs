@@ -11,10 +11,12 @@ use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::stringify::{json_text, system_prompt};
+use crate::PlanFields;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
-use crate::message::{Role, ToolDefinition};
+use crate::message::ToolDefinition;
+use crate::out::Out;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::{Record, Usage};
@@ -177,32 +179,21 @@ pub(crate) fn slice_without_pinned(
     facts: &[MessageFacts],
     range: &std::ops::Range<usize>,
 ) -> Array {
-    let pinned = |i: &usize| facts.get(*i).is_some_and(|f| f.role == Role::System);
-    if !range.clone().any(|i| pinned(&i)) {
+    if !crate::holds_pinned(facts, range) {
         return messages.slice(range.start as u32, range.end as u32);
     }
-    range
-        .clone()
-        .filter(|i| !pinned(i))
-        .map(|i| messages.get(i as u32))
-        .collect()
+    let unpinned = crate::unpinned(facts, range.clone());
+    unpinned.map(|i| messages.get(i as u32)).collect()
 }
 
-/// The messages a compaction keeps: the system messages before the cut, then the suffix (its
-/// first message trimmed to the kept parts when the cut falls inside it).
+/// The messages a compaction keeps ([`Plan::kept`]): the first trimmed to the kept parts
+/// when the cut falls inside it.
 pub(crate) fn kept(messages: &Array, facts: &RequestFacts, plan: &Plan) -> Result<Array> {
-    let first_kept = plan.first_kept_index;
-    let pinned = (0..first_kept).filter(|&i| {
-        facts
-            .messages
-            .get(i)
-            .is_some_and(|f| f.role == Role::System)
-    });
-    let kept: Array = pinned.map(|i| messages.get(i as u32)).collect();
-    for i in first_kept..messages.length() as usize {
-        match plan.first_kept_part {
-            part if part > 0 && i == first_kept => kept.push(&with_parts(messages, i, part..)?),
-            _ => kept.push(&messages.get(i as u32)),
+    let kept = Array::new();
+    for (i, cut) in plan.kept(&facts.messages, messages.length() as usize) {
+        match cut {
+            true => kept.push(&with_parts(messages, i, plan.first_kept_part..)?),
+            false => kept.push(&messages.get(i as u32)),
         };
     }
     Ok(kept)
@@ -262,34 +253,19 @@ pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
             .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
         Ok(list.length() as usize)
     };
-    let first_kept_index = index("firstKeptIndex")?.unwrap_or(0);
-    let first_kept_part = index("firstKeptPart")?.unwrap_or(0);
-    // The arrays leave out system messages (never cut), so the prefix's start is given as an
-    // index; a plan built by hand may give the arrays alone, and one from `planBytes` has none.
-    let (history, prefix_end) = match index("turnPrefixStart")? {
-        Some(start) => (start, first_kept_index.max(start)),
-        None => {
-            let history = length("messagesToSummarize")?;
-            // The trimmed copy of a message cut inside ends the turn prefix array.
-            let partial = usize::from(first_kept_part > 0);
-            let prefix = length("turnPrefixMessages")?.saturating_sub(partial);
-            (history, history + prefix)
-        }
+    let fields = PlanFields {
+        first_kept_index: index("firstKeptIndex")?,
+        first_kept_part: index("firstKeptPart")?,
+        turn_prefix_start: index("turnPrefixStart")?,
     };
-    let split_turn = match optional_bool(value, "splitTurn", "plan")? {
-        Some(split) => split,
-        None => prefix_end > history || first_kept_part > 0,
+    let listed = || {
+        Ok((
+            length("messagesToSummarize")?,
+            length("turnPrefixMessages")?,
+        ))
     };
-    Ok(Some(Plan {
-        first_kept_index,
-        first_kept_part,
-        messages_to_summarize: 0..history,
-        turn_prefix_messages: history..prefix_end,
-        split_turn,
-        estimate_before: 0,
-        estimate_after_without_summary: 0,
-        message_tokens: Vec::new(),
-    }))
+    let split_turn = || optional_bool(value, "splitTurn", "plan");
+    Plan::from_fields(fields, listed, split_turn).map(Some)
 }
 
 /// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
@@ -314,9 +290,10 @@ pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) 
 }
 
 /// [`plan_to_js`] for a plan made over `facts`, its `messageTokens` read from the facts (the
-/// plan may carry none: `Engine::preview`). With `last_use` (the caller reads `messages`, the
-/// package's own copy of the caller's array, no more), that array cut to its length becomes
-/// `messagesToSummarize` instead of a copy of it (at 100k messages, 0.8 MB of JavaScript heap).
+/// plan may carry none: `Compactor::decide_history`). With `last_use` (the caller reads
+/// `messages`, the package's own copy of the caller's array, no more), that array cut to its
+/// length becomes `messagesToSummarize` instead of a copy of it (at 100k messages, 0.8 MB of
+/// JavaScript heap).
 pub(crate) fn preview_to_js(
     plan: &Plan,
     messages: &Array,
@@ -342,50 +319,16 @@ fn plan_object(
     let kept_id = first_kept_id(messages, plan);
     // Last: the array may be cut to the summarized messages here.
     let history = &plan.messages_to_summarize;
-    let pinned = |i: usize| facts.get(i).is_some_and(|f| f.role == Role::System);
-    let summarize = if last_use && history.start == 0 && !history.clone().any(pinned) {
+    let unpinned = || !crate::holds_pinned(facts, history);
+    let summarize = if last_use && history.start == 0 && unpinned() {
         // The package's own array: setting its length runs no caller code.
         messages.set_length(history.end as u32);
         messages.clone()
     } else {
         slice(history)
     };
-    Ok(plan_js(
-        plan,
-        kept_id,
-        vec![
-            ("messagesToSummarize", summarize.into()),
-            ("turnPrefixMessages", prefix.into()),
-        ],
-        tokens,
-        Vec::new(),
-    ))
-}
-
-/// The fields every plan object has, in this order: where the kept suffix starts, `between`,
-/// the turn prefix, the estimates, `messageTokens`, then `after`.
-fn plan_js(
-    plan: &Plan,
-    kept_id: JsValue,
-    between: Vec<(&str, JsValue)>,
-    tokens: JsValue,
-    after: Vec<(&str, JsValue)>,
-) -> JsValue {
-    let mut fields = vec![
-        ("firstKeptIndex", number(plan.first_kept_index as u64)),
-        ("firstKeptPart", number(plan.first_kept_part as u64)),
-        ("firstKeptId", kept_id),
-    ];
-    fields.extend(between);
-    let start = plan.turn_prefix_messages.start as u64;
-    fields.push(("turnPrefixStart", number(start)));
-    fields.push(("splitTurn", plan.split_turn.into()));
-    fields.push(("estimateBefore", number(plan.estimate_before)));
-    let after_without = number(plan.estimate_after_without_summary);
-    fields.push(("estimateAfterWithoutSummary", after_without));
-    fields.push(("messageTokens", tokens));
-    fields.extend(after);
-    object(&fields)
+    let slots = [kept_id, tokens, summarize.into(), prefix.into()];
+    Ok(out(&Out::plan(plan, true), &slots))
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -410,21 +353,10 @@ pub(crate) fn bytes_plan_to_js(
     body: &[u8],
 ) -> JsValue {
     // The kept message's `id`, read from its span of the body.
-    let text = spans
-        .get(plan.first_kept_index)
-        .and_then(|span| body.get(span.clone()))
-        .and_then(|bytes| std::str::from_utf8(bytes).ok());
-    let mut nodes = Vec::new();
-    let id = text
-        .and_then(|text| crate::formats::scan(text, "body", &mut nodes).ok())
-        .and_then(|message| message.field("id")?.str().map(|id| JsValue::from_str(&id)));
-    plan_js(
-        plan,
-        id.unwrap_or(JsValue::NULL),
-        Vec::new(),
-        float64s(plan.message_tokens.iter().copied()),
-        vec![("messageSpans", spans_to_js(spans))],
-    )
+    let id = crate::body::message_id(body, spans, plan.first_kept_index);
+    let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
+    let tokens = float64s(plan.message_tokens.iter().copied());
+    out(&Out::plan(plan, false), &[id, tokens, spans_to_js(spans)])
 }
 
 /// Where each message is in a body: start and end offsets, in a `Uint32Array`.
@@ -438,39 +370,8 @@ pub(crate) fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
 
 /// `{ summary, messages, record }`.
 pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
-    object(&[
-        ("summary", summary.into()),
-        ("messages", messages.into()),
-        ("record", record.map_or(JsValue::NULL, record_to_js)),
-    ])
-}
-
-pub(crate) fn record_to_js(record: &Record) -> JsValue {
-    let mut fields = vec![
-        ("summary", JsValue::from_str(&record.summary)),
-        ("firstKeptIndex", number(record.first_kept_index as u64)),
-        ("estimateBefore", number(record.estimate_before)),
-        ("estimateAfter", number(record.estimate_after)),
-    ];
-    if let Some(usage) = record.usage {
-        fields.push(("usage", usage_to_js(usage)));
-    }
-    if record.trimmed {
-        fields.push(("kind", "trim".into()));
-        let freed = record.estimate_before.saturating_sub(record.estimate_after);
-        fields.push(("tokensFreed", number(freed)));
-    }
-    object(&fields)
-}
-
-fn usage_to_js(usage: Usage) -> JsValue {
-    object(&[
-        ("input", number(usage.input)),
-        ("output", number(usage.output)),
-        ("cacheRead", number(usage.cache_read)),
-        ("cacheWrite", number(usage.cache_write)),
-        ("totalTokens", number(usage.total_tokens)),
-    ])
+    let record = record.map_or(Out::Null, Out::record);
+    out(&Out::outcome(summary, record), &[messages.into()])
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
@@ -495,27 +396,9 @@ pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
     }))
 }
 
-/// `{ total, systemPrompt, summary, messages, tools }`.
+/// `{ total, systemPrompt, summary, messages, tools }` ([`Out::estimate`]).
 pub(crate) fn estimate(facts: &RequestFacts) -> JsValue {
-    let tokens: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
-    let mut fields = vec![
-        ("total", number(facts.total())),
-        ("systemPrompt", number(facts.system_prompt)),
-        ("summary", number(facts.summary)),
-        ("messages", numbers(&tokens)),
-        ("tools", number(facts.tools)),
-    ];
-    // Only when the provider's counts were used: without them the estimate is as it was.
-    let calibration = &facts.calibration;
-    if let Some(anchor) = calibration.anchor {
-        fields.push(("ratio", JsValue::from_f64(calibration.ratio())));
-        let anchor = object(&[
-            ("messages", number(anchor.messages as u64)),
-            ("tokens", number(anchor.tokens)),
-        ]);
-        fields.push(("anchor", anchor));
-    }
-    object(&fields)
+    out(&Out::estimate(facts), &[])
 }
 
 /// A plain object from key/value pairs.
@@ -525,6 +408,32 @@ pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
         let _ = Reflect::set(&object, &JsValue::from_str(key), value);
     }
     object.into()
+}
+
+/// The one conversion of an output: `out` as a JavaScript value (objects and arrays of the
+/// package's own), [`Out::Slot`] `k` being `slots[k]`.
+pub(crate) fn out(out: &Out<'_>, slots: &[JsValue]) -> JsValue {
+    match out {
+        Out::Null => JsValue::NULL,
+        Out::Bool(b) => JsValue::from_bool(*b),
+        Out::Count(n) => JsValue::from_f64(*n as f64),
+        Out::Number(n) => JsValue::from_f64(*n),
+        Out::Text(text) => JsValue::from_str(text),
+        Out::List(items) => items
+            .iter()
+            .map(|i| self::out(i, slots))
+            .collect::<Array>()
+            .into(),
+        Out::Fields(fields) => {
+            let object = Object::new();
+            for (key, value) in fields {
+                let value = self::out(value, slots);
+                let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+            }
+            object.into()
+        }
+        Out::Slot(k) => slots.get(*k).cloned().unwrap_or(JsValue::UNDEFINED),
+    }
 }
 
 /// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
@@ -568,10 +477,6 @@ pub(crate) fn long_string(text: &str) -> JsValue {
     }
 }
 
-fn number(n: u64) -> JsValue {
-    JsValue::from_f64(n as f64)
-}
-
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
 fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
     // Converted a chunk at a time into the array: a long history's estimates are not copied
@@ -589,8 +494,4 @@ fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
         start = end;
     }
     array.into()
-}
-
-fn numbers(values: &[u64]) -> JsValue {
-    values.iter().map(|n| number(*n)).collect::<Array>().into()
 }

@@ -1,8 +1,6 @@
 //! The compactor the exported classes share (`Compactor`, `Conversation`, `ContextManager`):
 //! planning a request, and reading and running one apply.
 
-use std::ops::Range;
-
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -13,10 +11,11 @@ use super::history::JsHistory;
 use super::js::AbortSignal;
 use super::timer::JsSleeper;
 use super::{reported, walk};
-use crate::anchor::{self, Report};
+use crate::anchor::Report;
 use crate::apply::{Applied, ApplyInput};
-use crate::clearing::{ClearingPolicy, Finder, Found};
-use crate::compactor::{Compactor, Planned};
+use crate::body::Decided;
+use crate::clearing::ClearingPolicy;
+use crate::compactor::{Compactor, HistoryDecision, Planned};
 use crate::error::Result;
 use crate::facts::RequestFacts;
 use crate::formats::Format;
@@ -24,7 +23,6 @@ use crate::generator::{GeneratorSummarizer, Purpose};
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::tail::{FromTail, Tried};
 use crate::token::Estimator;
 
 /// The core compactor (with its clearing policy) and whether its facts cache is on.
@@ -79,32 +77,18 @@ impl Engine {
         crate::plan::plan_without_tokens(facts, options, keep, ratio)
     }
 
-    /// The facts of `request` and its plan for a preview (`Compactor.plan`), whose
-    /// `message_tokens` is left empty (the estimates are those of the facts,
-    /// `convert::preview_to_js` reads them there): an anchored long history is planned from
-    /// its tail (`crate::tail`), unless clearing may replace the plan (it reads every message);
-    /// when the tail gives up, the messages it read are not read again.
-    pub(super) fn preview(&self, request: &JsRequest) -> Result<FromTail> {
+    /// What `Compactor.plan` shows for `request` ([`Compactor::decide_history`]).
+    pub(super) fn preview(&self, request: &JsRequest) -> Result<HistoryDecision> {
         let history = JsHistory {
             request,
             cache: self.cache,
         };
-        let facts = match self.core.try_tail(&history, options(request))? {
-            Tried::Planned(planned) if self.core.clearing().is_none() || planned.plan.is_none() => {
-                return Ok(planned);
-            }
-            // The latest messages it read are not read again.
-            Tried::Not(Some(latest)) => {
-                crate::reported::history_facts_after(&history, &[], latest)?
-            }
-            _ => self.facts(request)?,
+        let (messages, format, estimator) = (&request.messages, request.format, &request.estimator);
+        let mut find = |policy: &ClearingPolicy, facts: &RequestFacts| {
+            super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
         };
-        let plan = self.summary_plan(&facts, options(request))?;
-        Ok(FromTail {
-            facts,
-            plan,
-            unread_before: None,
-        })
+        self.core
+            .decide_history(&history, options(request), &mut find)
     }
 
     /// What to do with `request` (facts `facts`): clear first, else the summary plan
@@ -143,26 +127,10 @@ impl Engine {
             .decide_with(facts, options, estimator, &mut find, summarize)
     }
 
-    /// Plans the messages of `body`; returns where each message is in it, its facts, and what
-    /// to do ([`Engine::decide`]).
-    pub(super) fn plan_body(
-        &self,
-        body: &[u8],
-        request: &JsRequest,
-    ) -> Result<(Vec<Range<usize>>, RequestFacts, Option<Planned>)> {
-        let read = crate::body::facts(body, request.format, &request.estimator)?;
-        let mut facts = request.fixed_facts()?;
-        facts.messages = read.messages;
-        let reports = reported::body_reports(request, &facts, body, &read.spans)?;
-        anchor::calibrate(&mut facts, &reports);
-        let spans = read.spans;
-        let (estimator, options) = (&request.estimator, options(request));
-        let mut find = |policy: &ClearingPolicy| body_found(body, &spans, request, &facts, policy);
-        let mut summarize = || self.core.plan_with_facts(&facts, options);
-        let planned =
-            self.core
-                .decide_with(&facts, options, estimator, &mut find, &mut summarize)?;
-        Ok((spans, facts, planned))
+    /// What to do with the request whose messages are `body` ([`crate::body::decide`]).
+    pub(super) fn plan_body(&self, body: &[u8], request: &JsRequest) -> Result<Decided> {
+        let (format, parts) = (request.format, request.parts());
+        crate::body::decide(&self.core, body, format, &parts, options(request))
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.
@@ -247,18 +215,16 @@ impl Engine {
         }
         // Records written as the messages are read: no units are built.
         let history = summarized_records(messages, plan, h, 0, request.format)?;
-        let (p, part) = prefix_range(plan);
-        let mut prefix = summarized_records(messages, plan, p, part, request.format)?;
-        // A small prefix is quoted in the summary: no call. It is counted as apply counts it,
-        // from its units (only when it may be quoted at all).
-        if prefix.is_some() && generator.may_quote_turn_prefix(history.is_some()) {
-            let units = prefix_units(messages, plan, request.format)?;
-            if generator.quotes_turn_prefix(true, &units, &request.estimator)? {
-                prefix = None;
-            }
-        }
-        let prompts =
-            crate::generator::prompts(&request.summary, history.as_deref(), prefix.as_deref());
+        let (p, part) = plan.prefix_range();
+        let prefix = summarized_records(messages, plan, p, part, request.format)?;
+        let units = || prefix_units(messages, plan, request.format);
+        let prompts = generator.prompts_of(
+            &request.summary,
+            history.as_deref(),
+            prefix.as_deref(),
+            units,
+            &request.estimator,
+        )?;
         Ok(prompts_to_js(generator, prompts))
     }
 
@@ -332,42 +298,10 @@ fn prompts_to_js(
     array.into()
 }
 
-/// The tool results and calls of the messages of `body` (at `spans`) that hold any.
-fn body_found(
-    body: &[u8],
-    spans: &[Range<usize>],
-    request: &JsRequest,
-    facts: &RequestFacts,
-    policy: &ClearingPolicy,
-) -> Result<Found> {
-    let (tracking, estimator) = (&policy.file_tracking, &request.estimator);
-    let mut finder = Finder::new(estimator, tracking, false, policy.reads_arguments());
-    for i in super::clearing::indices(&facts.messages, false) {
-        let i = i as usize;
-        let text = spans
-            .get(i)
-            .and_then(|span| body.get(span.clone()))
-            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .ok_or_else(|| {
-                crate::error::Error::invalid_request(format!("messages[{i}]: not UTF-8"))
-            })?;
-        finder.read_json(request.format, i, text)?;
-    }
-    finder.finish()
-}
-
-/// The messages a plan's turn prefix reads: its whole messages, then the one cut inside (if
-/// any), and the part where that cut falls (0 when none).
-fn prefix_range(plan: &Plan) -> (std::ops::Range<usize>, usize) {
-    let prefix = &plan.turn_prefix_messages;
-    let end = prefix.end + usize::from(plan.first_kept_part > 0);
-    (prefix.start..end, plan.first_kept_part)
-}
-
 /// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
 /// message cut inside.
 fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
-    let (range, part) = prefix_range(plan);
+    let (range, part) = plan.prefix_range();
     summarized_units(messages, plan, range, part, format)
 }
 

@@ -7,6 +7,7 @@ use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
+use crate::thrown::Thrown;
 
 /// A value a host callback threw or rejected with, kept as it is.
 pub(crate) struct HostError {
@@ -74,6 +75,37 @@ pub(crate) fn describe(value: &JsValue) -> String {
         "a thrown {}",
         value.js_typeof().as_string().unwrap_or_default()
     )
+}
+
+/// What a thrown value says about itself, read once for the core's rules ([`Thrown`]); a
+/// getter that throws reads as absent.
+pub(crate) fn thrown(value: &JsValue) -> Thrown {
+    let get = |value: &JsValue, key: &str| {
+        if value.is_object() {
+            Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    let body = get(value, "error");
+    let statuses = [
+        get(value, "status"),
+        get(value, "statusCode"),
+        get(&get(value, "response"), "status"),
+    ];
+    Thrown {
+        object: value.is_object(),
+        name: get(value, "name").as_string(),
+        retryable: (get(value, "retryable").as_bool())
+            .or_else(|| get(value, "isRetryable").as_bool()),
+        status: statuses.iter().find_map(JsValue::as_f64),
+        code: (get(value, "code").as_string()).or_else(|| get(&body, "code").as_string()),
+        messages: vec![
+            describe(value),
+            describe(&body),
+            get(&body, "message").as_string().unwrap_or_default(),
+        ],
+    }
 }
 
 /// The host value behind an error, if any (first [`HostError`] in the source chain).

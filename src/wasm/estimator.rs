@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{Failure, HostError, describe};
 use super::fields::field;
 use crate::error::{BoxError, Error, whole_number};
-use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
+use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic, host_count};
 
 /// The property that marks a `HeuristicEstimator`, so the layer counts natively instead of
 /// calling `countTokens` once per text.
@@ -122,14 +122,13 @@ impl Estimator for AnyEstimator {
         let value = count
             .call1(object, &JsValue::from_str(text))
             .map_err(|e| Box::new(HostError::new(e)) as BoxError)?;
-        let Some(tokens) = value.as_f64().filter(|n| n.is_finite() && *n >= 0.0) else {
-            return Err(Box::new(Failure(format!(
+        value.as_f64().and_then(host_count).ok_or_else(|| {
+            let message = format!(
                 "countTokens returned {}, not a non-negative number",
                 describe(&value)
-            ))));
-        };
-        // Fractions are rounded up; counts beyond 2^53 are not meaningful and are capped.
-        Ok(tokens.ceil().min(9_007_199_254_740_991.0) as u64)
+            );
+            Box::new(Failure(message)) as BoxError
+        })
     }
 
     fn as_heuristic(&self) -> Option<Heuristic> {

@@ -10,24 +10,24 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::JsCompactor;
-use super::convert::{self, object};
+use super::convert::{self, object, out};
 use super::engine::Engine;
-use super::error::{describe, to_js};
+use super::error::to_js;
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::js::AbortSignal;
-use super::reported::{self, Learned};
+use super::reported::{self, Lessons};
 use super::{cache, clearing};
-use crate::anchor::Report;
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
+    rewritten_anchor,
 };
-use crate::overflow::is_context_overflow;
+use crate::out::Out;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
@@ -37,8 +37,8 @@ struct JsStateCompactor {
     engine: Rc<Engine>,
     estimator: JsValue,
     on_event: Option<Function>,
-    /// What the responses of `run` said the latest requests cost (at most `reported::LATEST`).
-    learned: RefCell<Vec<Learned>>,
+    /// What the responses of `run` said the latest requests cost.
+    learned: RefCell<Lessons>,
 }
 
 /// `ContextManager`'s engine; construct it through the package's `ContextManager`.
@@ -67,17 +67,8 @@ impl JsContextManager {
         };
         future_to_promise(async move {
             let done = core.maintain(&*compactor, state, maintain, &signal).await?;
-            let record = done.record.as_ref();
-            let mut fields = vec![
-                ("state", done.state),
-                ("compacted", (done.record.is_some()).into()),
-                ("reason", done.outcome.as_str().into()),
-                ("record", record_to_js(record, done.cleared.as_ref())),
-            ];
-            if let Some(error) = &done.error {
-                fields.push(("error", to_js(error)));
-            }
-            Ok(object(&fields))
+            let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
+            Ok(out(&Out::maintained(&done), &[done.state.clone(), error]))
         })
     }
 
@@ -115,7 +106,7 @@ impl JsContextManager {
                 Ok(ran) => Ok(object(&[
                     ("response", ran.response),
                     ("state", ran.state),
-                    ("compactions", records(&ran.compactions)),
+                    ("compactions", out(&Out::records(&ran.compactions), &[])),
                     (
                         "failedAttempts",
                         ran.failed_attempts.iter().collect::<Array>().into(),
@@ -141,7 +132,7 @@ impl JsContextManager {
                             );
                         };
                         attach("state", failed.state);
-                        attach("compactions", records(&failed.compactions));
+                        attach("compactions", out(&Out::records(&failed.compactions), &[]));
                         attach(
                             "failedAttempts",
                             failed.failed_attempts.iter().collect::<Array>().into(),
@@ -159,18 +150,9 @@ impl JsContextManager {
         let invalid = |message: String| Error::invalid_config(message);
         let window = optional_number(options, "contextWindowTokens", "options")
             .map_err(Error::into_config)?;
-        let context_window_tokens = match window {
-            Some(n) if n.is_nan() => {
-                return Err(invalid(
-                    "options.contextWindowTokens must be a number".to_owned(),
-                ));
-            }
-            Some(n) if n > 0.0 => {
-                whole_number(n, "options.contextWindowTokens").map_err(Error::invalid_config)?
-            }
-            // Missing, 0 or below: maintenance is off.
-            _ => 0,
-        };
+        let context_window_tokens =
+            ManagerConfig::context_window(window, "options.contextWindowTokens")
+                .map_err(invalid)?;
         let mut config = ManagerConfig {
             context_window_tokens,
             ..ManagerConfig::default()
@@ -194,7 +176,7 @@ impl JsContextManager {
             engine: compactor.engine(),
             estimator,
             on_event,
-            learned: RefCell::new(Vec::new()),
+            learned: RefCell::default(),
         });
         Ok(JsContextManager { core, compactor })
     }
@@ -224,53 +206,10 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
     Ok((send, is_overflow, convert::signal(options)?))
 }
 
-/// A record as JavaScript: of a clearing, the clear record of `cleared`.
-fn record_to_js(record: Option<&Record>, cleared: Option<&Clearing>) -> JsValue {
-    match (record, cleared) {
-        (None, _) => JsValue::NULL,
-        (Some(record), Some(cleared)) => clearing::record(&record.summary, cleared),
-        (Some(record), None) => convert::record_to_js(record),
-    }
-}
-
-fn records(records: &[Record]) -> JsValue {
-    records
-        .iter()
-        .map(convert::record_to_js)
-        .collect::<Array>()
-        .into()
-}
-
 /// The default overflow test over a thrown value: its message (or the provider body's), its
-/// HTTP status and its error code.
+/// HTTP status and its error code, as the core reads them.
 pub(crate) fn is_overflow_error(error: &JsValue) -> bool {
-    let get = |value: &JsValue, key: &str| {
-        if value.is_object() {
-            Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
-        } else {
-            JsValue::UNDEFINED
-        }
-    };
-    let body = get(error, "error");
-    let message = [
-        describe(error),
-        describe(&body),
-        get(&body, "message").as_string().unwrap_or_default(),
-    ]
-    .join("\n");
-    let status = [
-        get(error, "status"),
-        get(error, "statusCode"),
-        get(&get(error, "response"), "status"),
-    ]
-    .iter()
-    .find_map(|v| v.as_f64())
-    .filter(|s| s.fract() == 0.0 && (100.0..1000.0).contains(s))
-    .map(|s| s as u16);
-    let code = get(error, "code")
-        .as_string()
-        .or_else(|| get(&body, "code").as_string());
-    is_context_overflow(&message, status, code.as_deref())
+    super::error::thrown(error).is_context_overflow()
 }
 
 /// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
@@ -296,32 +235,21 @@ impl JsStateCompactor {
 
     /// Keeps what `response` says the request of `state` cost, if it says it.
     fn learn(&self, state: &JsValue, response: &JsValue) {
-        let Some(learned) = self
-            .request(state)
-            .ok()
-            .and_then(|request| Learned::from_response(response, &request))
-        else {
-            return;
-        };
-        self.remember(learned);
-    }
-
-    fn remember(&self, learned: Learned) {
-        let mut all = self.learned.borrow_mut();
-        if all.len() == reported::LATEST {
-            all.remove(0);
+        let request = self.request(state).ok();
+        if let Some(learned) = request.and_then(|r| reported::from_response(response, &r)) {
+            self.learned.borrow_mut().remember(learned);
         }
-        all.push(learned);
     }
 
     /// After a rewrite of `before` (whose calibrated facts are `facts`) into the state `after`
-    /// (a clearing or a trim), the report its estimate was anchored to describes the request
-    /// as it was: learns what the rewritten one would cost ([`Report::rewritten`]), so that the
-    /// estimate of the new state drops by what was freed until an answer reports it.
+    /// (a clearing or a trim), learns what the rewritten request would cost
+    /// ([`rewritten_anchor`]), so that the estimate of the new state drops by what was freed
+    /// until an answer reports it.
     fn learn_rewrite(&self, before: &convert::JsRequest, facts: &RequestFacts, after: &Object) {
-        let Some(anchor) = facts.calibration.anchor else {
+        // Not anchored: nothing to learn, and no facts read.
+        if facts.calibration.anchor.is_none() {
             return;
-        };
+        }
         let Ok(after) = self.request_of(after) else {
             return;
         };
@@ -329,16 +257,9 @@ impl JsStateCompactor {
         let (Ok(then), Ok(now)) = (raw(before), raw(&after)) else {
             return;
         };
-        let prefix = |f: &RequestFacts| -> u64 {
-            f.messages
-                .iter()
-                .take(anchor.messages)
-                .map(|m| m.tokens)
-                .sum()
-        };
-        let report = anchor.rewritten(prefix(&then), prefix(&now), &facts.calibration);
-        if let Some(learned) = Learned::of(report, &after) {
-            self.remember(learned);
+        let report = rewritten_anchor(&facts.calibration, &then.messages, &now.messages);
+        if let Some(learned) = report.and_then(|r| reported::learned(r, &after)) {
+            self.learned.borrow_mut().remember(learned);
         }
     }
 
@@ -381,48 +302,25 @@ impl JsStateCompactor {
         }
     }
 
-    /// The listener's value for `event` about `state`; of a clearing, its plan and record are
-    /// those of `cleared` (as `compactor.plan` and `apply` give them).
+    /// The listener's value for `event` about `state` ([`Out::event`]); of a clearing, its
+    /// plan and record are those of `cleared` (as `compactor.plan` and `apply` give them).
     fn event(&self, event: Event<'_>, state: &JsValue, cleared: Option<&Clearing>) -> JsValue {
-        match event {
-            Event::Start {
-                reason,
-                estimate,
-                plan,
-            } => {
-                let request = self.request(state);
+        let slot = match &event {
+            Event::Start { plan, .. } => {
                 // Cached: the facts were just computed for this state.
                 let facts = self.facts(state).unwrap_or_default();
-                let plan = request.and_then(|request| match cleared {
+                let plan = self.request(state).and_then(|request| match cleared {
                     Some(cleared) => {
                         let messages = clearing::messages(&request, cleared)?;
                         Ok(clearing::plan_to_js(&facts, cleared, Some(messages)))
                     }
                     None => convert::plan_to_js(plan, &request.messages, &facts.messages),
                 });
-                object(&[
-                    ("type", "compactionStart".into()),
-                    ("reason", reason.as_str().into()),
-                    ("estimate", (estimate as f64).into()),
-                    ("plan", plan.unwrap_or(JsValue::NULL)),
-                ])
+                plan.unwrap_or(JsValue::NULL)
             }
-            Event::End {
-                reason,
-                record,
-                error,
-            } => {
-                let mut fields = vec![
-                    ("type", "compactionEnd".into()),
-                    ("reason", reason.as_str().into()),
-                    ("record", record_to_js(record, cleared)),
-                ];
-                if let Some(error) = error {
-                    fields.push(("error", to_js(error)));
-                }
-                object(&fields)
-            }
-        }
+            Event::End { error, .. } => error.map_or(JsValue::UNDEFINED, to_js),
+        };
+        out(&Out::event(&event, cleared), &[slot])
     }
 }
 
@@ -432,12 +330,7 @@ impl StateCompactor for JsStateCompactor {
 
     fn facts(&self, state: &JsValue) -> Result<RequestFacts> {
         let request = self.request(state)?;
-        let learned: Vec<Report> = self
-            .learned
-            .borrow()
-            .iter()
-            .filter_map(|l| l.report(&request))
-            .collect();
+        let learned = reported::lessons_for(&self.learned.borrow(), &request);
         self.engine.facts_learned(&request, &learned)
     }
 
