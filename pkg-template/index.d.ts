@@ -636,6 +636,8 @@ export type CompactionErrorCode =
   | "summarization"
   | "empty_summary"
   | "no_reduction"
+  /** What a compaction would keep is over the budget by itself (a message larger than the window): no summary call is made. */
+  | "too_large"
   | "aborted"
   /** A synchronous call before the WebAssembly module could be loaded (on a browser page: `await ready()` first). */
   | "not_ready"

@@ -46,6 +46,11 @@ pub enum Error {
     /// No removable prefix exists, or the required strict reduction did not happen.
     #[error("no reduction: {0}")]
     NoReduction(String),
+    /// What no summary can remove (the messages kept after the cut, the system prompt and
+    /// tools) is above the budget by itself: a summary would cost a model call and still not
+    /// fit. The message names the largest kept message, its tokens and the budget.
+    #[error("too large: {0}")]
+    TooLarge(String),
     /// The operation was cancelled by the caller (an aborted signal).
     #[error("cancelled: {message}")]
     Cancelled {
@@ -66,6 +71,7 @@ impl Error {
             Error::Summarization { .. } => "summarization",
             Error::EmptySummary => "empty_summary",
             Error::NoReduction(_) => "no_reduction",
+            Error::TooLarge(_) => "too_large",
             Error::Cancelled { .. } => "aborted",
         }
     }

@@ -37,6 +37,26 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and system
+    /// messages) is above `budget` by itself: no summary, however short, brings the request
+    /// under it, so none is worth a model call. The error names the largest kept message of
+    /// `messages` (the request's facts), its tokens, the estimate after and the budget.
+    pub fn too_large(&self, messages: &[MessageFacts], budget: u64) -> Option<Error> {
+        let after = self.estimate_after_without_summary;
+        if after <= budget {
+            return None;
+        }
+        let kept = messages.iter().enumerate().skip(self.first_kept_index);
+        let largest = kept.max_by_key(|(_, facts)| facts.tokens);
+        let what = match largest {
+            Some((i, facts)) => format!("messages[{i}] is {} tokens, and", facts.tokens),
+            None => "the system prompt and tools are".to_owned(),
+        };
+        Some(Error::TooLarge(format!(
+            "{what} what a compaction keeps comes to {after} tokens before any summary, above the input budget of {budget} tokens: no summary can make the request fit"
+        )))
+    }
+
     /// This plan, made over `positions`, as a plan over the messages `messages`.
     pub(crate) fn over_messages(self, positions: &Positions, messages: &[MessageFacts]) -> Plan {
         let start = |position| positions.start(position, messages.len());

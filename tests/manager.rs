@@ -486,3 +486,87 @@ fn a_configured_context_window_turns_maintenance_on_when_above_zero() {
     assert_eq!(window(Some(f64::NAN)), Err("w must be a number".to_owned()));
     assert!(window(Some(1.5)).is_err());
 }
+
+/// Two small messages, then a pasted document of `size` tokens (one token per character).
+fn pasted(size: usize) -> OwnedState {
+    OwnedState {
+        messages: vec![
+            user("hello"),
+            say("hi"),
+            user(&format!("here is the spec: {}", "d".repeat(size))),
+        ],
+        ..OwnedState::default()
+    }
+}
+
+#[test]
+fn maintenance_spends_no_summary_on_a_request_that_no_summary_can_fit() {
+    let log = Log::default();
+    // The latest 100 tokens are kept: the document is, whatever is summarized.
+    let compactor = compactor(100.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    // A 2,000-token message in a 1,000-token window.
+    let state = pasted(2_000);
+    let out =
+        run(manager(1_000, Some(0)).maintain(&conversation, state.clone(), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(out.outcome, Outcome::Irreducible);
+    assert_eq!(out.state, state);
+    let error = out.error.expect("the reason, for the app to show");
+    assert_eq!(error.code(), "too_large");
+    let said = error.to_string();
+    assert!(said.contains("messages[2] is 2018 tokens"), "{said}");
+    assert!(said.contains("input budget of 1000 tokens"), "{said}");
+    assert!(log.take().is_empty(), "no events: nothing started");
+    assert!(
+        compactor.summarizer().seen.borrow().is_empty(),
+        "no model call"
+    );
+    // Just within the budget (2,018 kept of 2,020): the small ones before it are summarized.
+    let out =
+        run(manager(2_020, Some(0)).maintain(&conversation, pasted(2_000), options(0, 0), &()))
+            .unwrap();
+    assert_eq!(out.outcome, Outcome::Compacted);
+}
+
+#[test]
+fn overflow_recovery_spends_no_summary_that_cannot_fit_the_window_and_says_why() {
+    let log = Log::default();
+    // The latest 100 tokens are kept: the document is, whatever is summarized.
+    let compactor = compactor(100.0, Fixed::new("S"));
+    let estimator = CharEstimator::default();
+    let conversation = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let provider = Provider {
+        overflows: 5,
+        sent: RefCell::default(),
+    };
+    let err = run(manager(1_000, Some(0)).run(
+        &conversation,
+        pasted(2_000),
+        &(),
+        async |s| provider.send(s).await,
+        overflow,
+    ))
+    .unwrap_err();
+    let RunFailure::Compaction(error) = &err.failure else {
+        panic!("a compaction failure");
+    };
+    assert_eq!(error.code(), "too_large");
+    assert!(error.to_string().contains("messages[2]"), "{error}");
+    assert_eq!(err.state, pasted(2_000));
+    assert_eq!(err.failed_attempts.len(), 1, "sent once, not again");
+    assert!(
+        compactor.summarizer().seen.borrow().is_empty(),
+        "no model call"
+    );
+    assert!(log.take().is_empty());
+}

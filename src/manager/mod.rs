@@ -186,7 +186,10 @@ pub enum Outcome {
     /// The estimate is not strictly above the threshold.
     BelowThreshold,
     /// System prompt, tools, summary and in-flight tail alone exceed the threshold: compacting
-    /// cannot get below it, so maintenance does not try on every call.
+    /// cannot get below it, so maintenance does not try on every call. Also when what a
+    /// compaction would keep exceeds the budget by itself (a pasted document larger than the
+    /// window): then the result carries [`Error::TooLarge`], naming the message, and no model
+    /// call is made.
     Irreducible,
     /// No raw prefix can be removed.
     NothingToRemove,
@@ -336,6 +339,10 @@ impl ContextManager {
         };
         let (done, outcome, cleared) = match compactor.decide(&state, &facts, options) {
             Ok(Some(Planned::Summarize(plan))) => {
+                // A summary that cannot make the request fit is not worth its model call.
+                if let Some(error) = plan.too_large(&facts.messages, budget) {
+                    return skip(state, Outcome::Irreducible, Some(error));
+                }
                 let reason = Reason::Threshold;
                 let done = rewrite(compactor, &state, &facts, &plan, reason, context).await;
                 (done, Outcome::Compacted, None)
@@ -430,17 +437,22 @@ async fn recover<C: StateCompactor>(
         require_reduction: true,
     };
     let summarized = match compactor.plan(&facts, options) {
-        Ok(Some(plan)) => {
-            let reason = Reason::Overflow;
-            rewrite(compactor, state, &facts, &plan, reason, context).await
-        }
+        // A summary that cannot bring the request under the window is not worth its model
+        // call: the trim below may still.
+        Ok(Some(plan)) => match window.and_then(|w| plan.too_large(&facts.messages, w)) {
+            Some(error) => Err(error),
+            None => {
+                let reason = Reason::Overflow;
+                rewrite(compactor, state, &facts, &plan, reason, context).await
+            }
+        },
         Ok(None) => Err(Error::NoReduction(
             "no raw message prefix can be removed".to_owned(),
         )),
         Err(error) => Err(error),
     };
     let failure = match summarized {
-        Err(failure @ Error::NoReduction(_)) => failure,
+        Err(failure @ (Error::NoReduction(_) | Error::TooLarge(_))) => failure,
         other => return other,
     };
     let Some(window) = window else {

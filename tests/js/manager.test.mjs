@@ -66,7 +66,7 @@ test("no window disables maintenance; failures leave the state unchanged and are
   assert.equal((await setup({}).manager.maintain(state)).reason, "disabled");
   for (const window of [0, -5]) assert.equal((await setup({ window }).manager.maintain(state)).reason, "disabled", String(window));
   const thrown = new Error("model down");
-  const failing = setup({ window: 100, summarize: async () => { throw thrown; } });
+  const failing = setup({ window: 300, summarize: async () => { throw thrown; } });
   const out = await failing.manager.maintain(state);
   assert.equal(out.compacted, false);
   assert.equal(out.reason, "rewriteFailed");
@@ -85,7 +85,7 @@ test("no window disables maintenance; failures leave the state unchanged and are
 test("cancellation after the rewrite started rejects with aborted", async () => {
   const controller = new AbortController();
   const { manager, events } = setup({
-    window: 100,
+    window: 300,
     summarize: (req, { signal }) => new Promise((_, reject) => { signal.addEventListener("abort", () => reject(signal.reason)); controller.abort(); }),
   });
   await assert.rejects(manager.maintain(stateOf(conversation(6)), { signal: controller.signal }), (e) => e.code === "aborted");
@@ -108,7 +108,7 @@ test("throwing and rejecting listeners never break maintenance", async () => {
   process.on("unhandledRejection", onUnhandled);
   try {
     for (const onEvent of [() => { throw new Error("listener"); }, async () => { throw new Error("async listener"); }]) {
-      const manager = new ContextManager({ compactor, contextWindowTokens: 100, reserveTokens: 0, onEvent });
+      const manager = new ContextManager({ compactor, contextWindowTokens: 300, reserveTokens: 0, onEvent });
       assert.equal((await manager.maintain(stateOf(conversation(6)))).compacted, true);
     }
     await new Promise((r) => setTimeout(r, 10));
@@ -225,4 +225,25 @@ test("maintenance reports a clearing that fails instead of summarizing", async (
   // With a working estimator the same maintenance clears.
   const working = new ContextManager({ compactor, contextWindowTokens: 2000 + 16_384, estimator: { countTokens: heuristic } });
   assert.equal((await working.maintain(state)).reason, "cleared");
+});
+
+test("a pasted document larger than the window: no summary call, a too_large error naming it, from maintain and from run", async () => {
+  let calls = 0;
+  const { manager, events } = setup({ window: 4000, summarize: async () => (calls++, "S") });
+  const state = stateOf([user("hello"), say("hi"), user(`here is the spec: ${"lorem ipsum dolor sit amet ".repeat(2000)}`)]);
+  const maintained = await manager.maintain(state);
+  assert.equal(maintained.reason, "irreducible");
+  assert.equal(maintained.compacted, false);
+  assert.equal(maintained.state.messages, state.messages);
+  assert.ok(maintained.error instanceof CompactionError && maintained.error.code === "too_large");
+  assert.match(maintained.error.message, /messages\[2\] is \d+ tokens.*input budget of 4000 tokens/);
+  let sends = 0;
+  const overflow = Object.assign(new Error("prompt is too long"), { status: 400 });
+  await assert.rejects(
+    manager.run(state, async () => (sends++, Promise.reject(overflow))),
+    (e) => e.code === "too_large" && /messages\[2\]/.test(e.message) && e.failedAttempts.length === 1,
+  );
+  assert.equal(sends, 1);
+  assert.equal(calls, 0, "no model call was spent");
+  assert.deepEqual(events, []);
 });
