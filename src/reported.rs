@@ -8,10 +8,42 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::MessageUsage;
 use crate::history::{History, Parts};
 use crate::message::Role;
-use crate::tail::Latest;
 
 /// How many of the latest assistant messages are read for usage.
 pub const LATEST: usize = 16;
+
+/// The latest messages a plan from a tail read before it gave up (nothing was reported, or
+/// every report is stale): read once, the caller reads only the messages before them
+/// ([`history_facts_after`]).
+#[derive(Debug, Clone)]
+pub struct Latest {
+    /// The raw facts of everything but the messages (left empty).
+    pub fixed: RequestFacts,
+    /// Where the messages read start.
+    pub start: usize,
+    /// The raw facts of the messages from `start` on.
+    pub read: Vec<MessageFacts>,
+    /// The history's reports, when the messages read hold the latest
+    /// [`LATEST`] answers (which the reports are read from); `None` otherwise.
+    pub reports: Option<Vec<Report>>,
+}
+
+impl Latest {
+    /// What a tail that gave up read: `facts` of the messages from `start` on (placeholders
+    /// before) and the history's `reports`.
+    pub(crate) fn of(mut facts: RequestFacts, start: usize, reports: Vec<Report>) -> Latest {
+        let read = facts.messages.split_off(start.min(facts.messages.len()));
+        // The placeholders go before the full read: it holds every message's facts once.
+        facts.messages = Vec::new();
+        let answers = read.iter().filter(|f| f.role == Role::Assistant).count();
+        Latest {
+            fixed: facts,
+            start,
+            read,
+            reports: (answers >= LATEST).then_some(reports),
+        }
+    }
+}
 
 /// The facts of every message of `history`, calibrated and anchored to what the provider
 /// reported: on its messages, explicitly, and `learned` otherwise (by a caller that kept what

@@ -16,7 +16,7 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::history::{History, Sizes};
 use crate::message::Role;
 use crate::plan::Plan;
-use crate::reported;
+use crate::reported::{self, Latest};
 use crate::request::PlanOptions;
 use crate::tail::{self, sample::Sample};
 
@@ -50,37 +50,6 @@ pub enum Tried {
     /// Not planned from a tail: the caller reads every message, but those of [`Latest`], when
     /// some were read on the way.
     Not(Option<Latest>),
-}
-
-/// The latest messages a plan from a tail read before it gave up (nothing was reported, or
-/// every report is stale): read once, the caller reads only the messages before them
-/// ([`crate::reported::history_facts_after`]).
-#[derive(Debug, Clone)]
-pub struct Latest {
-    /// The raw facts of everything but the messages (left empty).
-    pub fixed: RequestFacts,
-    /// Where the messages read start.
-    pub start: usize,
-    /// The raw facts of the messages from `start` on.
-    pub read: Vec<MessageFacts>,
-    /// The history's reports, when the messages read hold the latest
-    /// [`reported::LATEST`] answers (which the reports are read from); `None` otherwise.
-    pub reports: Option<Vec<Report>>,
-}
-
-impl Latest {
-    fn of(mut facts: RequestFacts, start: usize, reports: Vec<Report>) -> Latest {
-        let read = facts.messages.split_off(start.min(facts.messages.len()));
-        // The placeholders go before the full read: it holds every message's facts once.
-        facts.messages = Vec::new();
-        let answers = read.iter().filter(|f| f.role == Role::Assistant).count();
-        Latest {
-            fixed: facts,
-            start,
-            read,
-            reports: (answers >= reported::LATEST).then_some(reports),
-        }
-    }
 }
 
 /// What a plan from a tail is asked: the history, the plan's options and the policy.

@@ -20,8 +20,9 @@ mod sample;
 pub mod size;
 mod unread;
 
+pub use crate::reported::Latest;
 pub(crate) use anchored::{Asked, plan};
-pub use anchored::{FromTail, Latest, Tried, Unread};
+pub use anchored::{FromTail, Tried, Unread};
 pub use unread::{fill_deferred, fill_unread};
 
 use crate::error::Result;
