@@ -483,6 +483,28 @@ mod tests {
     }
 
     #[test]
+    fn an_outcome_holds_the_clear_record_of_a_clearing_else_the_record_or_null() {
+        let keys_of = |out: &Out| keys(out);
+        let cleared = clearing();
+        let of_clearing = tree(|w| outcome(w, "S", None, Some(&cleared)));
+        assert_eq!(keys_of(&of_clearing), ["summary", "messages", "record"]);
+        assert_eq!(get(&of_clearing, "messages"), &Out::Slot(0));
+        let record = get(&of_clearing, "record");
+        assert_eq!(get(record, "kind"), &text(CLEAR));
+        assert_eq!(get(record, "summary"), &text("S"));
+        let summarized = RECORD;
+        let of_summary = tree(|w| outcome(w, "T", Some(&summarized), None));
+        assert_eq!(
+            get(get(&of_summary, "record"), "firstKeptIndex"),
+            &Out::Count(3)
+        );
+        let of_nothing = tree(|w| outcome(w, "T", None, None));
+        assert_eq!(get(&of_nothing, "record"), &Out::Null);
+        let listed = tree(|w| records(w, &[RECORD, RECORD]));
+        assert!(matches!(listed, Out::List(ref items) if items.len() == 2));
+    }
+
+    #[test]
     fn a_summary_plan_keeps_its_keys_in_order() {
         let plan = Plan {
             first_kept_index: 4,
