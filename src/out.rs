@@ -1,7 +1,12 @@
 //! What the package returns, as plain data: the shape of each output (its keys, in order, and
-//! what each holds) is written once here, and one generic conversion in the binding turns an
-//! [`Out`] into a JavaScript value. What only the binding holds (a host's own message arrays,
-//! typed arrays, a thrown value) is a [`Out::Slot`] it fills in.
+//! what each holds) is written once here, value by value, into a [`Sink`] the binding implements
+//! (it builds the JavaScript values as they come: no tree in between). What only the binding
+//! holds (a host's own message arrays, typed arrays, a thrown value) is a slot it fills in
+//! ([`Sink::slot`]).
+//!
+//! Each writer writes one value: under `key` when an object is open, as the next item when an
+//! array is, as the whole output when nothing is (the key is then unused; the binding's
+//! callers pass `""`).
 
 use crate::clearing::{Clearing, Found};
 use crate::facts::RequestFacts;
@@ -10,29 +15,30 @@ use crate::plan::Plan;
 use crate::record::Record;
 use crate::summarizer::Usage;
 
-/// A plain value: `null`, a boolean, a number, a string, an array, an object (keys in
-/// order), or the `k`-th value the binding gives.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Out<'a> {
+/// Where an output is written: one call per value, objects and arrays between
+/// [`Sink::open`] and [`Sink::close`].
+pub trait Sink {
     /// `null`.
-    Null,
+    fn null(&mut self, key: &'static str);
     /// A boolean.
-    Bool(bool),
-    /// A whole number (a count of tokens, messages, …).
-    Count(u64),
-    /// Any other number.
-    Number(f64),
+    fn bool(&mut self, key: &'static str, value: bool);
+    /// A number.
+    fn number(&mut self, key: &'static str, value: f64);
     /// A string.
-    Text(&'a str),
-    /// An array.
-    List(Vec<Out<'a>>),
-    /// An object.
-    Fields(Vec<(&'static str, Out<'a>)>),
+    fn text(&mut self, key: &'static str, value: &str);
     /// The `k`-th value the binding holds.
-    Slot(usize),
+    fn slot(&mut self, key: &'static str, k: usize);
+    /// Opens an object, or (`list`) an array: what follows goes in it until [`Sink::close`].
+    fn open(&mut self, key: &'static str, list: bool);
+    /// Closes the innermost open object or array.
+    fn close(&mut self);
+    /// A whole number (a count of tokens, messages, …).
+    fn count(&mut self, key: &'static str, value: u64) {
+        self.number(key, value as f64);
+    }
 }
 
-/// The plan's slots, for [`Out::plan`].
+/// The plan's slots, for [`plan`].
 pub mod plan_slot {
     /// `firstKeptId`: the id of the message the kept suffix starts in, or `null`.
     pub const ID: usize = 0;
@@ -44,246 +50,250 @@ pub mod plan_slot {
     pub const SECOND: usize = 3;
 }
 
-impl<'a> Out<'a> {
-    /// `{ input, output, cacheRead, cacheWrite, totalTokens }`.
-    pub fn usage(usage: &Usage) -> Out<'a> {
-        Out::Fields(vec![
-            ("input", Out::Count(usage.input)),
-            ("output", Out::Count(usage.output)),
-            ("cacheRead", Out::Count(usage.cache_read)),
-            ("cacheWrite", Out::Count(usage.cache_write)),
-            ("totalTokens", Out::Count(usage.total_tokens)),
-        ])
-    }
+/// `{ input, output, cacheRead, cacheWrite, totalTokens }`.
+pub fn usage<W: Sink>(w: &mut W, key: &'static str, usage: &Usage) {
+    w.open(key, false);
+    w.count("input", usage.input);
+    w.count("output", usage.output);
+    w.count("cacheRead", usage.cache_read);
+    w.count("cacheWrite", usage.cache_write);
+    w.count("totalTokens", usage.total_tokens);
+    w.close();
+}
 
-    /// A record: `{ summary, firstKeptIndex, estimateBefore, estimateAfter, usage? }`, and of
-    /// a trim `kind: "trim"` and `tokensFreed`.
-    pub fn record(record: &'a Record) -> Out<'a> {
-        let mut fields = vec![
-            ("summary", Out::Text(&record.summary)),
-            ("firstKeptIndex", Out::Count(record.first_kept_index as u64)),
-            ("estimateBefore", Out::Count(record.estimate_before)),
-            ("estimateAfter", Out::Count(record.estimate_after)),
-        ];
-        if let Some(usage) = &record.usage {
-            fields.push(("usage", Out::usage(usage)));
+/// A record: `{ summary, firstKeptIndex, estimateBefore, estimateAfter, usage? }`, and of a
+/// trim `kind: "trim"` and `tokensFreed`.
+pub fn record<W: Sink>(w: &mut W, key: &'static str, record: &Record) {
+    w.open(key, false);
+    w.text("summary", &record.summary);
+    w.count("firstKeptIndex", record.first_kept_index as u64);
+    w.count("estimateBefore", record.estimate_before);
+    w.count("estimateAfter", record.estimate_after);
+    if let Some(used) = &record.usage {
+        usage(w, "usage", used);
+    }
+    if record.trimmed {
+        w.text("kind", "trim");
+        let freed = record.estimate_before.saturating_sub(record.estimate_after);
+        w.count("tokensFreed", freed);
+    }
+    w.close();
+}
+
+/// The record of a clearing that left the summary `summary`: `{ kind: "clear", summary,
+/// firstKeptIndex: 0, estimateBefore, estimateAfter, tokensFreed, clearedResults }` (how many
+/// results it cleared).
+pub fn clear_record<W: Sink>(w: &mut W, key: &'static str, summary: &str, clearing: &Clearing) {
+    w.open(key, false);
+    w.text("kind", CLEAR);
+    w.text("summary", summary);
+    w.count("firstKeptIndex", 0);
+    w.count("estimateBefore", clearing.estimate_before);
+    w.count("estimateAfter", clearing.estimate_after);
+    w.count("tokensFreed", clearing.tokens_freed());
+    w.count("clearedResults", clearing.results.len() as u64);
+    w.close();
+}
+
+/// A record of either kind: of a clearing, the clear record of `cleared`; none: `null`.
+pub fn any_record<W: Sink>(
+    w: &mut W,
+    key: &'static str,
+    record: Option<&Record>,
+    cleared: Option<&Clearing>,
+) {
+    match (record, cleared) {
+        (None, _) => w.null(key),
+        (Some(record), Some(cleared)) => clear_record(w, key, &record.summary, cleared),
+        (Some(record), None) => self::record(w, key, record),
+    }
+}
+
+/// `{ summary, messages, record }` of an apply: the messages are slot 0, the record is
+/// `cleared`'s clear record, else `record`'s, else `null`.
+pub fn outcome<W: Sink>(
+    w: &mut W,
+    summary: &str,
+    record: Option<&Record>,
+    cleared: Option<&Clearing>,
+) {
+    w.open("", false);
+    w.text("summary", summary);
+    w.slot("messages", 0);
+    match (record, cleared) {
+        (_, Some(cleared)) => clear_record(w, "record", summary, cleared),
+        (record, None) => any_record(w, "record", record, None),
+    }
+    w.close();
+}
+
+/// An estimate: `{ total, systemPrompt, summary, messages, tools }`, and when the provider's
+/// counts were used, the `ratio` and the `anchor` (`{ messages, tokens }`).
+pub fn estimate<W: Sink>(w: &mut W, facts: &RequestFacts) {
+    w.open("", false);
+    w.count("total", facts.total());
+    w.count("systemPrompt", facts.system_prompt);
+    w.count("summary", facts.summary);
+    w.open("messages", true);
+    for f in &facts.messages {
+        w.count("", f.tokens);
+    }
+    w.close();
+    w.count("tools", facts.tools);
+    // Without the provider's counts the estimate is as it was.
+    let calibration = &facts.calibration;
+    if let Some(anchor) = calibration.anchor {
+        w.number("ratio", calibration.ratio());
+        w.open("anchor", false);
+        w.count("messages", anchor.messages as u64);
+        w.count("tokens", anchor.tokens);
+        w.close();
+    }
+    w.close();
+}
+
+/// A summary plan, its slots those of [`plan_slot`]: where the kept suffix starts, the message
+/// arrays (`with_messages`: none for a plan of a body), the turn prefix, the estimates,
+/// `messageTokens`, then (a plan of a body) `messageSpans`.
+pub fn plan<W: Sink>(w: &mut W, plan: &Plan, with_messages: bool) {
+    w.open("", false);
+    w.count("firstKeptIndex", plan.first_kept_index as u64);
+    w.count("firstKeptPart", plan.first_kept_part as u64);
+    w.slot("firstKeptId", plan_slot::ID);
+    if with_messages {
+        w.slot("messagesToSummarize", plan_slot::FIRST);
+        w.slot("turnPrefixMessages", plan_slot::SECOND);
+    }
+    w.count("turnPrefixStart", plan.turn_prefix_messages.start as u64);
+    w.bool("splitTurn", plan.split_turn);
+    w.count("estimateBefore", plan.estimate_before);
+    let after = plan.estimate_after_without_summary;
+    w.count("estimateAfterWithoutSummary", after);
+    w.slot("messageTokens", plan_slot::TOKENS);
+    if !with_messages {
+        w.slot("messageSpans", plan_slot::FIRST);
+    }
+    w.close();
+}
+
+/// The plan of a clearing (of a request with `facts`): `{ kind: "clear", clearedResults,
+/// argumentMessages, estimateBefore, estimateAfter, tokensFreed }` with the fields of a summary
+/// plan that summarizes nothing, so that it is a plan too; `messageTokens` is slot 0, and
+/// `with_messages` (not for a plan of a body) adds empty message arrays and `messages` (the
+/// messages with the cleared ones rewritten), slot 1.
+pub fn clear_plan<W: Sink>(
+    w: &mut W,
+    facts: &RequestFacts,
+    clearing: &Clearing,
+    with_messages: bool,
+) {
+    w.open("", false);
+    w.text("kind", CLEAR);
+    w.count("firstKeptIndex", 0);
+    w.count("firstKeptPart", 0);
+    w.null("firstKeptId");
+    w.count("turnPrefixStart", 0);
+    w.bool("splitTurn", false);
+    let after = clearing.estimate_after.saturating_sub(facts.summary);
+    w.count("estimateAfterWithoutSummary", after);
+    w.slot("messageTokens", 0);
+    w.open("clearedResults", true);
+    for r in &clearing.results {
+        w.open("", false);
+        w.count("index", r.index as u64);
+        w.text("toolCallId", &r.tool_call_id);
+        match r.tool_name.as_deref() {
+            Some(name) => w.text("toolName", name),
+            None => w.null("toolName"),
         }
-        if record.trimmed {
-            fields.push(("kind", Out::Text("trim")));
-            let freed = record.estimate_before.saturating_sub(record.estimate_after);
-            fields.push(("tokensFreed", Out::Count(freed)));
+        w.count("tokens", r.tokens);
+        w.text("text", &r.text);
+        w.close();
+    }
+    w.close();
+    w.open("argumentMessages", true);
+    for &i in &clearing.argument_messages {
+        w.count("", i as u64);
+    }
+    w.close();
+    w.count("estimateBefore", clearing.estimate_before);
+    w.count("estimateAfter", clearing.estimate_after);
+    w.count("tokensFreed", clearing.tokens_freed());
+    if with_messages {
+        for key in ["messagesToSummarize", "turnPrefixMessages"] {
+            w.open(key, true);
+            w.close();
         }
-        Out::Fields(fields)
+        w.slot("messages", 1);
     }
+    w.close();
+}
 
-    /// The record of a clearing that left the summary `summary`: `{ kind: "clear", summary,
-    /// firstKeptIndex: 0, estimateBefore, estimateAfter, tokensFreed, clearedResults }` (how
-    /// many results it cleared).
-    pub fn clear_record(summary: &'a str, clearing: &Clearing) -> Out<'a> {
-        Out::Fields(vec![
-            ("kind", Out::Text(CLEAR)),
-            ("summary", Out::Text(summary)),
-            ("firstKeptIndex", Out::Count(0)),
-            ("estimateBefore", Out::Count(clearing.estimate_before)),
-            ("estimateAfter", Out::Count(clearing.estimate_after)),
-            ("tokensFreed", Out::Count(clearing.tokens_freed())),
-            ("clearedResults", Out::Count(clearing.results.len() as u64)),
-        ])
+/// The results of `found` at `listed` (`crate::clearing::stored_clearable`), as
+/// `[{ index, toolCallId }]`.
+pub fn clearable<W: Sink>(w: &mut W, found: &Found, listed: &[usize]) {
+    w.open("", true);
+    for r in listed.iter().filter_map(|&k| found.results.get(k)) {
+        w.open("", false);
+        w.count("index", r.index as u64);
+        w.text("toolCallId", &r.id);
+        w.close();
     }
+    w.close();
+}
 
-    /// A record of either kind: of a clearing, the clear record of `cleared`; none: `null`.
-    pub fn any_record(record: Option<&'a Record>, cleared: Option<&Clearing>) -> Out<'a> {
-        match (record, cleared) {
-            (None, _) => Out::Null,
-            (Some(record), Some(cleared)) => Out::clear_record(&record.summary, cleared),
-            (Some(record), None) => Out::record(record),
+/// A manager's event for its listener: `{ type: "compactionStart", reason, estimate, plan }`
+/// (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }` (of a
+/// clearing, `cleared`'s record; the error is slot 0).
+pub fn event<W: Sink>(w: &mut W, event: &Event<'_>, cleared: Option<&Clearing>) {
+    w.open("", false);
+    match event {
+        Event::Start {
+            reason, estimate, ..
+        } => {
+            w.text("type", "compactionStart");
+            w.text("reason", reason.as_str());
+            w.count("estimate", *estimate);
+            w.slot("plan", 0);
         }
-    }
-
-    /// `{ summary, messages, record }` of an apply: the messages are slot 0.
-    pub fn outcome(summary: &'a str, record: Out<'a>) -> Out<'a> {
-        Out::Fields(vec![
-            ("summary", Out::Text(summary)),
-            ("messages", Out::Slot(0)),
-            ("record", record),
-        ])
-    }
-
-    /// An estimate: `{ total, systemPrompt, summary, messages, tools }`, and when the
-    /// provider's counts were used, the `ratio` and the `anchor` (`{ messages, tokens }`).
-    pub fn estimate(facts: &RequestFacts) -> Out<'a> {
-        let tokens = facts
-            .messages
-            .iter()
-            .map(|f| Out::Count(f.tokens))
-            .collect();
-        let mut fields = vec![
-            ("total", Out::Count(facts.total())),
-            ("systemPrompt", Out::Count(facts.system_prompt)),
-            ("summary", Out::Count(facts.summary)),
-            ("messages", Out::List(tokens)),
-            ("tools", Out::Count(facts.tools)),
-        ];
-        // Without the provider's counts the estimate is as it was.
-        let calibration = &facts.calibration;
-        if let Some(anchor) = calibration.anchor {
-            fields.push(("ratio", Out::Number(calibration.ratio())));
-            let anchor = Out::Fields(vec![
-                ("messages", Out::Count(anchor.messages as u64)),
-                ("tokens", Out::Count(anchor.tokens)),
-            ]);
-            fields.push(("anchor", anchor));
-        }
-        Out::Fields(fields)
-    }
-
-    /// A summary plan, its slots those of [`plan_slot`]: where the kept suffix starts, the
-    /// message arrays (`with_messages`: none for a plan of a body), the turn prefix, the
-    /// estimates, `messageTokens`, then (a plan of a body) `messageSpans`.
-    pub fn plan(plan: &Plan, with_messages: bool) -> Out<'a> {
-        let mut fields = vec![
-            ("firstKeptIndex", Out::Count(plan.first_kept_index as u64)),
-            ("firstKeptPart", Out::Count(plan.first_kept_part as u64)),
-            ("firstKeptId", Out::Slot(plan_slot::ID)),
-        ];
-        if with_messages {
-            fields.push(("messagesToSummarize", Out::Slot(plan_slot::FIRST)));
-            fields.push(("turnPrefixMessages", Out::Slot(plan_slot::SECOND)));
-        }
-        let start = plan.turn_prefix_messages.start as u64;
-        fields.extend([
-            ("turnPrefixStart", Out::Count(start)),
-            ("splitTurn", Out::Bool(plan.split_turn)),
-            ("estimateBefore", Out::Count(plan.estimate_before)),
-            (
-                "estimateAfterWithoutSummary",
-                Out::Count(plan.estimate_after_without_summary),
-            ),
-            ("messageTokens", Out::Slot(plan_slot::TOKENS)),
-        ]);
-        if !with_messages {
-            fields.push(("messageSpans", Out::Slot(plan_slot::FIRST)));
-        }
-        Out::Fields(fields)
-    }
-
-    /// The plan of a clearing (of a request with `facts`): `{ kind: "clear", clearedResults,
-    /// argumentMessages, estimateBefore, estimateAfter, tokensFreed }` with the fields of a
-    /// summary plan that summarizes nothing, so that it is a plan too; `messageTokens` is slot
-    /// 0, and `with_messages` (not for a plan of a body) adds empty message arrays and
-    /// `messages` (the messages with the cleared ones rewritten), slot 1.
-    pub fn clear_plan(
-        facts: &RequestFacts,
-        clearing: &'a Clearing,
-        with_messages: bool,
-    ) -> Out<'a> {
-        let results = clearing.results.iter().map(|r| {
-            Out::Fields(vec![
-                ("index", Out::Count(r.index as u64)),
-                ("toolCallId", Out::Text(&r.tool_call_id)),
-                (
-                    "toolName",
-                    r.tool_name.as_deref().map_or(Out::Null, Out::Text),
-                ),
-                ("tokens", Out::Count(r.tokens)),
-                ("text", Out::Text(&r.text)),
-            ])
-        });
-        let arguments = clearing
-            .argument_messages
-            .iter()
-            .map(|&i| Out::Count(i as u64));
-        let after = clearing.estimate_after.saturating_sub(facts.summary);
-        let mut fields = vec![
-            ("kind", Out::Text(CLEAR)),
-            ("firstKeptIndex", Out::Count(0)),
-            ("firstKeptPart", Out::Count(0)),
-            ("firstKeptId", Out::Null),
-            ("turnPrefixStart", Out::Count(0)),
-            ("splitTurn", Out::Bool(false)),
-            ("estimateAfterWithoutSummary", Out::Count(after)),
-            ("messageTokens", Out::Slot(0)),
-            ("clearedResults", Out::List(results.collect())),
-            ("argumentMessages", Out::List(arguments.collect())),
-            ("estimateBefore", Out::Count(clearing.estimate_before)),
-            ("estimateAfter", Out::Count(clearing.estimate_after)),
-            ("tokensFreed", Out::Count(clearing.tokens_freed())),
-        ];
-        if with_messages {
-            fields.push(("messagesToSummarize", Out::List(Vec::new())));
-            fields.push(("turnPrefixMessages", Out::List(Vec::new())));
-            fields.push(("messages", Out::Slot(1)));
-        }
-        Out::Fields(fields)
-    }
-
-    /// The results of `found` at `listed` (`crate::clearing::stored_clearable`), as
-    /// `[{ index, toolCallId }]`.
-    pub fn clearable(found: &'a Found, listed: &[usize]) -> Out<'a> {
-        let results = listed.iter().filter_map(|&k| found.results.get(k));
-        Out::List(
-            results
-                .map(|r| {
-                    Out::Fields(vec![
-                        ("index", Out::Count(r.index as u64)),
-                        ("toolCallId", Out::Text(&r.id)),
-                    ])
-                })
-                .collect(),
-        )
-    }
-
-    /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate,
-    /// plan }` (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }`
-    /// (of a clearing, `cleared`'s record; the error is slot 0).
-    pub fn event(event: &Event<'a>, cleared: Option<&Clearing>) -> Out<'a> {
-        match event {
-            Event::Start {
-                reason, estimate, ..
-            } => Out::Fields(vec![
-                ("type", Out::Text("compactionStart")),
-                ("reason", Out::Text(reason.as_str())),
-                ("estimate", Out::Count(*estimate)),
-                ("plan", Out::Slot(0)),
-            ]),
-            Event::End {
-                reason,
-                record,
-                error,
-            } => {
-                let mut fields = vec![
-                    ("type", Out::Text("compactionEnd")),
-                    ("reason", Out::Text(reason.as_str())),
-                    ("record", Out::any_record(*record, cleared)),
-                ];
-                if error.is_some() {
-                    fields.push(("error", Out::Slot(0)));
-                }
-                Out::Fields(fields)
+        Event::End {
+            reason,
+            record,
+            error,
+        } => {
+            w.text("type", "compactionEnd");
+            w.text("reason", reason.as_str());
+            any_record(w, "record", *record, cleared);
+            if error.is_some() {
+                w.slot("error", 0);
             }
         }
     }
+    w.close();
+}
 
-    /// What maintenance did: `{ state, compacted, reason, record, error? }` (the state is
-    /// slot 0, the error slot 1).
-    pub fn maintained<S>(done: &'a Maintained<S>) -> Out<'a> {
-        let record = done.record.as_ref();
-        let mut fields = vec![
-            ("state", Out::Slot(0)),
-            ("compacted", Out::Bool(record.is_some())),
-            ("reason", Out::Text(done.outcome.as_str())),
-            ("record", Out::any_record(record, done.cleared.as_ref())),
-        ];
-        if done.error.is_some() {
-            fields.push(("error", Out::Slot(1)));
-        }
-        Out::Fields(fields)
+/// What maintenance did: `{ state, compacted, reason, record, error? }` (the state is slot 0,
+/// the error slot 1).
+pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
+    let record = done.record.as_ref();
+    w.open("", false);
+    w.slot("state", 0);
+    w.bool("compacted", record.is_some());
+    w.text("reason", done.outcome.as_str());
+    any_record(w, "record", record, done.cleared.as_ref());
+    if done.error.is_some() {
+        w.slot("error", 1);
     }
+    w.close();
+}
 
-    /// Records, in order.
-    pub fn records(records: &'a [Record]) -> Out<'a> {
-        Out::List(records.iter().map(Out::record).collect())
+/// Records, in order.
+pub fn records<W: Sink>(w: &mut W, records: &[Record]) {
+    w.open("", true);
+    for r in records {
+        record(w, "", r);
     }
+    w.close();
 }
 
 /// The `kind` of a clear plan and of its record.
@@ -297,15 +307,90 @@ mod tests {
     use crate::facts::MessageFacts;
     use crate::report::Calibration;
 
+    /// An output as a tree, for the tests to look into.
+    #[derive(Debug, Clone, PartialEq)]
+    enum Out {
+        Null,
+        Bool(bool),
+        Count(u64),
+        Number(f64),
+        Text(String),
+        List(Vec<Out>),
+        Fields(Vec<(&'static str, Out)>),
+        Slot(usize),
+    }
+
+    /// A [`Sink`] that builds the tree.
+    #[derive(Default)]
+    struct Tree {
+        open: Vec<(&'static str, Out)>,
+        done: Option<Out>,
+    }
+
+    impl Tree {
+        fn put(&mut self, key: &'static str, value: Out) {
+            match self.open.last_mut() {
+                Some((_, Out::List(items))) => items.push(value),
+                Some((_, Out::Fields(fields))) => fields.push((key, value)),
+                _ => self.done = Some(value),
+            }
+        }
+    }
+
+    impl Sink for Tree {
+        fn null(&mut self, key: &'static str) {
+            self.put(key, Out::Null);
+        }
+        fn bool(&mut self, key: &'static str, value: bool) {
+            self.put(key, Out::Bool(value));
+        }
+        fn number(&mut self, key: &'static str, value: f64) {
+            self.put(key, Out::Number(value));
+        }
+        fn count(&mut self, key: &'static str, value: u64) {
+            self.put(key, Out::Count(value));
+        }
+        fn text(&mut self, key: &'static str, value: &str) {
+            self.put(key, Out::Text(value.to_owned()));
+        }
+        fn slot(&mut self, key: &'static str, k: usize) {
+            self.put(key, Out::Slot(k));
+        }
+        fn open(&mut self, key: &'static str, list: bool) {
+            let empty = if list {
+                Out::List(Vec::new())
+            } else {
+                Out::Fields(Vec::new())
+            };
+            self.open.push((key, empty));
+        }
+        fn close(&mut self) {
+            let (key, value) = self.open.pop().unwrap();
+            self.put(key, value);
+        }
+    }
+
+    /// What `write` writes, as a tree.
+    fn tree(write: impl FnOnce(&mut Tree)) -> Out {
+        let mut tree = Tree::default();
+        write(&mut tree);
+        assert!(tree.open.is_empty(), "left open");
+        tree.done.unwrap()
+    }
+
+    fn text(s: &str) -> Out {
+        Out::Text(s.to_owned())
+    }
+
     /// The keys of an object, in order.
-    fn keys(out: &Out<'_>) -> Vec<&'static str> {
+    fn keys(out: &Out) -> Vec<&'static str> {
         match out {
             Out::Fields(fields) => fields.iter().map(|(k, _)| *k).collect(),
             other => panic!("not an object: {other:?}"),
         }
     }
 
-    fn get<'a, 'b>(out: &'a Out<'b>, key: &str) -> &'a Out<'b> {
+    fn get<'a>(out: &'a Out, key: &str) -> &'a Out {
         match out {
             Out::Fields(fields) => &fields.iter().find(|(k, _)| *k == key).unwrap().1,
             other => panic!("not an object: {other:?}"),
@@ -324,7 +409,7 @@ mod tests {
     #[test]
     fn a_record_says_its_kind_and_what_it_freed_only_for_a_trim() {
         let plain_record = RECORD;
-        let plain = Out::record(&plain_record);
+        let plain = tree(|w| record(w, "", &plain_record));
         let summary = [
             "summary",
             "firstKeptIndex",
@@ -336,8 +421,8 @@ mod tests {
             trimmed: true,
             ..RECORD
         };
-        let trim = Out::record(&trim_record);
-        assert_eq!(get(&trim, "kind"), &Out::Text("trim"));
+        let trim = tree(|w| record(w, "", &trim_record));
+        assert_eq!(get(&trim, "kind"), &text("trim"));
         assert_eq!(get(&trim, "tokensFreed"), &Out::Count(700));
         let usage = Usage {
             input: 1,
@@ -350,7 +435,7 @@ mod tests {
             usage: Some(usage),
             ..RECORD
         };
-        let used = Out::record(&used_record);
+        let used = tree(|w| record(w, "", &used_record));
         assert_eq!(get(get(&used, "usage"), "totalTokens"), &Out::Count(3));
     }
 
@@ -376,8 +461,8 @@ mod tests {
             ..RequestFacts::default()
         };
         let cleared = clearing();
-        let plan = Out::clear_plan(&facts, &cleared, true);
-        assert_eq!(get(&plan, "kind"), &Out::Text(CLEAR));
+        let plan = tree(|w| clear_plan(w, &facts, &cleared, true));
+        assert_eq!(get(&plan, "kind"), &text(CLEAR));
         assert_eq!(get(&plan, "estimateAfterWithoutSummary"), &Out::Count(350));
         assert_eq!(get(&plan, "tokensFreed"), &Out::Count(500));
         assert_eq!(get(&plan, "messages"), &Out::Slot(1));
@@ -387,14 +472,36 @@ mod tests {
         };
         assert_eq!(get(&result, "toolName"), &Out::Null);
         // A plan of a body has no message arrays.
-        let of_body = Out::clear_plan(&facts, &cleared, false);
+        let of_body = tree(|w| clear_plan(w, &facts, &cleared, false));
         assert!(!keys(&of_body).contains(&"messages"));
-        let record = Out::clear_record("S", &clearing());
+        let record = tree(|w| clear_record(w, "", "S", &clearing()));
         assert_eq!(get(&record, "clearedResults"), &Out::Count(1));
         let record = RECORD;
-        let any = Out::any_record(Some(&record), Some(&cleared));
-        assert_eq!(any, Out::clear_record("", &clearing()));
-        assert_eq!(Out::any_record(None, None), Out::Null);
+        let any = tree(|w| any_record(w, "", Some(&record), Some(&cleared)));
+        assert_eq!(any, tree(|w| clear_record(w, "", "", &clearing())));
+        assert_eq!(tree(|w| any_record(w, "", None, None)), Out::Null);
+    }
+
+    #[test]
+    fn an_outcome_holds_the_clear_record_of_a_clearing_else_the_record_or_null() {
+        let keys_of = |out: &Out| keys(out);
+        let cleared = clearing();
+        let of_clearing = tree(|w| outcome(w, "S", None, Some(&cleared)));
+        assert_eq!(keys_of(&of_clearing), ["summary", "messages", "record"]);
+        assert_eq!(get(&of_clearing, "messages"), &Out::Slot(0));
+        let record = get(&of_clearing, "record");
+        assert_eq!(get(record, "kind"), &text(CLEAR));
+        assert_eq!(get(record, "summary"), &text("S"));
+        let summarized = RECORD;
+        let of_summary = tree(|w| outcome(w, "T", Some(&summarized), None));
+        assert_eq!(
+            get(get(&of_summary, "record"), "firstKeptIndex"),
+            &Out::Count(3)
+        );
+        let of_nothing = tree(|w| outcome(w, "T", None, None));
+        assert_eq!(get(&of_nothing, "record"), &Out::Null);
+        let listed = tree(|w| records(w, &[RECORD, RECORD]));
+        assert!(matches!(listed, Out::List(ref items) if items.len() == 2));
     }
 
     #[test]
@@ -421,8 +528,8 @@ mod tests {
             "estimateAfterWithoutSummary",
             "messageTokens",
         ];
-        assert_eq!(keys(&Out::plan(&plan, true)), objects);
-        let body = Out::plan(&plan, false);
+        assert_eq!(keys(&tree(|w| self::plan(w, &plan, true))), objects);
+        let body = tree(|w| self::plan(w, &plan, false));
         assert_eq!(keys(&body).last(), Some(&"messageSpans"));
         assert_eq!(get(&body, "turnPrefixStart"), &Out::Count(2));
     }
@@ -433,7 +540,7 @@ mod tests {
             messages: vec![MessageFacts::default(); 2],
             ..RequestFacts::default()
         };
-        assert_eq!(keys(&Out::estimate(&facts)).len(), 5);
+        assert_eq!(keys(&tree(|w| estimate(w, &facts))).len(), 5);
         facts.calibration = Calibration {
             ratio_ppm: 1_500_000,
             adjustment: 0,
@@ -443,7 +550,7 @@ mod tests {
                 fixed: None,
             }),
         };
-        let estimate = Out::estimate(&facts);
+        let estimate = tree(|w| estimate(w, &facts));
         assert_eq!(get(&estimate, "ratio"), &Out::Number(1.5));
         assert_eq!(get(get(&estimate, "anchor"), "tokens"), &Out::Count(30));
     }

@@ -11,7 +11,7 @@ use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Edited, Format};
-use crate::out::{CLEAR, Out};
+use crate::out::{self as shape, CLEAR};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
@@ -100,7 +100,7 @@ pub(crate) fn clearable(
     )?;
     let listed =
         crate::clearing::stored_clearable(&found, facts, policy, request.input_token_budget);
-    Ok(out(&Out::clearable(&found, &listed), &[]))
+    Ok(out(&[], |w| shape::clearable(w, &found, &listed)))
 }
 
 /// Messages a clearing rewrote: their new text, and the same as new objects.
@@ -144,7 +144,7 @@ pub(crate) fn rewritten(messages: &Array, format: Format, clearing: &Clearing) -
     Ok(with(messages, &rewrite(messages, format, clearing)?.1))
 }
 
-/// The plan object of a clearing ([`Out::clear_plan`]), with `messages` (the messages with
+/// The plan object of a clearing ([`shape::clear_plan`]), with `messages` (the messages with
 /// the cleared ones rewritten) unless the plan is of a body.
 pub(crate) fn plan_to_js(
     facts: &RequestFacts,
@@ -155,7 +155,9 @@ pub(crate) fn plan_to_js(
     let tokens = js_sys::Float64Array::from(tokens.as_slice()).into();
     let with_messages = messages.is_some();
     let slots = [tokens, messages.map_or(JsValue::UNDEFINED, JsValue::from)];
-    out(&Out::clear_plan(facts, clearing, with_messages), &slots)
+    out(&slots, |w| {
+        shape::clear_plan(w, facts, clearing, with_messages)
+    })
 }
 
 /// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
@@ -225,6 +227,8 @@ pub(crate) fn apply(
 
 /// `{ summary, messages, record }` for a clearing whose messages are `messages`.
 pub(crate) fn outcome(request: &JsRequest, clearing: &Clearing, messages: Array) -> JsValue {
-    let record = Out::clear_record(&request.summary, clearing);
-    out(&Out::outcome(&request.summary, record), &[messages.into()])
+    let summary = &request.summary;
+    out(&[messages.into()], |w| {
+        shape::outcome(w, summary, None, Some(clearing))
+    })
 }

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
 use crate::message::ToolDefinition;
-use crate::out::Out;
+use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::{Record, Usage};
@@ -328,7 +328,7 @@ fn plan_object(
         slice(history)
     };
     let slots = [kept_id, tokens, summarize.into(), prefix.into()];
-    Ok(out(&Out::plan(plan, true), &slots))
+    Ok(out(&slots, |w| shape::plan(w, plan, true)))
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -356,7 +356,9 @@ pub(crate) fn bytes_plan_to_js(
     let id = crate::body::message_id(body, spans, plan.first_kept_index);
     let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
     let tokens = float64s(plan.message_tokens.iter().copied());
-    out(&Out::plan(plan, false), &[id, tokens, spans_to_js(spans)])
+    out(&[id, tokens, spans_to_js(spans)], |w| {
+        shape::plan(w, plan, false)
+    })
 }
 
 /// Where each message is in a body: start and end offsets, in a `Uint32Array`.
@@ -370,8 +372,9 @@ pub(crate) fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
 
 /// `{ summary, messages, record }`.
 pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
-    let record = record.map_or(Out::Null, Out::record);
-    out(&Out::outcome(summary, record), &[messages.into()])
+    out(&[messages.into()], |w| {
+        shape::outcome(w, summary, record, None)
+    })
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
@@ -396,9 +399,9 @@ pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
     }))
 }
 
-/// `{ total, systemPrompt, summary, messages, tools }` ([`Out::estimate`]).
+/// `{ total, systemPrompt, summary, messages, tools }` ([`shape::estimate`]).
 pub(crate) fn estimate(facts: &RequestFacts) -> JsValue {
-    out(&Out::estimate(facts), &[])
+    out(&[], |w| shape::estimate(w, facts))
 }
 
 /// A plain object from key/value pairs.
@@ -410,29 +413,69 @@ pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
     object.into()
 }
 
-/// The one conversion of an output: `out` as a JavaScript value (objects and arrays of the
-/// package's own), [`Out::Slot`] `k` being `slots[k]`.
-pub(crate) fn out(out: &Out<'_>, slots: &[JsValue]) -> JsValue {
-    match out {
-        Out::Null => JsValue::NULL,
-        Out::Bool(b) => JsValue::from_bool(*b),
-        Out::Count(n) => JsValue::from_f64(*n as f64),
-        Out::Number(n) => JsValue::from_f64(*n),
-        Out::Text(text) => JsValue::from_str(text),
-        Out::List(items) => items
-            .iter()
-            .map(|i| self::out(i, slots))
-            .collect::<Array>()
-            .into(),
-        Out::Fields(fields) => {
-            let object = Object::new();
-            for (key, value) in fields {
-                let value = self::out(value, slots);
-                let _ = Reflect::set(&object, &JsValue::from_str(key), &value);
+/// The one conversion of an output: what `write` writes ([`crate::out`]) as a JavaScript value
+/// (objects and arrays of the package's own), slot `k` being `slots[k]`.
+pub(crate) fn out(slots: &[JsValue], write: impl FnOnce(&mut Js<'_>)) -> JsValue {
+    let mut js = Js {
+        slots,
+        open: Vec::new(),
+        done: JsValue::UNDEFINED,
+    };
+    write(&mut js);
+    js.done
+}
+
+/// The [`Sink`] of the binding: builds each object and array as its values come.
+pub(crate) struct Js<'a> {
+    slots: &'a [JsValue],
+    /// The open objects and arrays, innermost last (an array: `true`), each under its key.
+    open: Vec<(&'static str, JsValue, bool)>,
+    done: JsValue,
+}
+
+impl Js<'_> {
+    fn put(&mut self, key: &'static str, value: JsValue) {
+        match self.open.last() {
+            Some((_, list, true)) => {
+                list.unchecked_ref::<Array>().push(&value);
             }
-            object.into()
+            Some((_, object, false)) => {
+                let _ = Reflect::set(object, &JsValue::from_str(key), &value);
+            }
+            None => self.done = value,
         }
-        Out::Slot(k) => slots.get(*k).cloned().unwrap_or(JsValue::UNDEFINED),
+    }
+}
+
+impl Sink for Js<'_> {
+    fn null(&mut self, key: &'static str) {
+        self.put(key, JsValue::NULL);
+    }
+    fn bool(&mut self, key: &'static str, value: bool) {
+        self.put(key, JsValue::from_bool(value));
+    }
+    fn number(&mut self, key: &'static str, value: f64) {
+        self.put(key, JsValue::from_f64(value));
+    }
+    fn text(&mut self, key: &'static str, value: &str) {
+        self.put(key, JsValue::from_str(value));
+    }
+    fn slot(&mut self, key: &'static str, k: usize) {
+        let value = self.slots.get(k).cloned().unwrap_or(JsValue::UNDEFINED);
+        self.put(key, value);
+    }
+    fn open(&mut self, key: &'static str, list: bool) {
+        let value: JsValue = if list {
+            Array::new().into()
+        } else {
+            Object::new().into()
+        };
+        self.open.push((key, value, list));
+    }
+    fn close(&mut self) {
+        if let Some((key, value, _)) = self.open.pop() {
+            self.put(key, value);
+        }
     }
 }
 

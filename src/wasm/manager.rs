@@ -27,7 +27,7 @@ use crate::manager::{
     ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
     rewritten_anchor,
 };
-use crate::out::Out;
+use crate::out as shape;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
@@ -68,7 +68,9 @@ impl JsContextManager {
         future_to_promise(async move {
             let done = core.maintain(&*compactor, state, maintain, &signal).await?;
             let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
-            Ok(out(&Out::maintained(&done), &[done.state.clone(), error]))
+            Ok(out(&[done.state.clone(), error], |w| {
+                shape::maintained(w, &done)
+            }))
         })
     }
 
@@ -106,7 +108,10 @@ impl JsContextManager {
                 Ok(ran) => Ok(object(&[
                     ("response", ran.response),
                     ("state", ran.state),
-                    ("compactions", out(&Out::records(&ran.compactions), &[])),
+                    (
+                        "compactions",
+                        out(&[], |w| shape::records(w, &ran.compactions)),
+                    ),
                     (
                         "failedAttempts",
                         ran.failed_attempts.iter().collect::<Array>().into(),
@@ -132,7 +137,8 @@ impl JsContextManager {
                             );
                         };
                         attach("state", failed.state);
-                        attach("compactions", out(&Out::records(&failed.compactions), &[]));
+                        let compactions = out(&[], |w| shape::records(w, &failed.compactions));
+                        attach("compactions", compactions);
                         attach(
                             "failedAttempts",
                             failed.failed_attempts.iter().collect::<Array>().into(),
@@ -302,7 +308,7 @@ impl JsStateCompactor {
         }
     }
 
-    /// The listener's value for `event` about `state` ([`Out::event`]); of a clearing, its
+    /// The listener's value for `event` about `state` ([`shape::event`]); of a clearing, its
     /// plan and record are those of `cleared` (as `compactor.plan` and `apply` give them).
     fn event(&self, event: Event<'_>, state: &JsValue, cleared: Option<&Clearing>) -> JsValue {
         let slot = match &event {
@@ -320,7 +326,7 @@ impl JsStateCompactor {
             }
             Event::End { error, .. } => error.map_or(JsValue::UNDEFINED, to_js),
         };
-        out(&Out::event(&event, cleared), &[slot])
+        out(&[slot], |w| shape::event(w, &event, cleared))
     }
 }
 
