@@ -211,9 +211,15 @@ pub(crate) fn plan_history(
     let kept_tokens: u64 = kept.iter().map(|f| f.tokens).sum();
     let kept_pinned: u64 = kept
         .iter()
-        .filter(|f| f.role == Role::System)
+        .filter(|f| f.is_pinned())
         .map(|f| f.tokens)
         .sum();
+    let fixed_tokens = fixed.system_prompt + fixed.tools + history.pinned_tokens;
+    if let Some(budget) = options.input_token_budget
+        && fixed_tokens > budget
+    {
+        return Err(pinned_too_large(history.facts, fixed_tokens, budget));
+    }
     Ok(Some(Plan {
         first_kept_index: cut,
         first_kept_part: 0,
@@ -221,13 +227,31 @@ pub(crate) fn plan_history(
         turn_prefix_messages: history_end..cut,
         split_turn: turn_start.is_some(),
         estimate_before,
-        // System messages before the cut stay, in front of the kept ones.
+        // Pinned messages before the cut (system ones and those the host pinned) stay, in
+        // front of the kept ones.
         estimate_after_without_summary: fixed.system_prompt
             + fixed.tools
             + (history.pinned_tokens - kept_pinned)
             + kept_tokens,
         message_tokens: Vec::new(),
     }))
+}
+
+/// The error of a history whose pinned messages, with the system prompt and tools (`fixed`
+/// tokens), are above `budget` by themselves: no cut and no summary can make it fit. It names
+/// the largest pinned message.
+fn pinned_too_large(facts: &[MessageFacts], fixed: u64, budget: u64) -> Error {
+    let pinned = facts.iter().enumerate().filter(|(_, f)| f.is_pinned());
+    let what = match pinned.max_by_key(|(_, f)| f.tokens) {
+        Some((i, f)) => format!(
+            "the pinned messages (the largest messages[{i}], {} tokens), the system prompt and tools",
+            f.tokens
+        ),
+        None => "the system prompt and tools".to_owned(),
+    };
+    Error::TooLarge(format!(
+        "{what} come to {fixed} tokens, above the input budget of {budget} tokens: pinned messages are never compacted, so no compaction can make the request fit"
+    ))
 }
 
 /// Whether a request estimated at `estimate` is to be compacted: a reduction is required, or
