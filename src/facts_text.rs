@@ -157,7 +157,7 @@ mod tests {
         let facts = facts(
             7,
             1,
-            (false, true),
+            (false, true, true),
             vec![(2, 5, 1, 0)],
             (ids(&["a;1,2", "9:x", "调用"]), ids(&[";", ""])),
         );
@@ -169,7 +169,7 @@ mod tests {
         let good = write(&facts(
             3,
             0,
-            (true, false),
+            (true, false, false),
             vec![],
             (vec!["c".into()], vec![]),
         ));
@@ -182,6 +182,7 @@ mod tests {
             "3,0,1,0,0,0;x:c",
             "3,4,1,0,0,0;",
             "3,0,2,0,0,0;",
+            "3,0,1,4,0,0;",
             "3,0,1,0,5,0;1:c",
             "3,0,1,0,0,1;",
             "3,0,1,0,0,0,9;",

@@ -98,6 +98,7 @@ fn is_pinned(facts: &[MessageFacts], i: usize) -> bool {
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::message::Role;
 
     fn handed(
         kept: usize,

@@ -37,7 +37,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and system
+    /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and pinned
     /// messages) is above `budget` by itself: no summary, however short, brings the request
     /// under it, so none is worth a model call. The error names the largest kept message of
     /// `messages` (the request's facts), its tokens, the estimate after and the budget.
@@ -46,7 +46,9 @@ impl Plan {
         if after <= budget {
             return None;
         }
-        let kept = messages.iter().enumerate().skip(self.first_kept_index);
+        // The pinned messages before the cut are kept too.
+        let kept = self.kept(messages, messages.len());
+        let kept = kept.filter_map(|(i, _)| Some((i, messages.get(i)?)));
         let largest = kept.max_by_key(|(_, facts)| facts.tokens);
         let what = match largest {
             Some((i, facts)) => format!("messages[{i}] is {} tokens, and", facts.tokens),
@@ -214,11 +216,12 @@ pub(crate) fn plan_history(
         .filter(|f| f.is_pinned())
         .map(|f| f.tokens)
         .sum();
-    let fixed_tokens = fixed.system_prompt + fixed.tools + history.pinned_tokens;
+    // Only when the pinned messages alone are over: a budget below the system prompt and tools
+    // is how a caller asks for the most compaction there is.
     if let Some(budget) = options.input_token_budget
-        && fixed_tokens > budget
+        && history.pinned_tokens > budget
     {
-        return Err(pinned_too_large(history.facts, fixed_tokens, budget));
+        return Err(pinned_too_large(history.facts, history.pinned_tokens, budget));
     }
     Ok(Some(Plan {
         first_kept_index: cut,
@@ -237,20 +240,16 @@ pub(crate) fn plan_history(
     }))
 }
 
-/// The error of a history whose pinned messages, with the system prompt and tools (`fixed`
-/// tokens), are above `budget` by themselves: no cut and no summary can make it fit. It names
-/// the largest pinned message.
-fn pinned_too_large(facts: &[MessageFacts], fixed: u64, budget: u64) -> Error {
-    let pinned = facts.iter().enumerate().filter(|(_, f)| f.is_pinned());
-    let what = match pinned.max_by_key(|(_, f)| f.tokens) {
-        Some((i, f)) => format!(
-            "the pinned messages (the largest messages[{i}], {} tokens), the system prompt and tools",
-            f.tokens
-        ),
-        None => "the system prompt and tools".to_owned(),
+/// The error of a history whose pinned messages (system ones included, `pinned` tokens) are
+/// above `budget` by themselves: no cut and no summary can make it fit. It names the largest.
+fn pinned_too_large(facts: &[MessageFacts], pinned: u64, budget: u64) -> Error {
+    let all = facts.iter().enumerate().filter(|(_, f)| f.is_pinned());
+    let largest = match all.max_by_key(|(_, f)| f.tokens) {
+        Some((i, f)) => format!(" (the largest, messages[{i}], is {} tokens)", f.tokens),
+        None => String::new(),
     };
     Error::TooLarge(format!(
-        "{what} come to {fixed} tokens, above the input budget of {budget} tokens: pinned messages are never compacted, so no compaction can make the request fit"
+        "the pinned and system messages come to {pinned} tokens{largest}, above the input budget of {budget} tokens: they are never compacted, so no compaction can make the request fit"
     ))
 }
 

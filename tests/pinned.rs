@@ -96,7 +96,7 @@ fn pinned_messages_that_alone_exceed_the_budget_are_too_large() {
     let error = compactor(10).plan_with_facts(&facts, budget(1_000)).unwrap_err();
     assert!(matches!(error, Error::TooLarge(_)), "{error:?}");
     let text = error.to_string();
-    assert!(text.contains("messages[0]") && text.contains("1000"), "{text}");
+    assert!(text.contains("messages[0]") && text.contains("1000") && text.contains("pinned"), "{text}");
 }
 
 #[test]
