@@ -199,6 +199,19 @@ pub(crate) fn plan_history(
     if !over_trigger(estimate_before, options, trigger_ratio) {
         return Ok(None);
     }
+    // Only when the pinned messages alone are over, and the host pinned some: a budget below
+    // the system prompt, tools or system messages (0) is how a caller asks for the most
+    // compaction there is. The scan runs only in that rare case.
+    if let Some(budget) = options.input_token_budget
+        && history.pinned_tokens > budget
+        && history.facts.iter().any(|f| f.pinned)
+    {
+        return Err(pinned_too_large(
+            history.facts,
+            history.pinned_tokens,
+            budget,
+        ));
+    }
     let Some(cut) = choose_cut(history, keep_recent_tokens) else {
         if options.require_reduction {
             return Err(Error::NoReduction(
@@ -216,13 +229,6 @@ pub(crate) fn plan_history(
         .filter(|f| f.is_pinned())
         .map(|f| f.tokens)
         .sum();
-    // Only when the pinned messages alone are over: a budget below the system prompt and tools
-    // is how a caller asks for the most compaction there is.
-    if let Some(budget) = options.input_token_budget
-        && history.pinned_tokens > budget
-    {
-        return Err(pinned_too_large(history.facts, history.pinned_tokens, budget));
-    }
     Ok(Some(Plan {
         first_kept_index: cut,
         first_kept_part: 0,
