@@ -174,11 +174,11 @@ fn pinned_messages_survive_ten_compactions_of_a_replayed_session() {
     let expected_middle = pinned_text(middle);
     let compactor = compactor(4_000);
     let (mut messages, mut summary, mut compactions) = (Vec::<String>::new(), String::new(), 0);
-    for i in 0..session.len() {
+    for (i, text) in session.iter().enumerate() {
         messages.push(if i == first || i == middle {
             pinned_text(i)
         } else {
-            session[i].clone()
+            text.clone()
         });
         let facts = request(&messages, &summary);
         let Some(plan) = compactor.plan_with_facts(&facts, budget(16_000)).unwrap() else {
