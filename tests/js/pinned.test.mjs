@@ -87,3 +87,28 @@ test("a pinned tool call or tool result is refused with invalid_request naming i
   refused([{ role: "user", content: "go" }, call, result], 1);
   refused([{ role: "user", content: "go" }, { ...call, pinned: false }, { ...result, pinned: true }], 2);
 });
+
+test("a plan from the tail of a long history reads a pinned message before the tail, as a system one", async () => {
+  // A long history whose answers carry usage (1.22 × our estimate): the plan reads a tail, and
+  // before it only the messages the sizer lists (system and pinned ones).
+  const { history } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+  const messages = history(3_000);
+  const at = messages.findIndex((m, i) => i > 10 && m.role === "user");
+  messages[at] = { ...messages[at], pinned: true };
+  const tokens = estimate({ messages }).messages;
+  let sum = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0 };
+    sum += tokens[i];
+  });
+  const seen = new Set();
+  const compactor = new Compactor({ keepRecentTokens: 20_000, cacheFacts: false, summarizer: { summarize: async (req) => (req.messages.forEach((m) => seen.add(m)), "S") } });
+  const request = { messages, inputTokenBudget: 100_000 };
+  const plan = compactor.plan(request);
+  assert.ok(plan.firstKeptIndex > at + 100);
+  assert.ok(!plan.messagesToSummarize.includes(messages[at]), "not summarized");
+  assert.equal(plan.messagesToSummarize[at], messages[at + 1]);
+  const result = await compactor.apply(request, plan);
+  assert.equal(result.messages[0], messages[at], "kept first after the summary");
+  assert.ok(!seen.has(messages[at]));
+});
