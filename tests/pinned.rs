@@ -116,6 +116,31 @@ fn pinned_messages_that_alone_exceed_the_budget_are_too_large() {
 }
 
 #[test]
+fn too_large_names_a_pinned_message_kept_from_before_the_cut() {
+    // The pinned message alone fits; with what the plan keeps after the cut it does not: the
+    // manager's error names the largest kept message, the pinned one before the cut.
+    let texts = vec![
+        pin(json!({ "role": "user", "content": "word ".repeat(900) })),
+        json!({ "role": "assistant", "content": [{ "type": "text", "text": "ok ".repeat(300) }] })
+            .to_string(),
+        json!({ "role": "user", "content": "word ".repeat(300) }).to_string(),
+        json!({ "role": "assistant", "content": [{ "type": "text", "text": "ok" }] }).to_string(),
+    ];
+    let facts = request(&texts, "");
+    let limit = facts.messages[0].tokens + 5;
+    let plan = compactor(10)
+        .plan_with_facts(&facts, budget(limit))
+        .unwrap()
+        .expect("a plan");
+    assert!(plan.first_kept_index > 0);
+    let text = plan
+        .too_large(&facts.messages, limit)
+        .expect("too large")
+        .to_string();
+    assert!(text.contains("messages[0]"), "{text}");
+}
+
+#[test]
 fn a_tool_pair_cannot_be_pinned_by_halves() {
     let call = pin(
         json!({ "role": "assistant", "content": [{ "type": "toolCall", "id": "c1", "name": "read", "arguments": {} }] }),
