@@ -43,6 +43,8 @@ export interface MessageUsage {
 export interface UserMessage {
   role: "user";
   content: string | ReadonlyArray<TextBlock | ImageBlock>;
+  /** `true`: never summarized or cleared; kept after the summary, in order (docs/behaviour.md). */
+  pinned?: boolean;
 }
 export interface AssistantMessage {
   role: "assistant";
@@ -50,6 +52,8 @@ export interface AssistantMessage {
   stopReason?: StopReason;
   errorMessage?: string;
   usage?: MessageUsage;
+  /** `true` pins the message (never summarized); not allowed with tool calls. */
+  pinned?: boolean;
 }
 export interface ToolResultMessage {
   role: "toolResult";

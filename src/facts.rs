@@ -31,6 +31,9 @@ pub struct MessageFacts {
     /// The steps after the first one, where a cut may fall inside the message (an AI SDK
     /// UIMessage's step boundaries); empty for most formats.
     pub steps: Steps,
+    /// Whether the host pinned the message (its format's marker, `docs/behaviour.md`): never
+    /// summarized or cleared, sent as it is after the summary. See [`MessageFacts::is_pinned`].
+    pub pinned: bool,
 }
 
 impl Default for MessageFacts {
@@ -44,6 +47,7 @@ impl Default for MessageFacts {
             tool_call_ids: Ids::new(),
             tool_result_ids: Ids::new(),
             steps: Steps::default(),
+            pinned: false,
         }
     }
 }
@@ -129,6 +133,11 @@ impl std::fmt::Debug for Steps {
 }
 
 impl MessageFacts {
+    /// Whether the message is never cut: a system message, or one the host pinned.
+    pub fn is_pinned(&self) -> bool {
+        self.pinned || self.role == Role::System
+    }
+
     /// Computes the facts of `message` with `estimator`.
     pub fn of(message: &Message, estimator: &dyn Estimator) -> Result<Self, BoxError> {
         let (role, starts_turn) = match message {
@@ -183,6 +192,7 @@ impl MessageFacts {
             facts.tool_call_ids.extend(&step.tool_call_ids);
             facts.tool_result_ids.extend(&step.tool_result_ids);
         }
+        facts.pinned = host.pinned;
         Ok(facts)
     }
 
@@ -218,6 +228,7 @@ impl MessageFacts {
                 })
                 .collect(),
             steps: Steps::default(),
+            pinned: false,
         })
     }
 }
@@ -290,12 +301,13 @@ impl RequestFacts {
         self.system_prompt + self.summary + self.tools + self.message_tokens(0)
     }
 
-    /// The tokens of the system messages before `end`, which are never cut.
+    /// The tokens of the pinned messages before `end` (system messages and those the host
+    /// pinned), which are never cut.
     pub fn pinned_tokens(&self, end: usize) -> u64 {
         let before = self.messages.get(..end).unwrap_or(&self.messages);
         before
             .iter()
-            .filter(|f| f.role == Role::System)
+            .filter(|f| f.is_pinned())
             .map(|f| f.tokens)
             .sum()
     }

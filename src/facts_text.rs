@@ -3,7 +3,8 @@
 //! message (the array, its elements, a string per id); one string holds the same in about a
 //! third, and reads back in one crossing instead of one per element.
 //!
-//! The text: `tokens,role,startsTurn,failed,resultIdsLength,stepCount` and four numbers a step
+//! The text: `tokens,role,startsTurn,marks,resultIdsLength,stepCount` (`marks`: 1 when failed,
+//! plus 2 when pinned) and four numbers a step
 //! (`part,tokens,calls,results`), all decimal and separated by commas, then `;`, then the
 //! result ids and the call ids as [`Ids`] write them (the first `resultIdsLength` bytes are the
 //! result ids). Ids may hold any character, `;` included: the header never does.
@@ -26,7 +27,7 @@ pub(crate) fn write(facts: &MessageFacts) -> String {
         facts.tokens,
         role,
         u64::from(facts.starts_turn),
-        u64::from(facts.failed),
+        u64::from(facts.failed) | u64::from(facts.pinned) << 1,
         results.len() as u64,
         facts.steps.len() as u64,
     ];
@@ -59,7 +60,11 @@ pub(crate) fn read(text: &str) -> Option<MessageFacts> {
         3 => Role::System,
         _ => return None,
     };
-    let (starts_turn, failed) = (flag(next()?)?, flag(next()?)?);
+    let starts_turn = flag(next()?)?;
+    let (failed, pinned) = match next()? {
+        marks @ 0..=3 => (marks & 1 == 1, marks & 2 == 2),
+        _ => return None,
+    };
     let results_len = usize::try_from(next()?).ok()?;
     let step_count = next()?;
     let mut steps = Vec::new();
@@ -86,6 +91,7 @@ pub(crate) fn read(text: &str) -> Option<MessageFacts> {
         tool_call_ids: Ids::from_text(calls)?,
         tool_result_ids: Ids::from_text(results)?,
         steps: steps.into(),
+        pinned,
     })
 }
 
@@ -105,7 +111,7 @@ mod tests {
     fn facts(
         tokens: u64,
         role: u8,
-        flags: (bool, bool),
+        flags: (bool, bool, bool),
         steps: Vec<(usize, u64, usize, usize)>,
         ids: (Vec<String>, Vec<String>),
     ) -> MessageFacts {
@@ -114,6 +120,7 @@ mod tests {
             role: [Role::User, Role::Assistant, Role::ToolResult, Role::System][role as usize % 4],
             starts_turn: flags.0,
             failed: flags.1,
+            pinned: flags.2,
             tool_call_ids: ids.0.iter().collect(),
             tool_result_ids: ids.1.iter().collect(),
             steps: steps
@@ -133,7 +140,7 @@ mod tests {
         fn facts_read_back_as_written(
             tokens in any::<u64>(),
             role in 0u8..4,
-            flags in any::<(bool, bool)>(),
+            flags in any::<(bool, bool, bool)>(),
             steps in prop::collection::vec(any::<(usize, u64, usize, usize)>(), 0..4),
             calls in prop::collection::vec(".{0,12}", 0..4),
             results in prop::collection::vec(".{0,12}", 0..4),
@@ -150,7 +157,7 @@ mod tests {
         let facts = facts(
             7,
             1,
-            (false, true),
+            (false, true, true),
             vec![(2, 5, 1, 0)],
             (ids(&["a;1,2", "9:x", "调用"]), ids(&[";", ""])),
         );
@@ -162,7 +169,7 @@ mod tests {
         let good = write(&facts(
             3,
             0,
-            (true, false),
+            (true, false, false),
             vec![],
             (vec!["c".into()], vec![]),
         ));
@@ -175,6 +182,7 @@ mod tests {
             "3,0,1,0,0,0;x:c",
             "3,4,1,0,0,0;",
             "3,0,2,0,0,0;",
+            "3,0,1,4,0,0;",
             "3,0,1,0,5,0;1:c",
             "3,0,1,0,0,1;",
             "3,0,1,0,0,0,9;",

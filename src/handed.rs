@@ -6,7 +6,6 @@ use std::ops::Range;
 
 use crate::error::Result;
 use crate::facts::MessageFacts;
-use crate::message::Role;
 use crate::plan::Plan;
 
 /// What a plan object handed back says, as a binding reads it: its `firstKeptIndex`,
@@ -65,7 +64,7 @@ impl Plan {
         (prefix.start..end, self.first_kept_part)
     }
 
-    /// The messages a compaction keeps, in order: the system messages before the cut, then
+    /// The messages a compaction keeps, in order: the pinned messages before the cut, then
     /// every message from the cut on (of `len`), the first marked `true` when the cut falls
     /// inside it (it keeps its parts from `first_kept_part` on).
     pub fn kept<'a>(
@@ -80,24 +79,26 @@ impl Plan {
     }
 }
 
-/// Whether messages `range` hold a system message (never cut, never summarized).
+/// Whether messages `range` hold a pinned message: a system message or one the host pinned
+/// (never cut, never summarized).
 pub fn holds_pinned(facts: &[MessageFacts], range: &Range<usize>) -> bool {
     range.clone().any(|i| is_pinned(facts, i))
 }
 
-/// Messages `range` without the system messages among them: those a plan summarizes.
+/// Messages `range` without the pinned messages among them: those a plan summarizes.
 pub fn unpinned(facts: &[MessageFacts], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
     range.filter(move |&i| !is_pinned(facts, i))
 }
 
 fn is_pinned(facts: &[MessageFacts], i: usize) -> bool {
-    facts.get(i).is_some_and(|f| f.role == Role::System)
+    facts.get(i).is_some_and(MessageFacts::is_pinned)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::message::Role;
 
     fn handed(
         kept: usize,

@@ -8,7 +8,6 @@ use crate::hash::HashMap;
 use crate::anchor::{self, Calibration, Report};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::message::Role;
 use crate::plan::{History, Plan, plan_history};
 use crate::request::PlanOptions;
 use crate::steps::Positions;
@@ -106,7 +105,7 @@ impl Ledger {
             }
         }
         self.message_tokens += facts.tokens;
-        if facts.role == Role::System {
+        if facts.is_pinned() {
             self.pinned_tokens += facts.tokens;
         }
         self.facts.push(facts);
@@ -196,7 +195,7 @@ impl Ledger {
                 step.tokens = calibration.scale_message(raw, f.failed);
             }
             total += f.tokens;
-            if f.role == Role::System {
+            if f.is_pinned() {
                 pinned += f.tokens;
             }
         }

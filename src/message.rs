@@ -206,6 +206,10 @@ pub struct HostMessage {
     /// Where later steps start inside the message (an AI SDK UIMessage's step boundaries): a
     /// cut may fall there as well as before the message. Empty for most formats.
     pub steps: Vec<StepStart>,
+    /// Whether the host pinned it (never summarized or cleared; see [`MessageFacts::pinned`]).
+    ///
+    /// [`MessageFacts::pinned`]: crate::MessageFacts::pinned
+    pub pinned: bool,
 }
 
 /// A step boundary inside one host message: the part a step starts at and its first unit.
@@ -231,6 +235,7 @@ impl HostMessage {
             units: vec![message],
             system: None,
             steps: Vec::new(),
+            pinned: false,
         }
     }
 
@@ -242,6 +247,7 @@ impl HostMessage {
             units: Vec::new(),
             system: Some(text),
             steps: Vec::new(),
+            pinned: false,
         }
     }
 
@@ -263,6 +269,7 @@ impl HostMessage {
             units,
             system: None,
             steps: Vec::new(),
+            pinned: false,
         }
     }
 }

@@ -37,7 +37,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and system
+    /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and pinned
     /// messages) is above `budget` by itself: no summary, however short, brings the request
     /// under it, so none is worth a model call. The error names the largest kept message of
     /// `messages` (the request's facts), its tokens, the estimate after and the budget.
@@ -46,7 +46,9 @@ impl Plan {
         if after <= budget {
             return None;
         }
-        let kept = messages.iter().enumerate().skip(self.first_kept_index);
+        // The pinned messages before the cut are kept too.
+        let kept = self.kept(messages, messages.len());
+        let kept = kept.filter_map(|(i, _)| Some((i, messages.get(i)?)));
         let largest = kept.max_by_key(|(_, facts)| facts.tokens);
         let what = match largest {
             Some((i, facts)) => format!("messages[{i}] is {} tokens, and", facts.tokens),
@@ -197,6 +199,19 @@ pub(crate) fn plan_history(
     if !over_trigger(estimate_before, options, trigger_ratio) {
         return Ok(None);
     }
+    // Only when the pinned messages alone are over, and the host pinned some: a budget below
+    // the system prompt, tools or system messages (0) is how a caller asks for the most
+    // compaction there is. The scan runs only in that rare case.
+    if let Some(budget) = options.input_token_budget
+        && history.pinned_tokens > budget
+        && history.facts.iter().any(|f| f.pinned)
+    {
+        return Err(pinned_too_large(
+            history.facts,
+            history.pinned_tokens,
+            budget,
+        ));
+    }
     let Some(cut) = choose_cut(history, keep_recent_tokens) else {
         if options.require_reduction {
             return Err(Error::NoReduction(
@@ -211,7 +226,7 @@ pub(crate) fn plan_history(
     let kept_tokens: u64 = kept.iter().map(|f| f.tokens).sum();
     let kept_pinned: u64 = kept
         .iter()
-        .filter(|f| f.role == Role::System)
+        .filter(|f| f.is_pinned())
         .map(|f| f.tokens)
         .sum();
     Ok(Some(Plan {
@@ -221,13 +236,27 @@ pub(crate) fn plan_history(
         turn_prefix_messages: history_end..cut,
         split_turn: turn_start.is_some(),
         estimate_before,
-        // System messages before the cut stay, in front of the kept ones.
+        // Pinned messages before the cut (system ones and those the host pinned) stay, in
+        // front of the kept ones.
         estimate_after_without_summary: fixed.system_prompt
             + fixed.tools
             + (history.pinned_tokens - kept_pinned)
             + kept_tokens,
         message_tokens: Vec::new(),
     }))
+}
+
+/// The error of a history whose pinned messages (system ones included, `pinned` tokens) are
+/// above `budget` by themselves: no cut and no summary can make it fit. It names the largest.
+fn pinned_too_large(facts: &[MessageFacts], pinned: u64, budget: u64) -> Error {
+    let all = facts.iter().enumerate().filter(|(_, f)| f.is_pinned());
+    let largest = match all.max_by_key(|(_, f)| f.tokens) {
+        Some((i, f)) => format!(" (the largest, messages[{i}], is {} tokens)", f.tokens),
+        None => String::new(),
+    };
+    Error::TooLarge(format!(
+        "the pinned and system messages come to {pinned} tokens{largest}, above the input budget of {budget} tokens: they are never compacted, so no compaction can make the request fit"
+    ))
 }
 
 /// Whether a request estimated at `estimate` is to be compacted: a reduction is required, or

@@ -93,6 +93,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
         tool_call_ids: ids(&message.tool_call_ids, 0, calls),
         tool_result_ids: ids(&message.tool_result_ids, 0, results),
         steps: Default::default(),
+        pinned: message.pinned,
     };
     let mut out = vec![(0, first)];
     for step in &message.steps {
@@ -106,6 +107,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
                 tool_call_ids: ids(&message.tool_call_ids, calls, step.calls),
                 tool_result_ids: ids(&message.tool_result_ids, results, step.results),
                 steps: Default::default(),
+                pinned: message.pinned,
             },
         ));
         calls += step.calls;

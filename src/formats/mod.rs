@@ -128,6 +128,15 @@ impl Format {
         }
     }
 
+    /// The top-level key whose value `true` pins a message of this format, where the format
+    /// has one: a plan from the tail reads such messages wherever they are, as system ones.
+    pub fn pin_key(self) -> Option<&'static str> {
+        match self {
+            Format::Canonical => Some("pinned"),
+            _ => None,
+        }
+    }
+
     /// The top-level `role`, key and values that mark a failed attempt (an aborted or error
     /// answer, which a calibrated estimate counts 0), where the format has one: a plan from the
     /// tail marks such messages failed wherever they are, without reading them.

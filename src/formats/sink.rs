@@ -79,6 +79,8 @@ pub(crate) trait Sink<'a> {
     /// arguments of the call reported last (after its `call`, [`Shape::Arguments`]). Only
     /// results a format can hold as text have one; ignored unless a sink needs it.
     fn spot(&mut self, _spot: Spot<'a>) {}
+    /// The host pinned the message (its format's marker): it is never summarized or cleared.
+    fn pin(&mut self) {}
 }
 
 /// The place of a value clearing may rewrite: the value at `key` of the object `owner`

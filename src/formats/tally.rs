@@ -107,6 +107,10 @@ fn push_id(ids: &mut Ids, id: Cow<str>) {
 }
 
 impl<'a> Sink<'a> for Tally {
+    fn pin(&mut self) {
+        self.facts.pinned = true;
+    }
+
     fn unit(&mut self, unit: Unit<'a>) {
         self.units += 1;
         self.add(self.heuristic.framing_tokens());

@@ -16,17 +16,22 @@ pub(crate) struct Units {
     units: Vec<Message>,
     system: Option<String>,
     steps: Vec<StepStart>,
+    pinned: bool,
 }
 
 impl Units {
     /// The host message read.
     pub(crate) fn finish(self) -> HostMessage {
-        match self.system {
+        let message = match self.system {
             Some(text) => HostMessage::system(text),
             None => HostMessage {
                 steps: self.steps,
                 ..HostMessage::of_units(self.units)
             },
+        };
+        HostMessage {
+            pinned: self.pinned,
+            ..message
         }
     }
 
@@ -55,6 +60,10 @@ impl Units {
 }
 
 impl<'a> Sink<'a> for Units {
+    fn pin(&mut self) {
+        self.pinned = true;
+    }
+
     fn unit(&mut self, unit: Unit<'a>) {
         self.units.push(match unit {
             Unit::User => Message::User(UserMessage::default()),

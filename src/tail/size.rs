@@ -8,7 +8,8 @@
 //! test checks the two agree on every fixture).
 //!
 //! A size pass also names the messages a size would misdescribe: the system messages (by
-//! their top-level `role`, [`Format::system_roles`]) and the failed attempts
+//! their top-level `role`, [`Format::system_roles`]), the pinned ones ([`Format::pin_key`],
+//! listed with them: both are read exactly) and the failed attempts
 //! ([`Format::failed_mark`]).
 
 use context_compaction_scan::{Kind, Val, WALK_DEPTH};
@@ -61,7 +62,11 @@ pub fn of_texts<T: AsRef<str>>(
         let is = |value: Option<Val>, words: &[&str]| {
             value.is_some_and(|v| v.kind() == Kind::String && words.iter().any(|w| v.is(w)))
         };
-        if is(role, format.system_roles()) {
+        let pinned = format
+            .pin_key()
+            .and_then(|key| message.get(key))
+            .is_some_and(|v| v.kind() == Kind::Bool && v.raw() == "true");
+        if pinned || is(role, format.system_roles()) {
             found.system.push(k as u32);
         } else if let Some(mark) = format.failed_mark()
             && is(role, &[mark.role])

@@ -59,6 +59,7 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
     let mut args = vec![messages.into(), sizes.clone().into()];
     args.extend(format_args(format));
     args.push(skip_throws.into());
+    args.push(pin_key(format));
     let found = call(|s| &s.sizes, &args)?;
     let (system, failed) =
         match Array::is_array(&found).then(|| (indices(&found, 0), indices(&found, 1))) {
@@ -76,12 +77,16 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
 /// nothing else; none for a format without system messages.
 pub(super) fn system_messages(request: &JsRequest) -> Result<Vec<u32>> {
     let roles = request.format.system_roles();
-    if roles.is_empty() {
+    if roles.is_empty() && request.format.pin_key().is_none() {
         return Ok(Vec::new());
     }
     let found = call(
         |s| &s.roles,
-        &[request.messages.clone().into(), strings(roles).into()],
+        &[
+            request.messages.clone().into(),
+            strings(roles).into(),
+            pin_key(request.format),
+        ],
     )?;
     let list = Array::of1(&found);
     indices(&list, 0).ok_or_else(|| host::fault_at(&found, "messages", 0))
@@ -129,6 +134,11 @@ fn format_args(format: Format) -> [JsValue; 5] {
         fail_key,
         fail_values.into(),
     ]
+}
+
+/// The top-level key that pins a message of `format` (`null` when none).
+fn pin_key(format: Format) -> JsValue {
+    format.pin_key().map_or(JsValue::NULL, JsValue::from_str)
 }
 
 fn strings(all: &[&str]) -> Array {
