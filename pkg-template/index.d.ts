@@ -124,6 +124,8 @@ export type OpenAIResponsesItem =
   | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: string }
   | { type: "function_call_output"; call_id: string; output: string | ResponsesContent; id?: string }
   | { type: "reasoning"; summary: ReadonlyArray<Part<"summary_text", { text: string }>>; encrypted_content?: string | null; id?: string }
+  /** A provider summary from `/responses/compact` or `context_management`: counted as what it decrypts to, returned as it is. */
+  | { type: "compaction"; encrypted_content: string; id?: string; created_by?: string }
   | { type: `${string}_call` | `${string}_output` | `${string}_item`; [key: string]: unknown };
 
 type AnthropicText = Part<"text", { text: string; citations?: unknown }>;
@@ -149,12 +151,17 @@ export type AnthropicMessage =
             | AnthropicText
             | Part<"thinking", { thinking: string; signature?: string }>
             | Part<"redacted_thinking", { data: string }>
+            /** Server-side compaction's summary (`null` when none was made): counted as text, returned as it is. */
+            | Part<"compaction", { content: string | null }>
             | Part<"tool_use" | `${string}_tool_use`, { id: string; name: string; input: unknown }>
             | Part<`${string}_tool_result`, { tool_use_id: string; content: unknown }>
           >;
       /** What the provider counted for the request that produced it (anchoring, calibration). */
       usage?: ProviderUsage;
     };
+
+/** What the AI SDK keeps of a Responses `compaction` item on its `openai.compaction` part. */
+type OpenAICompactionOptions = { itemId?: string; encryptedContent?: string; [key: string]: unknown };
 
 // A part of a later AI SDK version (or of your own): counted as its JSON, never an error.
 type FuturePart = { type: string; [key: string]: unknown };
@@ -200,6 +207,8 @@ export type AiSdkMessage =
             | AiSdkToolResult
             | AiSdkFile
             | Part<"custom", { kind: string; providerOptions?: unknown }>
+            /** OpenAI's compaction (a Responses `compaction` item): its `encryptedContent` counts as the sealed summary it is (`docs/formats.md`). */
+            | Part<"custom", { kind: "openai.compaction"; providerOptions?: { openai?: OpenAICompactionOptions }; providerMetadata?: { openai?: OpenAICompactionOptions } }>
             | Part<"tool-approval-request", { approvalId: string; toolCallId: string }>
             | FuturePart
           >;

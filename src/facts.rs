@@ -363,6 +363,7 @@ pub(crate) fn message_tokens(
                     AssistantBlock::Text(text)
                     | AssistantBlock::Thinking(text)
                     | AssistantBlock::Opaque(text) => estimator.count_tokens(text)?,
+                    AssistantBlock::Sealed { chars } => crate::message::sealed_tokens(*chars),
                     AssistantBlock::ToolCall(call) => {
                         estimator.framing_tokens()
                             + estimator.count_tokens(&call.name)?

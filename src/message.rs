@@ -70,6 +70,20 @@ pub enum AssistantBlock {
     /// Content the model is sent but a summary has no use for (encrypted reasoning, unknown
     /// provider items): counted in the estimate, left out of the records.
     Opaque(String),
+    /// A summary the provider made and sealed (an OpenAI Responses `compaction` item): its
+    /// `encrypted_content` is `chars` characters long. It is not prose: it counts
+    /// [`sealed_tokens`] of it, whatever the estimator, and is left out of the records.
+    Sealed {
+        /// The length of the encrypted text, in characters.
+        chars: usize,
+    },
+}
+
+/// The tokens a sealed provider summary of `chars` encrypted characters counts: the text it
+/// decrypts to, about three quarters of its base64 length in bytes, at four bytes a token
+/// (`docs/behaviour.md`). 4,006 characters count 752 tokens, not the 1,024 of prose.
+pub(crate) fn sealed_tokens(chars: usize) -> u64 {
+    (chars as u64 * 3).div_ceil(16)
 }
 
 /// A tool call inside an assistant message.

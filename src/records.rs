@@ -41,7 +41,7 @@ pub fn serialize(messages: &[Message]) -> String {
                         AssistantBlock::ToolCall(call) => {
                             records.call(&call.id, &call.name.as_str(), &call.arguments)
                         }
-                        AssistantBlock::Opaque(_) => {}
+                        AssistantBlock::Opaque(_) | AssistantBlock::Sealed { .. } => {}
                     }
                 }
             }

@@ -47,7 +47,7 @@ fn reference(messages: &[Message]) -> String {
             Message::Assistant(assistant) => {
                 for block in &assistant.content {
                     records.push(match block {
-                        AssistantBlock::Opaque(_) => continue,
+                        AssistantBlock::Opaque(_) | AssistantBlock::Sealed { .. } => continue,
                         AssistantBlock::Text(text) => format!("[Assistant]: {text}"),
                         AssistantBlock::Thinking(text) => {
                             format!("[Assistant thinking]: {}", truncate(text, Keep::Tail))

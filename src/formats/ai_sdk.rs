@@ -5,7 +5,10 @@
 //! error-json, execution-denied (an error) or content. Approval requests and responses are not
 //! sent to the model and count nothing; they need no pairing of their own, as each lies between
 //! a call and its result (or the call is still in flight). Part types this reader does not
-//! know, from a later version, count as their JSON. `providerOptions` are not read.
+//! know, from a later version, count as their JSON. `providerOptions` are read only for OpenAI's
+//! compaction (a custom part of kind `openai.compaction`, counted by its `encryptedContent`);
+//! Anthropic's compaction is a text part (its `providerOptions.anthropic.type` says
+//! `compaction`) and counts as text.
 
 use std::borrow::Cow;
 
@@ -98,7 +101,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             "tool-result" => results = true,
             "tool-approval-request" => {}
             "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
-            "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
+            "custom" => custom(part, sink)?,
             _ => sink.opaque(Text::Json(Some(part.value))),
         }
         Ok(())
@@ -112,6 +115,27 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             tool_result(&part, sink)?;
         }
     }
+    Ok(())
+}
+
+/// A custom part: its `kind` counts, except OpenAI's `openai.compaction` (a Responses
+/// `compaction` item), whose `encryptedContent` in `providerOptions.openai` (or
+/// `providerMetadata.openai`, as a result gives it) counts as the sealed summary it is.
+fn custom<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let kind = part.string("kind")?;
+    if kind.and_then(|k| k.str()).as_deref() == Some("openai.compaction") {
+        let encrypted = ["providerOptions", "providerMetadata"]
+            .iter()
+            .find_map(|key| {
+                let openai = part.value.get(key)?.get("openai")?;
+                openai.get("encryptedContent").and_then(|v| v.str())
+            });
+        if let Some(encrypted) = encrypted {
+            sink.sealed(encrypted.chars().count());
+            return Ok(());
+        }
+    }
+    sink.opaque(Text::or_empty(kind));
     Ok(())
 }
 

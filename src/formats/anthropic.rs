@@ -1,6 +1,6 @@
 //! Anthropic Messages API messages: `user` (text, image, document, `tool_result`) and
 //! `assistant` (text, thinking, redacted thinking, `tool_use`, server tool use and the
-//! `*_tool_result` blocks that answer it).
+//! `*_tool_result` blocks that answer it, and the `compaction` block of server-side compaction).
 
 use std::borrow::Cow;
 
@@ -91,10 +91,11 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
                 sink.spot(Spot::new(block, "input", Shape::Arguments));
             }
             kind if kind.ends_with("_tool_result") => results = true,
+            "compaction" => compaction(block, sink)?,
             other => {
                 return Err(block.unknown(
                     other,
-                    "text, thinking, redacted_thinking, tool_use, *_tool_use or *_tool_result",
+                    "text, thinking, redacted_thinking, compaction, tool_use, *_tool_use or *_tool_result",
                 ));
             }
         }
@@ -109,6 +110,18 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         if let Some(tool) = kind.strip_suffix("_tool_result") {
             server_result(&block, tool, sink)?;
         }
+    }
+    Ok(())
+}
+
+/// A `compaction` block: the summary the server made of everything before it, readable text
+/// counted as text (`content` may be null when the provider made none: nothing to count).
+fn compaction<'a>(block: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    if block.get("content").is_some_and(|v| v.is_null()) {
+        return Ok(());
+    }
+    if let Some(text) = block.string("content")? {
+        sink.text(Text::Str(text));
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! OpenAI Responses API input items: messages (`input_text`, `output_text`, `input_image`,
 //! `input_file`, refusals), `function_call` / `function_call_output`, other `*_call` items and
-//! their `*_output`, `reasoning` (summary and encrypted size), and unknown items carried as
+//! their `*_output`, `reasoning` (summary and encrypted size), `compaction` (a sealed provider
+//! summary, counted by its decrypted size), and unknown items carried as
 //! opaque content that still counts.
 
 use std::borrow::Cow;
@@ -34,6 +35,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             Ok(())
         }
         "reasoning" => reasoning(r, sink),
+        "compaction" => compaction(r, sink),
         kind if kind.ends_with("_output") && has_call_id() => output(r, kind, sink),
         kind if kind.ends_with("_call") && has_call_id() => {
             let name = match r.string("name")? {
@@ -124,6 +126,16 @@ fn output<'a>(r: &Obj<'a, '_>, kind: &str, sink: &mut dyn Sink<'a>) -> Result<()
         Some(other) => sink.text(Text::Json(Some(other))),
         None => {}
     }
+    Ok(())
+}
+
+/// A `compaction` item (from `/responses/compact` or `context_management`): the provider's
+/// summary of what came before it, sealed. Its `encrypted_content` is not prose: it counts
+/// what it decrypts to ([`crate::message::sealed_tokens`]).
+fn compaction<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    let encrypted = r.required("encrypted_content")?;
+    sink.unit(Unit::Assistant(None));
+    sink.sealed(encrypted.str().map_or(0, |text| text.chars().count()));
     Ok(())
 }
 

@@ -64,6 +64,9 @@ pub(crate) trait Sink<'a> {
     fn thinking(&mut self, text: Text<'a>);
     /// Content a summary has no use for, still counted.
     fn opaque(&mut self, text: Text<'a>);
+    /// A summary the provider sealed (encrypted, `chars` characters long): counted as
+    /// [`crate::message::sealed_tokens`] says, never as prose; a summary has no use for it.
+    fn sealed(&mut self, _chars: usize) {}
     /// A tool call in an assistant unit.
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>);
     /// The message is a system or developer message with this text (and no units).

@@ -151,6 +151,12 @@ impl<'a> Sink<'a> for Tally {
         self.text(text);
     }
 
+    fn sealed(&mut self, chars: usize) {
+        if self.units > 0 {
+            self.add(crate::message::sealed_tokens(chars));
+        }
+    }
+
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
             Args::Value(value) => self.json_tokens(value),

@@ -106,6 +106,10 @@ impl<'a> Sink<'a> for Units {
         );
     }
 
+    fn sealed(&mut self, chars: usize) {
+        self.assistant(AssistantBlock::Sealed { chars });
+    }
+
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
             Args::Value(value) => value_json(value),

@@ -503,7 +503,7 @@ test("TypeScript 5.9 and 7: strict consumers (node16, nodenext, bundler, stricte
     assert.doesNotMatch(wrong.stdout, /never/);
   }
   const offered = JSON.parse(await run("node", ["completions.mjs"], { cwd: dir }));
-  assert.deepEqual(offered, ["redacted_thinking", "text", "thinking", "tool_use"]);
+  assert.deepEqual(offered, ["compaction", "redacted_thinking", "text", "thinking", "tool_use"]);
 });
 
 function freePort() {

@@ -24,7 +24,7 @@ pub fn heuristic_totals(jsonl: &str) -> [u64; 5] {
                     match block {
                         AssistantBlock::Text(text) => add(1, text),
                         AssistantBlock::Thinking(text) => add(2, text),
-                        AssistantBlock::Opaque(_) => {}
+                        AssistantBlock::Opaque(_) | AssistantBlock::Sealed { .. } => {}
                         AssistantBlock::ToolCall(call) => {
                             add(3, &call.name);
                             add(3, &call.arguments.to_string());
