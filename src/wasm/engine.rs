@@ -272,6 +272,8 @@ fn prompts_to_js(
     let count = |purpose| prompts.iter().filter(|(p, _)| *p == purpose).count();
     let (history, prefix) = (count(Purpose::History), count(Purpose::TurnPrefix));
     let mut seen = [0, 0];
+    // One instruction for every request (no request built per prompt to read it).
+    let system = JsValue::from_str(generator.system_instruction());
     let array: Array = prompts
         .iter()
         .map(|(purpose, prompt)| {
@@ -282,10 +284,9 @@ fn prompts_to_js(
             let index = seen[slot];
             seen[slot] += 1;
             let chunk = crate::Chunk { index, count: of };
-            let system = generator.request(*purpose, String::new()).system_prompt;
             let mut fields = vec![
                 ("purpose", purpose.as_str().into()),
-                ("systemPrompt", system.into()),
+                ("systemPrompt", system.clone()),
                 ("prompt", convert::long_string(prompt)),
             ];
             // Only a chunked part's prompts have the key: the others are as before.
