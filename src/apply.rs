@@ -2,11 +2,12 @@
 
 use std::borrow::Cow;
 
+use crate::draft::{self, Digest, Draft};
 use crate::error::{Error, Result};
 use crate::facts::{RequestFacts, summary_tokens};
 use crate::message::Message;
 use crate::plan::Plan;
-pub use crate::record::Record;
+pub use crate::record::{Receipt, Record};
 use crate::request::Request;
 use crate::summarizer::{SummarizeRequest, Summarizer, catch_panics};
 use crate::summary::{self, FileLists, FileTracking};
@@ -42,6 +43,30 @@ pub struct ApplyInput<'a> {
     pub require_reduction: bool,
     /// Estimates the new summary, as the facts were estimated.
     pub estimator: &'a dyn Estimator,
+    /// What the host asked this summary to focus on (`None`: nothing in particular).
+    pub focus: Option<&'a str>,
+}
+
+impl<'a> ApplyInput<'a> {
+    /// What committing a draft of this input needs.
+    pub fn commit(&self) -> CommitInput<'a> {
+        CommitInput {
+            facts: self.facts,
+            require_reduction: self.require_reduction,
+            estimator: self.estimator,
+        }
+    }
+}
+
+/// What committing a draft needs: the facts of the request it is committed onto.
+#[derive(Clone, Copy)]
+pub struct CommitInput<'a> {
+    /// Facts of the whole request (for the before and after estimates and the receipt).
+    pub facts: &'a RequestFacts,
+    /// Require a strict estimate decrease.
+    pub require_reduction: bool,
+    /// Estimates the summary, as the facts were estimated.
+    pub estimator: &'a dyn Estimator,
 }
 
 /// The new state apply produced; the kept messages are `first_kept_index..` of the request.
@@ -70,13 +95,15 @@ pub(crate) async fn apply<'a, S: Summarizer>(
     };
     // apply_with_facts checks that the plan fits.
     let facts = RequestFacts::of(request)?;
+    let (history, turn_prefix) = summarized(request.messages, plan);
     let input = ApplyInput {
         facts: &facts,
         summary: request.summary,
-        history: slice(request.messages, plan.messages_to_summarize.clone()),
-        turn_prefix: slice(request.messages, plan.turn_prefix_messages.clone()),
+        history,
+        turn_prefix,
         require_reduction: request.require_reduction,
         estimator: request.estimator,
+        focus: request.focus,
     };
     let applied = apply_with_facts(summarizer, tracking, input, plan, context).await?;
     Ok(Compaction {
@@ -97,6 +124,19 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     plan: &Plan,
     context: &S::Context,
 ) -> Result<Applied> {
+    let draft = draft_with_facts(summarizer, tracking, input, plan, context).await?;
+    commit_with_facts(input.commit(), &draft)
+}
+
+/// Summarizes what `plan` summarizes and post-processes it (cleaned, the file lists
+/// appended), then asks the host's review: the summary apply would store, not applied.
+pub(crate) async fn draft_with_facts<S: Summarizer>(
+    summarizer: &S,
+    tracking: &FileTracking,
+    input: ApplyInput<'_>,
+    plan: &Plan,
+    context: &S::Context,
+) -> Result<Draft> {
     plan.check_fits(input.facts.messages.len())?;
     plan.check_part(&input.facts.messages)?;
     let asked = SummarizeRequest {
@@ -104,6 +144,7 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
         messages: input.history,
         turn_prefix_messages: input.turn_prefix,
         estimator: input.estimator,
+        focus: input.focus,
     };
     let answer = catch_panics(summarizer.summarize(asked, context)).await?;
 
@@ -116,8 +157,32 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
     files.add_from_messages(input.history, tracking);
     files.add_from_messages(input.turn_prefix, tracking);
     files.append_to(&mut text);
+    let draft = Draft {
+        summary: text,
+        first_kept_index: plan.first_kept_index,
+        first_kept_part: plan.first_kept_part,
+        digest: Digest::of_summarized(&[input.history, input.turn_prefix]),
+        previous: Digest::of_text(input.summary),
+        usage: answer.usage,
+    };
+    let verdict = catch_panics(summarizer.review(&draft, context)).await?;
+    draft::judged(draft, verdict)
+}
 
+/// Commits `draft` onto a request with `input.facts` (already checked to be covered by it):
+/// its summary replaces the request's, the messages before its cut go (but the pinned ones),
+/// and the record says so. Exactly what apply stores for a summarizer that answered
+/// `draft.summary`.
+pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result<Applied> {
     let facts = input.facts;
+    let (first, part) = (draft.first_kept_index, draft.first_kept_part);
+    if first > facts.messages.len() {
+        return Err(Error::invalid_request(format!(
+            "the draft keeps messages from messages[{first}], beyond the request's {} messages",
+            facts.messages.len()
+        )));
+    }
+    let text = draft.summary.clone();
     let estimate_before = facts.total();
     let estimate_after = facts.system_prompt
         + facts.tools
@@ -128,8 +193,8 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
                 source: Some(source),
             }
         })?)
-        + facts.pinned_tokens(plan.first_kept_index)
-        + facts.kept_tokens(plan.first_kept_index, plan.first_kept_part);
+        + facts.pinned_tokens(first)
+        + facts.kept_tokens(first, part);
     if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(
             "the compacted estimate {estimate_after} is not below {estimate_before}"
@@ -139,13 +204,47 @@ pub(crate) async fn apply_with_facts<S: Summarizer>(
         summary: text.clone(),
         record: Record {
             summary: text,
-            first_kept_index: plan.first_kept_index,
+            first_kept_index: first,
             estimate_before,
             estimate_after,
-            usage: answer.usage,
+            usage: draft.usage,
             trimmed: false,
+            receipt: receipt(facts, draft),
         },
     })
+}
+
+/// What a summary committed at `draft`'s cut covers, in a request with `facts`.
+fn receipt(facts: &RequestFacts, draft: &Draft) -> Receipt {
+    let (first, part) = (draft.first_kept_index, draft.first_kept_part);
+    let before = facts.messages.get(..first).unwrap_or(&facts.messages);
+    let pinned: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i].is_pinned())
+        .collect();
+    let unpinned = before.iter().filter(|f| !f.is_pinned());
+    let mut summarized_messages = unpinned.clone().count();
+    let mut summarized_tokens: u64 = unpinned.map(|f| f.tokens).sum();
+    // A cut inside a message covers its steps before the cut.
+    if let Some(cut) = facts.messages.get(first).filter(|_| part > 0) {
+        summarized_messages += 1;
+        summarized_tokens += cut.tokens.saturating_sub(cut.tokens_from(part));
+    }
+    Receipt {
+        summarized_messages,
+        summarized_tokens,
+        digest: Some(draft.digest),
+        pinned,
+        cleared: Vec::new(),
+    }
+}
+
+/// The messages `plan` summarizes: the history, and the beginning of a split turn.
+pub(crate) fn summarized<'m>(
+    messages: &'m [Message],
+    plan: &Plan,
+) -> (&'m [Message], &'m [Message]) {
+    let history = slice(messages, plan.messages_to_summarize.clone());
+    (history, slice(messages, plan.turn_prefix_messages.clone()))
 }
 
 fn slice(messages: &[Message], range: std::ops::Range<usize>) -> &[Message] {

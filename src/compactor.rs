@@ -2,8 +2,9 @@
 
 use std::borrow::Cow;
 
-use crate::apply::{self, Applied, ApplyInput, Compaction};
+use crate::apply::{self, Applied, ApplyInput, CommitInput, Compaction};
 use crate::clearing::{self, Clearing, ClearingPolicy, Found};
+use crate::draft::{Digest, Draft};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::history::History;
@@ -392,6 +393,69 @@ impl<S: Summarizer> Compactor<S> {
         context: &S::Context,
     ) -> Result<Applied> {
         apply::apply_with_facts(&self.summarizer, &self.file_tracking, input, plan, context).await
+    }
+
+    /// The summary [`Compactor::apply`] would store for `plan`, not applied: a [`Draft`] the
+    /// host may show, edit ([`Draft::summary`]) and later [`Compactor::commit`], or drop. The
+    /// summarizer is called (and the host's review asked) as apply would.
+    pub async fn draft(
+        &self,
+        request: &Request<'_>,
+        plan: &Plan,
+        context: &S::Context,
+    ) -> Result<Draft> {
+        let facts = RequestFacts::of(request)?;
+        let (history, prefix) = apply::summarized(request.messages, plan);
+        let input = ApplyInput {
+            facts: &facts,
+            summary: request.summary,
+            history,
+            turn_prefix: prefix,
+            require_reduction: request.require_reduction,
+            estimator: request.estimator,
+            focus: request.focus,
+        };
+        self.draft_with_facts(input, plan, context).await
+    }
+
+    /// [`Compactor::draft`] for a caller that kept the request's facts (see
+    /// [`Compactor::apply_with_facts`]).
+    pub async fn draft_with_facts(
+        &self,
+        input: ApplyInput<'_>,
+        plan: &Plan,
+        context: &S::Context,
+    ) -> Result<Draft> {
+        apply::draft_with_facts(&self.summarizer, &self.file_tracking, input, plan, context).await
+    }
+
+    /// Commits `draft` onto `request`: the state [`Compactor::apply`] gives when the summarizer
+    /// answers `draft.summary`. The request may have grown since the draft was made (messages
+    /// added after it are kept); [`Error::Stale`] when its summary is not the one the draft
+    /// replaced or a message the draft covers changed. Calls no summarizer.
+    pub fn commit<'a>(&self, request: &Request<'a>, draft: &Draft) -> Result<Compaction<'a>> {
+        let facts = RequestFacts::of(request)?;
+        draft.check_covers(request.summary, request.messages.len(), |range, _| {
+            // Canonical messages are whole units: a cut inside one is a cut at a step.
+            let covered = request.messages.get(range).unwrap_or(&[]);
+            Ok(Digest::of_summarized(&[covered]))
+        })?;
+        let input = CommitInput {
+            facts: &facts,
+            require_reduction: request.require_reduction,
+            estimator: request.estimator,
+        };
+        let applied = apply::commit_with_facts(input, draft)?;
+        let kept = request
+            .messages
+            .get(draft.first_kept_index..)
+            .unwrap_or(&[]);
+        Ok(Compaction {
+            summary: applied.summary,
+            messages: Cow::Borrowed(kept),
+            record: Some(applied.record),
+            cleared: None,
+        })
     }
 
     /// Carries out what [`Compactor::decide`] decided: a clearing rewrites the results it

@@ -51,6 +51,13 @@ pub enum Error {
     /// fit. The message names the largest kept message, its tokens and the budget.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// A draft was committed onto a request it does not cover: the summary it replaced is not
+    /// the request's, or a message it summarizes changed (see [`crate::Draft::check_covers`]).
+    #[error("stale draft: {0}")]
+    Stale(String),
+    /// The host's review (`beforeCommit`) declined the summary: nothing was applied.
+    #[error("declined: the beforeCommit hook declined the summary")]
+    Declined,
     /// The operation was cancelled by the caller (an aborted signal).
     #[error("cancelled: {message}")]
     Cancelled {
@@ -72,6 +79,8 @@ impl Error {
             Error::EmptySummary => "empty_summary",
             Error::NoReduction(_) => "no_reduction",
             Error::TooLarge(_) => "too_large",
+            Error::Stale(_) => "stale",
+            Error::Declined => "declined",
             Error::Cancelled { .. } => "aborted",
         }
     }
@@ -162,6 +171,8 @@ mod tests {
         assert_eq!(summarization.code(), "summarization");
         assert_eq!(Error::EmptySummary.code(), "empty_summary");
         assert_eq!(Error::NoReduction(String::new()).code(), "no_reduction");
+        assert_eq!(Error::Stale(String::new()).code(), "stale");
+        assert_eq!(Error::Declined.code(), "declined");
         let cancelled = Error::Cancelled {
             message: String::new(),
             source: None,

@@ -223,6 +223,7 @@ where
         prefix: Option<&str>,
         prefix_units: impl FnOnce() -> Result<Vec<Message>>,
         estimator: &dyn Estimator,
+        focus: Option<&str>,
     ) -> Result<Vec<(Purpose, String)>> {
         let mut prefix = prefix;
         if prefix.is_some() && self.may_quote_turn_prefix(history.is_some()) {
@@ -231,7 +232,7 @@ where
                 prefix = None;
             }
         }
-        Ok(prompts(previous_summary, history, prefix))
+        Ok(prompts(previous_summary, history, prefix, focus))
     }
 
     /// The user prompts `summarize` would send for `request`, in order (history, then prefix;
@@ -246,7 +247,7 @@ where
                 } else {
                     SUMMARY_SO_FAR_PLACEHOLDER
                 };
-                prompts.push((purpose, prompt_of(purpose, records, so_far)));
+                prompts.push((purpose, prompt_of(purpose, records, so_far, request.focus)));
             }
         }
         Ok(prompts)
@@ -298,8 +299,9 @@ where
         // The instruction, the prompt's own text in its longer (updating) form, and the
         // framing of the two messages.
         let system = self.request(purpose, String::new()).system_prompt;
-        let fixed =
-            count(&system)? + count(&prompt_of(purpose, "", "-"))? + 2 * estimator.framing_tokens();
+        let fixed = count(&system)?
+            + count(&prompt_of(purpose, "", "-", request.focus))?
+            + 2 * estimator.framing_tokens();
         let window = Window::new(tokens, self.max_output_tokens);
         let rooms = Rooms::new(window, fixed, count(previous)?)?;
         chunks::split(messages, whole, rooms, estimator)
@@ -359,7 +361,7 @@ where
         let (calls, quoted) = self.calls(&request)?;
         for (purpose, chunks, previous) in calls {
             let text = self
-                .summarize_chunks(purpose, &chunks, previous, context)
+                .summarize_chunks(purpose, &chunks, previous, request.focus, context)
                 .await?;
             match purpose {
                 Purpose::History => history = Some(text),
@@ -410,6 +412,7 @@ where
         purpose: Purpose,
         chunks: &[String],
         previous: &str,
+        focus: Option<&str>,
         context: &G::Context,
     ) -> Result<SummaryText> {
         let count = chunks.len();
@@ -418,7 +421,7 @@ where
             usage: None,
         };
         for (index, records) in chunks.iter().enumerate() {
-            let prompt = prompt_of(purpose, records, &so_far.text);
+            let prompt = prompt_of(purpose, records, &so_far.text, focus);
             let chunk = (count > 1).then_some(Chunk { index, count });
             let text = self.call(purpose, prompt, chunk, context).await?;
             so_far = SummaryText {
@@ -431,10 +434,10 @@ where
 }
 
 /// The user prompt of one call for `purpose`: `records` beside the summary so far (`""` for a
-/// part's first call with no previous summary).
-fn prompt_of(purpose: Purpose, records: &str, so_far: &str) -> String {
+/// part's first call with no previous summary); a history call's says the host's `focus`.
+fn prompt_of(purpose: Purpose, records: &str, so_far: &str, focus: Option<&str>) -> String {
     match purpose {
-        Purpose::History => prompt::history(records, so_far),
+        Purpose::History => prompt::with_focus(prompt::history(records, so_far), focus),
         Purpose::TurnPrefix => prompt::turn_prefix(records, so_far),
     }
 }
@@ -453,8 +456,14 @@ pub(crate) fn prompts(
     previous_summary: &str,
     history: Option<&str>,
     prefix: Option<&str>,
+    focus: Option<&str>,
 ) -> Vec<(Purpose, String)> {
-    let history = history.map(|r| (Purpose::History, prompt::history(r, previous_summary)));
+    let history = history.map(|r| {
+        (
+            Purpose::History,
+            prompt_of(Purpose::History, r, previous_summary, focus),
+        )
+    });
     let prefix = prefix.map(|r| (Purpose::TurnPrefix, prompt::turn_prefix(r, "")));
     history.into_iter().chain(prefix).collect()
 }

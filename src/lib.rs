@@ -54,6 +54,7 @@ pub mod body;
 pub mod chunks;
 pub mod clearing;
 mod compactor;
+mod draft;
 mod error;
 mod facts;
 // Only the bindings' cache keeps facts as text.
@@ -91,10 +92,11 @@ pub mod token;
 mod wasm;
 
 pub use anchor::{Calibration, Report};
-pub use apply::{Applied, ApplyInput, Compaction, Record};
+pub use apply::{Applied, ApplyInput, CommitInput, Compaction, Receipt, Record};
 pub use compactor::{
     Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, HistoryDecision, Planned,
 };
+pub use draft::{Digest, Draft, Verdict};
 pub use error::{BoxError, Error, Result, whole_number};
 pub use facts::{MessageFacts, RequestFacts, Step, Steps};
 pub use generator::{

@@ -12,7 +12,7 @@ use crate::clearing::{Clearing, Found};
 use crate::facts::RequestFacts;
 use crate::manager::{Event, Maintained};
 use crate::plan::Plan;
-use crate::record::Record;
+use crate::record::{Receipt, Record};
 use crate::summarizer::Usage;
 
 /// Where an output is written: one call per value, objects and arrays between
@@ -77,6 +77,30 @@ pub fn record<W: Sink>(w: &mut W, key: &'static str, record: &Record) {
         let freed = record.estimate_before.saturating_sub(record.estimate_after);
         w.count("tokensFreed", freed);
     }
+    receipt(w, &record.receipt);
+    w.close();
+}
+
+/// A record's `receipt`: `{ summarizedMessages, summarizedTokens, digest, pinned, cleared }`
+/// (`digest` `null` when nothing was summarized; `pinned` and `cleared` message indices).
+pub fn receipt<W: Sink>(w: &mut W, receipt: &Receipt) {
+    w.open("receipt", false);
+    w.count("summarizedMessages", receipt.summarized_messages as u64);
+    w.count("summarizedTokens", receipt.summarized_tokens);
+    match receipt.digest {
+        Some(digest) => w.text("digest", &digest.to_hex()),
+        None => w.null("digest"),
+    }
+    indices(w, "pinned", &receipt.pinned);
+    indices(w, "cleared", &receipt.cleared);
+    w.close();
+}
+
+fn indices<W: Sink>(w: &mut W, key: &'static str, indices: &[usize]) {
+    w.open(key, true);
+    for &i in indices {
+        w.count("", i as u64);
+    }
     w.close();
 }
 
@@ -92,6 +116,11 @@ pub fn clear_record<W: Sink>(w: &mut W, key: &'static str, summary: &str, cleari
     w.count("estimateAfter", clearing.estimate_after);
     w.count("tokensFreed", clearing.tokens_freed());
     w.count("clearedResults", clearing.results.len() as u64);
+    let cleared = Receipt {
+        cleared: clearing.messages(),
+        ..Receipt::NONE
+    };
+    receipt(w, &cleared);
     w.close();
 }
 
@@ -404,6 +433,7 @@ mod tests {
         estimate_after: 200,
         usage: None,
         trimmed: false,
+        receipt: Receipt::NONE,
     };
 
     #[test]
@@ -415,6 +445,7 @@ mod tests {
             "firstKeptIndex",
             "estimateBefore",
             "estimateAfter",
+            "receipt",
         ];
         assert_eq!(keys(&plain), summary);
         let trim_record = Record {

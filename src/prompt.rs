@@ -52,3 +52,14 @@ pub(crate) fn turn_prefix(records: &str, so_far: &str) -> String {
         "<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above are the beginning of a turn that is still going on; the rest of the turn is kept verbatim after this summary. Summarize what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
     )
 }
+
+/// A history prompt with what the host asked the summary to focus on (`None` or blank: as it
+/// is): the summary still covers everything, and gives the focus the most room.
+pub(crate) fn with_focus(prompt: String, focus: Option<&str>) -> String {
+    match focus.map(str::trim).filter(|f| !f.is_empty()) {
+        None => prompt,
+        Some(focus) => format!(
+            "{prompt}\n\n<focus>\n{focus}\n</focus>\n\nGive most attention and detail to what the focus above names; still cover the rest briefly."
+        ),
+    }
+}

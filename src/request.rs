@@ -28,6 +28,9 @@ pub struct Request<'a> {
     /// What the provider counted for earlier requests this one extends (anchoring and
     /// calibration, [`crate::anchor`]); empty: estimate locally.
     pub reports: &'a [Report],
+    /// What the host asks a summary made for this request to focus on (added to the summary
+    /// prompt); `None`: nothing in particular.
+    pub focus: Option<&'a str>,
 }
 
 impl<'a> Request<'a> {
@@ -43,6 +46,7 @@ impl<'a> Request<'a> {
             require_reduction: false,
             estimator: &DEFAULT_ESTIMATOR,
             reports: &[],
+            focus: None,
         }
     }
 

@@ -5,6 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::draft::{Draft, Verdict};
 use crate::error::{Error, Result};
 use crate::message::Message;
 use crate::token::Estimator;
@@ -61,6 +62,9 @@ pub struct SummarizeRequest<'a> {
     /// The request's estimator: the generator summarizer counts the turn prefix with it, and
     /// quotes a small one instead of summarizing it.
     pub estimator: &'a dyn Estimator,
+    /// What the host asked this summary to focus on (`None`: nothing in particular); the
+    /// generator summarizer adds it to the history prompt.
+    pub focus: Option<&'a str>,
 }
 
 impl std::fmt::Debug for SummarizeRequest<'_> {
@@ -69,6 +73,7 @@ impl std::fmt::Debug for SummarizeRequest<'_> {
             .field("previous_summary", &self.previous_summary)
             .field("messages", &self.messages)
             .field("turn_prefix_messages", &self.turn_prefix_messages)
+            .field("focus", &self.focus)
             .finish_non_exhaustive()
     }
 }
@@ -101,6 +106,17 @@ pub trait Summarizer {
     /// Checks the summarizer's own configuration when the compactor is created.
     fn validate(&self) -> std::result::Result<(), String> {
         Ok(())
+    }
+
+    /// The host's say before a summary is committed (`beforeCommit` in JavaScript): called
+    /// once per summary made, after the summary was post-processed and before it is applied
+    /// or handed back as a draft. Keeps it by default.
+    fn review<'a>(
+        &'a self,
+        _draft: &'a Draft,
+        _context: &'a Self::Context,
+    ) -> LocalFuture<'a, Result<Verdict>> {
+        Box::pin(std::future::ready(Ok(Verdict::Keep)))
     }
 }
 

@@ -172,6 +172,7 @@ fn apply_summarizes_the_steps_before_the_cut() {
         turn_prefix: &prefix,
         require_reduction: true,
         estimator: &Heuristic::new(),
+        focus: None,
     };
     let c = compactor(0.0, summarizer);
     let applied = run(c.apply_with_facts(input, &plan, &())).unwrap();

@@ -206,6 +206,7 @@ fn the_preview_of_the_prompts_shows_every_chunk_with_a_placeholder_for_the_summa
         messages: &history,
         turn_prefix_messages: &[],
         estimator: &estimator,
+        focus: None,
     };
     let prompts = summarizer.prompts(&request).unwrap();
     compact_all(windowed(&script, &clock, 4_000, 500), &history, "").unwrap();

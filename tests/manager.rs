@@ -367,6 +367,7 @@ impl StateCompactor for Shrinking {
             estimate_after: 0,
             usage: None,
             trimmed: false,
+            receipt: Receipt::NONE,
         };
         Box::pin(async move { Ok((*state - 1, record)) })
     }

@@ -181,6 +181,7 @@ fn prompts_leave_out_a_quoted_prefix() {
         messages: &history,
         turn_prefix_messages: &prefix,
         estimator: &Heuristic::new(),
+        focus: None,
     };
     let tokens = prefix_tokens(&split_turn("second", vec![]));
     let purposes = |limit| {
@@ -223,6 +224,7 @@ fn an_estimator_failing_on_the_prefix_fails_the_compaction_naming_it() {
         turn_prefix: &messages[plan.turn_prefix_messages.clone()],
         require_reduction: false,
         estimator: &BrokenEstimator,
+        focus: None,
     };
     let err = run(compactor.apply_with_facts(input, &plan, &Signal::default())).unwrap_err();
     assert_eq!(err.code(), "invalid_request");
@@ -245,13 +247,20 @@ fn the_prompts_of_records_leave_out_a_quoted_prefix_and_read_its_units_only_when
     };
     // Beside a history, a small prefix is quoted: one request.
     let prompts = summarizer
-        .prompts_of("", Some("H"), Some("P"), || Ok(units.clone()), &estimator)
+        .prompts_of(
+            "",
+            Some("H"),
+            Some("P"),
+            || Ok(units.clone()),
+            &estimator,
+            None,
+        )
         .unwrap();
     assert_eq!(purposes(prompts), vec![Purpose::History]);
     // Alone it is summarized, and its units are not read.
     let unread = || -> Result<Vec<Message>> { panic!("units read") };
     let prompts = summarizer
-        .prompts_of("", None, Some("P"), unread, &estimator)
+        .prompts_of("", None, Some("P"), unread, &estimator, None)
         .unwrap();
     assert_eq!(purposes(prompts), vec![Purpose::TurnPrefix]);
     // Quoting off: both summarized.
@@ -260,7 +269,7 @@ fn the_prompts_of_records_leave_out_a_quoted_prefix_and_read_its_units_only_when
         ..generator(&script, &clock)
     };
     let prompts = never
-        .prompts_of("", Some("H"), Some("P"), unread, &estimator)
+        .prompts_of("", Some("H"), Some("P"), unread, &estimator, None)
         .unwrap();
     assert_eq!(
         purposes(prompts),

@@ -17,7 +17,7 @@ use crate::facts::{RequestFacts, estimator_failed};
 use crate::formats::{Edit, Edited, Format};
 use crate::message::{AssistantBlock, ContentBlock, Message};
 use crate::plan::Plan;
-use crate::record::Record;
+use crate::record::{Receipt, Record};
 use crate::summary::FileTracking;
 use crate::token::Estimator;
 
@@ -137,7 +137,20 @@ impl Clearing {
             estimate_after: self.estimate_after,
             usage: None,
             trimmed: false,
+            receipt: Receipt {
+                cleared: self.messages(),
+                ..Receipt::NONE
+            },
         }
+    }
+
+    /// The messages this clearing rewrites (a result, or a call's arguments), in order.
+    pub fn messages(&self) -> Vec<usize> {
+        let mut messages: Vec<usize> = self.results.iter().map(|r| r.index).collect();
+        messages.extend(&self.argument_messages);
+        messages.sort_unstable();
+        messages.dedup();
+        messages
     }
 
     /// This clearing as a summary plan that summarizes nothing (what a host that reads only

@@ -142,6 +142,7 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
                 turn_prefix: slice(plan.turn_prefix_messages.clone()),
                 require_reduction,
                 estimator: self.estimator,
+                focus: None,
             };
             let applied = self
                 .compactor

@@ -63,6 +63,7 @@ pub(crate) fn applied(
                 turn_prefix: &input.units(turn_prefix(plan), plan.first_kept_part),
                 require_reduction: options.require_reduction,
                 estimator: &ESTIMATOR,
+                focus: None,
             };
             let record = match run(compactor.apply_with_facts(input_apply, plan, &())) {
                 Ok(applied) => json!({
