@@ -153,18 +153,11 @@ impl JsCompactor {
             }
             let request = convert::request(&request)?;
             let plan = convert::plan(&plan)?;
-            self.inner.job(request, plan, &options)
+            let mut job = self.inner.job(request, plan, &options)?;
+            job.draft_only = true;
+            Ok(job)
         });
-        match job {
-            Err(error) => Promise::reject(&to_js(&error)),
-            Ok(job) => {
-                let inner = self.inner.clone();
-                future_to_promise(async move {
-                    let draft = inner.draft(&job).await.map_err(JsValue::from)?;
-                    Ok(draft.unwrap_or(JsValue::NULL))
-                })
-            }
-        }
+        self.start(job)
     }
 
     #[cfg(feature = "full")]
@@ -185,11 +178,15 @@ impl JsCompactor {
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
         if !cut.is_object() {
-            return Err(crate::Error::invalid_request("cut: expected { firstKeptIndex, firstKeptPart }").into());
+            return Err(crate::Error::invalid_request(
+                "cut: expected { firstKeptIndex, firstKeptPart }",
+            )
+            .into());
         }
         let whole = |key: &str| -> crate::Result<usize> {
             let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
-            usize::try_from(n).map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
+            usize::try_from(n)
+                .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
         };
         let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
         let digest = super::draft::digest(&request.messages, first, part, request.format)?;
