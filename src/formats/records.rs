@@ -8,7 +8,7 @@ use context_compaction_scan::Node;
 
 use super::sink::{Args, Sink, Text, Unit};
 use crate::message::StopReason;
-use crate::records::{Piece, Writer};
+use crate::records::{Mark, Piece, Writer};
 
 /// Writes the records of host messages, one after another.
 #[derive(Default)]
@@ -21,6 +21,11 @@ pub(crate) struct Records {
     cut: Option<usize>,
     /// Whether the events now come from past the cut (and are not written).
     past: bool,
+    /// Whether the message being read is pinned (its records are dropped at its end: it is
+    /// kept after the summary, not summarized).
+    pinned: bool,
+    /// Where the message being read began.
+    start: Mark,
 }
 
 impl Records {
@@ -36,7 +41,10 @@ impl Records {
 
     /// The end of one host message: its last unit is complete.
     pub(crate) fn end_message(&mut self) {
-        self.writer.close();
+        if std::mem::take(&mut self.pinned) {
+            self.writer.rewind(self.start);
+        }
+        self.start = self.writer.mark();
     }
 
     /// The records of every message read, separated by blank lines; `None` when they held
@@ -114,6 +122,10 @@ impl<'a> Sink<'a> for Records {
 
     // A system message has no units, hence no records.
     fn system(&mut self, _: String) {}
+
+    fn pin(&mut self) {
+        self.pinned = true;
+    }
 
     fn step(&mut self, part: usize) {
         if self.cut == Some(part) {
