@@ -21,11 +21,9 @@ pub(crate) struct Records {
     cut: Option<usize>,
     /// Whether the events now come from past the cut (and are not written).
     past: bool,
-    /// Whether the message being read is pinned (its records are dropped at its end: it is
-    /// kept after the summary, not summarized).
-    pinned: bool,
-    /// Where the message being read began.
-    start: Mark,
+    /// Where the message being read began, when it is pinned (its records are dropped at its
+    /// end: it is kept after the summary, not summarized).
+    pinned: Option<Mark>,
 }
 
 impl Records {
@@ -41,10 +39,10 @@ impl Records {
 
     /// The end of one host message: its last unit is complete.
     pub(crate) fn end_message(&mut self) {
-        if std::mem::take(&mut self.pinned) {
-            self.writer.rewind(self.start);
+        match self.pinned.take() {
+            Some(start) => self.writer.rewind(start),
+            None => self.writer.close(),
         }
-        self.start = self.writer.mark();
     }
 
     /// The records of every message read, separated by blank lines; `None` when they held
@@ -123,8 +121,10 @@ impl<'a> Sink<'a> for Records {
     // A system message has no units, hence no records.
     fn system(&mut self, _: String) {}
 
+    // Readers pin a message before its first unit: where the writer is now is where the
+    // message began.
     fn pin(&mut self) {
-        self.pinned = true;
+        self.pinned = Some(self.writer.mark());
     }
 
     fn step(&mut self, part: usize) {

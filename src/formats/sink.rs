@@ -83,6 +83,7 @@ pub(crate) trait Sink<'a> {
     /// results a format can hold as text have one; ignored unless a sink needs it.
     fn spot(&mut self, _spot: Spot<'a>) {}
     /// The host pinned the message (its format's marker): it is never summarized or cleared.
+    /// Called before the message's first unit (the records sink drops what follows).
     fn pin(&mut self) {}
 }
 
