@@ -1,16 +1,23 @@
 //! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
 //! cacheFacts, fileTracking, clearing }`. Every problem is `invalid_config`.
 
-use js_sys::{Array, Function};
+use js_sys::Array;
+#[cfg(feature = "full")]
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
+#[cfg(feature = "full")]
+use super::bridge::JsGenerator;
+use super::bridge::{JsApplication, JsSummarizer};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
+#[cfg(feature = "full")]
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result};
+#[cfg(feature = "full")]
 use crate::generator::{DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GeneratorSummarizer};
+#[cfg(feature = "full")]
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
@@ -50,6 +57,18 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> 
     Ok((compactor, cache))
 }
 
+/// The plan-only module never summarizes (its package entry hands it a summarizer of its own
+/// that is never called): the summarizer is not read, and the code that reads and checks one
+/// (generator options, retries) stays out of the module.
+#[cfg(not(feature = "full"))]
+fn summarizer_of(_value: &JsValue) -> Result<Option<JsSummarizer>> {
+    Ok(Some(JsSummarizer::Application(JsApplication {
+        this: JsValue::UNDEFINED,
+        summarize: JsValue::UNDEFINED.unchecked_into(),
+    })))
+}
+
+#[cfg(feature = "full")]
 fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -78,6 +97,7 @@ fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {
     }
 }
 
+#[cfg(feature = "full")]
 fn generator(
     value: &JsValue,
     generate: Function,
@@ -111,6 +131,7 @@ fn generator(
     })
 }
 
+#[cfg(feature = "full")]
 fn retry(value: &JsValue) -> Result<RetryPolicy> {
     if value.is_undefined() || value.is_null() {
         return Ok(RetryPolicy::default());
