@@ -327,7 +327,12 @@ interface RequestOptions {
   /** Bypass the threshold and require a strict estimate decrease. */
   requireReduction?: boolean | null;
   estimator?: Estimator | HeuristicEstimator | null;
+  /** A provider's own compaction (`docs/behaviour.md`, "Provider compaction"): `"window"` (the default) counts nothing before the newest one and cuts only after it; `"ignore"` reads it as any message. */
+  providerCompaction?: ProviderCompactionMode | null;
 }
+
+/** How a provider's own compaction is read: see `RequestOptions.providerCompaction`. */
+export type ProviderCompactionMode = "window" | "ignore";
 
 /**
  * A request whose `messages` are in format `F` (`format` may be left out for canonical), typed
@@ -609,6 +614,8 @@ export interface ConversationOptions<F extends MessageFormat = "canonical"> {
   estimator?: Estimator | HeuristicEstimator | null;
   /** Messages to start with. */
   messages?: readonly MessageFormats[F][] | null;
+  /** As a request's `providerCompaction`. */
+  providerCompaction?: ProviderCompactionMode | null;
 }
 
 /** Options of `Conversation.plan`: the request without its messages. */

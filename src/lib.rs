@@ -89,6 +89,7 @@ mod thrown;
 pub mod token;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+pub mod window;
 
 pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, Compaction, Record};
