@@ -71,6 +71,7 @@ pub mod manager;
 mod message;
 pub mod out;
 mod overflow;
+pub mod oversized;
 pub mod parse;
 mod plan;
 mod prompt;

@@ -3,6 +3,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{Event, StateCompactor};
+use crate::oversized::Oversized;
 use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
 use crate::clearing::{self, Clearing, Found};
@@ -155,6 +156,38 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
             };
             Ok((next, applied.record))
         })
+    }
+
+    fn trims_messages(&self) -> bool {
+        self.compactor.trims_oversized()
+    }
+
+    fn trim_message(
+        &self,
+        state: &OwnedState,
+        facts: &RequestFacts,
+        over: &Oversized,
+    ) -> Result<Option<(OwnedState, Record)>> {
+        let Some(message) = state.messages.get(over.index) else {
+            return Ok(None);
+        };
+        let Some(trimmed) = crate::oversized::trim_message(message, over) else {
+            return Ok(None);
+        };
+        let raw = MessageFacts::of(&trimmed, self.estimator)
+            .map_err(|e| estimator_failed(&format!("messages[{}]", over.index), e))?;
+        let record = crate::oversized::record(&state.summary, facts, over, raw.tokens);
+        let mut messages = state.messages.clone();
+        if let Some(place) = messages.get_mut(over.index) {
+            *place = trimmed;
+        }
+        let reports = self.reports_after(state, facts, &messages)?;
+        let next = OwnedState {
+            messages,
+            reports,
+            ..state.clone()
+        };
+        Ok(Some((next, record)))
     }
 
     fn emit(&self, _state: &OwnedState, event: Event<'_>) {
