@@ -564,6 +564,13 @@ export interface CompactorConfig {
     /** Also replace the arguments of the cleared calls with `{}` (`false`: never). Default: those of 200 tokens or more, with their result however small. */
     clearArguments?: boolean;
   } | null;
+  /**
+   * Let a `ContextManager` trim the middle of a user message too large for the window (a pasted
+   * document) instead of failing with `too_large`: head and tail kept, with a marker saying how
+   * much was removed (reason `"trimmed"`, record `kind: "trim"`; your objects are not changed).
+   * Off by default.
+   */
+  trimOversized?: boolean | null;
 }
 
 /** A summary request `summarizerInput` previews. */
@@ -733,6 +740,8 @@ export type MaintainReason =
   | "belowThreshold"
   | "irreducible"
   | "nothingToRemove"
+  /** A user message too large for the window was trimmed (config `trimOversized`); no summary was made. */
+  | "trimmed"
   | "estimateFailed"
   | "planFailed"
   | "rewriteFailed";
