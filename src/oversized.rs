@@ -7,10 +7,12 @@
 
 use crate::clearing::MIN_TRIMMED_TOKENS;
 use crate::clearing::trim_middle;
-use crate::facts::RequestFacts;
+use crate::error::Result;
+use crate::facts::{RequestFacts, estimator_failed};
 use crate::message::{ContentBlock, Message, Role};
 use crate::plan::Plan;
 use crate::record::Record;
+use crate::token::Estimator;
 
 /// The user message to trim and the size to trim it to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,26 +98,77 @@ pub fn trim_text(text: &str, keep: usize, removed_tokens: u64) -> Option<String>
     trim_middle(text, keep, removed_tokens, "message")
 }
 
-/// A canonical user message with its largest text trimmed (see [`Oversized`]); `None` when it
-/// holds no text long enough.
-pub fn trim_message(message: &Message, over: &Oversized) -> Option<Message> {
+/// The fewest characters a trimmed text keeps: a text that would keep fewer does not hold the
+/// message's tokens (a short text of a message whose size is elsewhere), and is left alone.
+const MIN_KEPT_CHARS: usize = 256;
+
+/// How many tries [`fit`] makes.
+const TRIES: usize = 3;
+
+/// The message `trim(keep)` makes from its largest text (of `chars` characters) when it keeps
+/// `keep` of them, with its tokens, fitted to `over.target`: the first try keeps the share of
+/// the text the target is of the message, each next one less by what the last went over (the
+/// marker counts too, more with some estimators). `None` when there is nothing to trim.
+pub fn fit<T>(
+    chars: usize,
+    over: &Oversized,
+    mut trim: impl FnMut(usize, u64) -> Result<Option<(T, u64)>>,
+) -> Result<Option<(T, u64)>> {
+    let per_token = chars as f64 / over.tokens.max(1) as f64;
+    let mut keep = kept_chars(chars, over.tokens, over.target);
+    let removed = over.tokens.saturating_sub(over.target);
+    let mut last = None;
+    for _ in 0..TRIES {
+        if keep < MIN_KEPT_CHARS {
+            break;
+        }
+        let Some((made, tokens)) = trim(keep, removed)? else {
+            break;
+        };
+        let over_by = tokens.saturating_sub(over.target);
+        last = Some((made, tokens));
+        if over_by == 0 {
+            break;
+        }
+        keep = keep.saturating_sub((over_by as f64 * per_token).ceil() as usize + 1);
+    }
+    Ok(last)
+}
+
+/// A canonical user message with its largest text trimmed to about `over.target` tokens by
+/// `estimator` (see [`fit`]), and its tokens; `None` when it holds no text long enough.
+pub fn trim_message(
+    message: &Message,
+    over: &Oversized,
+    estimator: &dyn Estimator,
+) -> Result<Option<(Message, u64)>> {
     let Message::User(user) = message else {
-        return None;
+        return Ok(None);
     };
     let texts = user.content.iter().enumerate();
-    let (k, text) = texts
+    let largest = texts
         .filter_map(|(k, b)| match b {
             ContentBlock::Text(text) => Some((k, text)),
             _ => None,
         })
-        .max_by_key(|(_, text)| text.len())?;
-    let keep = kept_chars(text.chars().count(), over.tokens, over.target);
-    let trimmed = trim_text(text, keep, over.tokens - over.target)?;
-    let mut user = user.clone();
-    if let Some(block) = user.content.get_mut(k) {
-        *block = ContentBlock::Text(trimmed);
-    }
-    Some(Message::User(user))
+        .max_by_key(|(_, text)| text.len());
+    let Some((k, text)) = largest else {
+        return Ok(None);
+    };
+    fit(text.chars().count(), over, |keep, removed| {
+        let Some(trimmed) = trim_text(text, keep, removed) else {
+            return Ok(None);
+        };
+        let mut user = user.clone();
+        if let Some(block) = user.content.get_mut(k) {
+            *block = ContentBlock::Text(trimmed);
+        }
+        let message = Message::User(user);
+        let tokens = crate::MessageFacts::of(&message, estimator)
+            .map_err(|e| estimator_failed(&format!("messages[{}]", over.index), e))?
+            .tokens;
+        Ok(Some((message, tokens)))
+    })
 }
 
 #[cfg(test)]
@@ -187,7 +240,10 @@ mod tests {
 
     #[test]
     fn a_message_that_would_go_below_the_floor_is_not_trimmed() {
-        let facts = request(vec![message(130_000, Role::Assistant), message(5_000, Role::User)]);
+        let facts = request(vec![
+            message(130_000, Role::Assistant),
+            message(5_000, Role::User),
+        ]);
         assert_eq!(oversized(&facts, None, 128_000, 1.0), None);
     }
 
@@ -202,9 +258,12 @@ mod tests {
             tokens: 20_000,
             target: 2_000,
         };
-        let Some(Message::User(trimmed)) = trim_message(&message, &over) else {
+        let chars = crate::token::Heuristic::new();
+        let Ok(Some((Message::User(trimmed), tokens))) = trim_message(&message, &over, &chars)
+        else {
             panic!("trimmed");
         };
+        assert!(tokens <= 2_000, "{tokens}");
         let Some(ContentBlock::Text(new)) = trimmed.content.get(1) else {
             panic!("a text");
         };

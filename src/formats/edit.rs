@@ -188,14 +188,16 @@ impl<'a> Sink<'a> for Editor<'_, '_> {
 
 impl Format {
     /// One host message's JSON `text` with the middle of its largest user text cut so that it
-    /// comes to about `over.target` tokens (`crate::oversized`): the reader says which strings
-    /// are user text, every other byte is kept. `None` when it holds no such text long enough.
+    /// comes to about `over.target` tokens by `estimator` (`crate::oversized::fit`), and its
+    /// tokens: the reader says which strings are user text, every other byte is kept. `None`
+    /// when it holds no such text long enough.
     pub fn trim_user_json(
         self,
         text: &str,
         path: &str,
         over: &crate::oversized::Oversized,
-    ) -> Result<Option<String>> {
+        estimator: &dyn crate::token::Estimator,
+    ) -> Result<Option<(String, u64)>> {
         let mut nodes = Vec::new();
         let message = super::scan(text, path, &mut nodes)?;
         let mut largest = LargestUserText::default();
@@ -207,21 +209,22 @@ impl Format {
         let Some(start) = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize) else {
             return Ok(None);
         };
-        let old = value.str().unwrap_or_default();
-        let keep = crate::oversized::kept_chars(old.chars().count(), over.tokens, over.target);
-        let removed = over.tokens.saturating_sub(over.target);
-        let Some(trimmed) = crate::oversized::trim_text(&old, keep, removed) else {
-            return Ok(None);
-        };
         // A string's raw text is what is between its quotes.
         let (Some(before), Some(after)) = (text.get(..start), text.get(start + raw.len()..)) else {
             return Ok(None);
         };
-        let mut out = String::with_capacity(before.len() + trimmed.len() + after.len());
-        out.push_str(before);
-        escape_into(&trimmed, &mut out);
-        out.push_str(after);
-        Ok(Some(out))
+        let old = value.str().unwrap_or_default();
+        crate::oversized::fit(old.chars().count(), over, |keep, removed| {
+            let Some(trimmed) = crate::oversized::trim_text(&old, keep, removed) else {
+                return Ok(None);
+            };
+            let mut out = String::with_capacity(before.len() + trimmed.len() + after.len());
+            out.push_str(before);
+            escape_into(&trimmed, &mut out);
+            out.push_str(after);
+            let tokens = self.facts_json(&out, path, estimator)?.tokens;
+            Ok(Some((out, tokens)))
+        })
     }
 }
 

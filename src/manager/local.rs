@@ -3,7 +3,6 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{Event, StateCompactor};
-use crate::oversized::Oversized;
 use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
 use crate::clearing::{self, Clearing, Found};
@@ -11,6 +10,7 @@ use crate::compactor::{Compactor, Planned};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
+use crate::oversized::Oversized;
 use crate::plan::Plan;
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::{LocalFuture, Summarizer};
@@ -171,12 +171,11 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
         let Some(message) = state.messages.get(over.index) else {
             return Ok(None);
         };
-        let Some(trimmed) = crate::oversized::trim_message(message, over) else {
+        let trimmed = crate::oversized::trim_message(message, over, self.estimator)?;
+        let Some((trimmed, tokens)) = trimmed else {
             return Ok(None);
         };
-        let raw = MessageFacts::of(&trimmed, self.estimator)
-            .map_err(|e| estimator_failed(&format!("messages[{}]", over.index), e))?;
-        let record = crate::oversized::record(&state.summary, facts, over, raw.tokens);
+        let record = crate::oversized::record(&state.summary, facts, over, tokens);
         let mut messages = state.messages.clone();
         if let Some(place) = messages.get_mut(over.index) {
             *place = trimmed;

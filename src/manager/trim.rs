@@ -2,11 +2,11 @@
 //! and what a rewrite resolves to.
 
 use super::{Maintained, Outcome, Reason, StateCompactor, with_events};
+use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
-use crate::apply::Record;
 
 /// What maintenance resolves to once a rewrite was `done` (or failed: the state unchanged).
 pub(super) fn finish<S>(

@@ -453,10 +453,10 @@ impl StateCompactor for JsStateCompactor {
         let (index, format) = (over.index, request.format);
         let path = format!("messages[{index}]");
         let text = stringify::json_text(&request.messages.get(index as u32), &path)?;
-        let Some(trimmed) = format.trim_user_json(&text, &path, over)? else {
+        let trimmed = format.trim_user_json(&text, &path, over, &request.estimator)?;
+        let Some((trimmed, tokens)) = trimmed else {
             return Ok(None);
         };
-        let raw = format.facts_json(&trimmed, &path, &request.estimator)?;
         // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
         let object = JSON::parse(&trimmed)
             .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
@@ -464,7 +464,7 @@ impl StateCompactor for JsStateCompactor {
         messages.set(index as u32, object);
         let _ = Reflect::set(&copy, &"messages".into(), &messages);
         self.learn_rewrite(&request, facts, &copy);
-        let record = crate::oversized::record(&request.summary, facts, over, raw.tokens);
+        let record = crate::oversized::record(&request.summary, facts, over, tokens);
         Ok(Some((copy.into(), record)))
     }
 
