@@ -26,7 +26,7 @@ impl ProviderCompaction {
             "window" => Ok(ProviderCompaction::Window),
             "ignore" => Ok(ProviderCompaction::Ignore),
             other => Err(Error::invalid_request(format!(
-                "{place}: unknown mode {other:?} (expected \"window\" or \"ignore\")"
+                "{place}: unknown mode \"{other}\" (expected \"window\" or \"ignore\")"
             ))),
         }
     }
