@@ -56,7 +56,9 @@ export class ChatCompaction {
     // The stored entries whose results are still sent, and what this clearing added.
     const entries = presentIn(valid?.cleared ?? [], kept);
     let next = entries.length === (valid?.cleared?.length ?? 0) ? valid : withCleared(valid, entries);
-    if (result.compacted) {
+    // A trimmed message is sent as trimmed; the stored state does not change (the client
+    // posts the message whole again, and it is trimmed again).
+    if (result.compacted && result.reason !== "trimmed") {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       const first = origin(firstNonSystem(kept), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record: result.record }, [...entries, ...fresh]);
@@ -208,6 +210,7 @@ class StepCompaction {
     if (result.error?.code === "invalid_request") throw result.error;
     if (result.compacted) {
       result.state.messages = withUsage.restore(result.state.messages);
+      if (result.reason === "trimmed") return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };
       this.#record = result.record;
       if (result.reason === "cleared") {
         // Rewritten in place, index for index: the new objects come from where theirs did.

@@ -9,7 +9,7 @@ import { guarded, guardedOr, record } from "./host.js";
 
 const DEFAULT_RESERVE = 16_384;
 /** The options route and preview both read (the route reads a few more: `CHAT_ONLY_KEYS`). */
-const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
+const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing", "trimOversized"];
 export const CHAT_ONLY_KEYS = ["summarizer", "onEvent", "convertToModelMessages"];
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
@@ -45,8 +45,8 @@ const shown = (value) => (typeof value === "number" ? String(value) : typeof val
 
 /** The `Compactor` config both build from their options (`clearing` off when absent). */
 export function compactorConfig(read, summarizer) {
-  const { keepRecentTokens, triggerRatio, clearing } = read;
-  return { keepRecentTokens, triggerRatio, summarizer, ...(clearing === undefined ? {} : { clearing }) };
+  const { keepRecentTokens, triggerRatio, clearing, trimOversized } = read;
+  return { keepRecentTokens, triggerRatio, summarizer, trimOversized, ...(clearing === undefined ? {} : { clearing }) };
 }
 
 /** The check of stored cleared entries (`chatInput`'s `clearable`) for a compactor and options. */

@@ -156,6 +156,8 @@ export interface ChatCompactionOptions<ModelMessage> {
    * protectRecentTokens, neverClear, clearArguments }` as in the `Compactor` config.
    */
   clearing?: ChatClearingOptions;
+  /** Trim the middle of a user message too large for the window instead of failing, as the `Compactor` config's `trimOversized`. */
+  trimOversized?: boolean;
 }
 
 /** The AI SDK's `prepareStep` options this entry reads. */
@@ -213,6 +215,8 @@ export interface ChatPreviewOptions {
   estimator?: Estimator | HeuristicEstimator;
   /** The route's `clearing` option. */
   clearing?: ChatClearingOptions;
+  /** The route's `trimOversized` option (a preview does not trim). */
+  trimOversized?: boolean;
 }
 
 /** One UIMessage in a preview. */

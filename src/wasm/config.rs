@@ -1,5 +1,5 @@
 //! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
-//! cacheFacts, fileTracking, clearing }`. Every problem is `invalid_config`.
+//! cacheFacts, fileTracking, clearing, trimOversized }`. Every problem is `invalid_config`.
 
 use js_sys::Array;
 #[cfg(feature = "full")]
@@ -27,12 +27,8 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
         return Err(invalid("config: expected an object"));
     }
     let summarizer = read_field(config, "summarizer", "config")?;
-    let cache = match read_field(config, "cacheFacts", "config")? {
-        v if v.is_undefined() || v.is_null() => true,
-        v => v
-            .as_bool()
-            .ok_or_else(|| invalid("config.cacheFacts must be a boolean"))?,
-    };
+    let cache = flag(config, "cacheFacts")?.unwrap_or(true);
+    let trim_oversized = flag(config, "trimOversized")?.unwrap_or(false);
     let tracking = file_tracking(&read_field(config, "fileTracking", "config")?)?;
     let clearing = super::clearing::policy(
         &read_field(config, "clearing", "config")?,
@@ -56,8 +52,20 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
     }
     core.file_tracking = tracking.unwrap_or_default();
     core.clearing = clearing;
+    core.trim_oversized = trim_oversized;
     let compactor = Compactor::new(core)?;
     Ok((compactor, cache))
+}
+
+/// The boolean at `key` of `config`, `None` when missing or `null`.
+fn flag(config: &JsValue, key: &str) -> Result<Option<bool>> {
+    match read_field(config, key, "config")? {
+        v if v.is_undefined() || v.is_null() => Ok(None),
+        v => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| invalid(format!("config.{key} must be a boolean"))),
+    }
 }
 
 /// The config's `beforeCommit` hook.
