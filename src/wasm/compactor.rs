@@ -178,18 +178,30 @@ impl JsCompactor {
         super::draft::commit(&self.inner, &request, &draft).map_err(JsValue::from)
     }
 
-    #[cfg(feature = "full")]
+    /// Whether `draft` still covers `request`: `commit` would not refuse it as `stale` (the
+    /// request's summary is the one it replaces, and nothing it summarizes changed). Nothing
+    /// is committed; the plan-only module has it too, for a preview of a pending draft.
+    pub fn covers(&self, request: JsValue, draft: JsValue) -> Result<bool, JsValue> {
+        let request = convert::request(&request)?;
+        let draft = super::draft::read(&draft)?;
+        super::draft::covers(&request, &draft).map_err(JsValue::from)
+    }
+
     /// The digest of what a cut (`{ firstKeptIndex, firstKeptPart }`: a record, a plan or a
     /// draft) covers in `request`'s messages: what a record's `receipt.digest` is checked
     /// against later.
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
         if !cut.is_object() {
-            return Err(crate::Error::invalid_request("cut: expected { firstKeptIndex, firstKeptPart }").into());
+            return Err(crate::Error::invalid_request(
+                "cut: expected { firstKeptIndex, firstKeptPart }",
+            )
+            .into());
         }
         let whole = |key: &str| -> crate::Result<usize> {
             let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
-            usize::try_from(n).map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
+            usize::try_from(n)
+                .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
         };
         let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
         let digest = super::draft::digest(&request.messages, first, part, request.format)?;

@@ -253,7 +253,10 @@ impl Engine {
             .core
             .draft_with_facts(job.input(), plan, &job.context)
             .await?;
-        Ok(Some(super::draft::to_js(&draft, job.context.kept_id.clone())))
+        Ok(Some(super::draft::to_js(
+            &draft,
+            job.context.kept_id.clone(),
+        )))
     }
 
     /// Applies the job and builds the `{ summary, messages, record }` object.
