@@ -88,7 +88,7 @@ test("a pending draft no longer covers an edited history, another summary, or a 
   const edited = messages.slice();
   edited[1] = { ...edited[1], parts: [{ type: "step-start" }, { type: "text", text: "regenerated", state: "done" }] };
   assert.equal(covers(edited), false, "a message it summarizes changed");
-  const later = messages.slice();
+  const later = [...messages, ...turn(6)];
   later[later.length - 1] = { ...later.at(-1), parts: [{ type: "text", text: "kept, edited", state: "done" }] };
   assert.equal(covers(later), true, "a kept message may change");
   // The route compacted meanwhile: the state's summary is not the one the draft replaces.
