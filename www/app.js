@@ -433,8 +433,7 @@ function showReceipt(record) {
   $("receipt").innerHTML = receipt ? [
     stat("summarized", `${format(receipt.summarizedMessages)} messages`),
     stat("summarized tokens", format(receipt.summarizedTokens)),
-    stat("digest", receipt.digest ?? "—"),
-    stat("estimate after", format(record.estimateAfter)),
+    stat("digest of what it covers", receipt.digest ?? "—", "digest"),
   ].join("") : "";
   $("summary-details").hidden = !summary;
   $("summary-now").textContent = summary;

@@ -218,9 +218,7 @@ test("the preview page", async (t) => {
       assert.equal(await page.locator(".bar").count(), session.length - plan.firstKeptIndex, "the bars show the kept messages");
       // The receipt is the library's: what a summary of that cut covers, and its digest.
       const compactor = new Compactor({ keepRecentTokens: 20000, triggerRatio: 0.8, summarizer: { summarize: async () => edited } });
-      const request = { messages: session, inputTokenBudget: 128000 - 16384 };
-      const { summary, record } = await compactor.compact(request);
-      assert.equal(summary, edited);
+      const { record } = await compactor.compact({ messages: session, inputTokenBudget: 128000 - 16384 });
       const receipt = await page.locator("#receipt").textContent();
       assert.ok(receipt.includes(`${record.receipt.summarizedMessages.toLocaleString("en-US")} messages`), receipt);
       assert.ok(receipt.includes(record.receipt.summarizedTokens.toLocaleString("en-US")), receipt);
