@@ -292,14 +292,14 @@ export interface ChatPreviewSummaryPlan {
 /**
  * A summary made ahead of time and not applied, as the app stores it beside the chat state: a
  * draft as `compactor.draft` gives it, located in the posted UIMessages by `firstKeptId` and
- * `firstKeptPart` (a part of that message, as the state's).
+ * `firstKeptPart` (a part of that message as posted, as the state's).
  */
-export type ChatPendingDraft = Pick<Draft, "summary" | "digest" | "previousDigest"> & { firstKeptId: string; firstKeptPart: number };
+export type ChatPendingDraft = Pick<Draft, "summary" | "firstKeptId" | "firstKeptPart" | "digest" | "previousDigest">;
 
 /** A pending summary as the preview shows it. */
 export interface ChatPreviewPending {
   summary: string;
-  firstKeptId: string;
+  firstKeptId: string | null;
   firstKeptPart: number;
   /**
    * Whether it still covers the messages: the state's summary is the one it replaces and

@@ -421,7 +421,7 @@ function discardDraft(state = "none") {
 
 function setDraft(state, by) {
   document.body.dataset.draft = state;
-  $("draft-by").textContent = by;
+  $("draft-by").textContent = by || "by a local stand-in (no model), or the endpoint below once filled in";
   $("draft-panel").hidden = state !== "ready";
   $("draft").disabled = state === "pending";
 }

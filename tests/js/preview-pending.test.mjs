@@ -124,6 +124,24 @@ test("a pending draft that cuts inside a message: located by its part, stale whe
   preview.free();
 });
 
+test("a pending draft's part is the posted message's: under a state that keeps a message from a later step", async () => {
+  const messages = chat(2);
+  const last = messages.at(-1);
+  // The route sends the last answer from its second step on (the state's cut) and drafts that.
+  const state = { summary: "old summary", firstKeptId: last.id, firstKeptPart: 2, record: null };
+  const sent = [{ id: last.id, role: "assistant", parts: last.parts.slice(2) }];
+  const draft = await pendingOf(sent, "old summary", 300);
+  assert.equal(draft.firstKeptIndex, 0);
+  assert.ok(draft.firstKeptPart > 0, "a cut inside it");
+  const preview = new ChatPreview(OPTIONS);
+  const pending = { ...draft, firstKeptPart: draft.firstKeptPart + 2 };
+  preview.update(messages, state, { pending });
+  assert.deepEqual(preview.pending(), { summary: draft.summary, firstKeptId: last.id, firstKeptPart: draft.firstKeptPart + 2, covers: true });
+  preview.update(messages, state, { pending: draft });
+  assert.equal(preview.pending().covers, false, "the part in the sent message's terms is another cut");
+  preview.free();
+});
+
 test("covers on the plan-only module answers as the whole one; bad drafts are named", async () => {
   const messages = chat(4);
   const pending = await pendingOf(messages);

@@ -25,8 +25,10 @@ preview.update([]);
 const previewed: ChatPreviewPlan | null = preview.plan();
 // A pending summary stored beside the state: a draft located by its first kept UIMessage.
 declare const draft: Draft;
-const pending: ChatPendingDraft = { ...draft, firstKeptId: draft.firstKeptId ?? "" };
+const pending: ChatPendingDraft = draft;
 preview.update([], null, { pending });
+// @ts-expect-error a pending summary needs its digests
+preview.update([], null, { pending: { summary: "s", firstKeptId: "m1", firstKeptPart: 0 } });
 const covers: boolean | undefined = preview.pending()?.covers;
 const stillCovers: boolean = planner.covers({ format: "ai-sdk-ui", messages: [] }, draft);
 planner.digest({ messages }, { firstKeptIndex: 0 });
