@@ -79,7 +79,8 @@ export function chatPreviewOn(Compactor) {
       const key = JSON.stringify([pending.digest, pending.previousDigest, cut.firstKeptIndex, cut.firstKeptPart, summary]);
       const last = this.#checked;
       if (last && last.key === key && last.covered.length === covered.length && last.covered.every((m, i) => m === covered[i])) return last.covers;
-      const covers = this.#compactor.covers({ format: "ai-sdk-ui", messages: sent, summary }, { ...pending, ...cut });
+      const draft = { summary: pending.summary, digest: pending.digest, previousDigest: pending.previousDigest, ...cut };
+      const covers = this.#compactor.covers({ format: "ai-sdk-ui", messages: sent, summary }, draft);
       this.#checked = { key, covered, covers };
       return covers;
     }
@@ -129,13 +130,19 @@ export function chatPreviewOn(Compactor) {
   };
 }
 
-/** `update`'s `{ pending }`: an object or nothing (read once; its fields are read by `covers`). */
+/**
+ * `update`'s `{ pending }`: a draft or nothing, read once and checked, so that `pending()` never
+ * throws (a cut it cannot locate only covers nothing).
+ */
 function pendingOf(options) {
   if (options === undefined || options === null) return null;
   const pending = read(() => record(options, "options"))?.pending;
   if (pending === undefined || pending === null) return null;
   const copy = read(() => record(pending, "options.pending"));
-  if (copy === null || typeof copy.summary !== "string") throw new CompactionError("invalid_request", "invalid request: options.pending must be a draft ({ summary, firstKeptId, firstKeptPart, digest, previousDigest }) or null");
+  const digest = (value) => typeof value === "string" && /^[0-9a-f]{16}$/.test(value);
+  if (copy === null || typeof copy.summary !== "string" || !digest(copy.digest) || !digest(copy.previousDigest)) {
+    throw new CompactionError("invalid_request", "invalid request: options.pending must be a draft ({ summary, firstKeptId, firstKeptPart, digest, previousDigest }) or null");
+  }
   return copy;
 }
 

@@ -157,7 +157,14 @@ test("covers on the plan-only module answers as the whole one; bad drafts are na
   assert.equal(whole.covers({ ...request, messages: changed }, pending), false);
   assert.throws(() => plan.covers(request, { ...pending, previousDigest: 7 }), (e) => e.code === "invalid_request" && /draft\.previousDigest/.test(e.message));
   const preview = new ChatPreview(OPTIONS);
-  assert.throws(() => preview.update(messages, null, { pending: "text" }), (e) => e instanceof CompactionError && e.code === "invalid_request" && /options\.pending/.test(e.message));
+  for (const bad of ["text", { ...pending, digest: "nope" }, { ...pending, previousDigest: undefined }, { ...pending, summary: 1 }]) {
+    assert.throws(() => preview.update(messages, null, { pending: bad }), (e) => e instanceof CompactionError && e.code === "invalid_request" && /options\.pending/.test(e.message));
+  }
+  const hostile = new Proxy({}, { ownKeys: () => { throw new Error("trap"); } });
+  assert.throws(() => preview.update(messages, null, { pending: hostile }), (e) => e instanceof CompactionError && e.code === "invalid_request" && /trap/.test(e.message));
+  // A pending summary whose cut cannot be found covers nothing; pending() does not throw.
+  preview.update(messages, null, { pending: { ...pending, firstKeptId: null, usage: "garbage" } });
+  assert.equal(preview.pending().covers, false);
   preview.free();
   plan.free();
   whole.free();
