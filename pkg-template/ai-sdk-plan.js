@@ -99,6 +99,38 @@ function checkEntries(state, live, memo, clearable) {
   return kept.length > 0 ? { ...rest, cleared: kept } : rest;
 }
 
+/**
+ * `record` (a summary's) with where its summary starts in the posted UIMessages, so that an app
+ * can name what was summarized without the state listing every id: `receipt.firstId` and
+ * `receipt.firstPart`, the first message (and part) it covers; it covers everything from there
+ * up to the state's `firstKeptId` and `firstKeptPart`. `messages` are the ones the compaction
+ * was given, `originOf(message)` the `{ id, part }` one came from (or nothing when not known:
+ * the record is returned as it is, as for a clearing, which summarized nothing).
+ */
+export function withFirstSummarized(record, messages, originOf) {
+  const receipt = record?.receipt;
+  if (!receipt || receipt.summarizedMessages === 0) return record;
+  const pinned = new Set(receipt.pinned);
+  const at = messages.findIndex((message, index) => index <= record.firstKeptIndex && !pinned.has(index) && guardedOr(() => message.role !== "system", false));
+  const origin = at < 0 ? undefined : originOf(messages[at]);
+  if (!origin || typeof origin.id !== "string") return record;
+  return { ...record, receipt: { ...receipt, firstId: origin.id, firstPart: origin.part ?? 0 } };
+}
+
+/**
+ * Where a pending draft cuts the live UIMessages `live` (as `chatInput` gives them), in the terms
+ * of the messages as sent: `{ firstKeptIndex, firstKeptPart }`. The draft is located by its
+ * `firstKeptId` and `firstKeptPart` (a part of the posted message, as the state's); `null` when
+ * it cannot be (its first kept message is gone, or the live messages start after its cut).
+ */
+export function pendingCut(live, pending) {
+  const { firstKeptId: id, firstKeptPart: part } = pending;
+  if (typeof id !== "string" || !Number.isSafeInteger(part) || part < 0) return null;
+  const at = live.findIndex(({ message }) => message.id === id);
+  if (at < 0 || part < live[at].from) return null;
+  return { firstKeptIndex: at, firstKeptPart: part - live[at].from };
+}
+
 /** The copies `chatInput` makes, one per posted message while it stays the same. */
 export class ChatMemo {
   #trimmed = new WeakMap();

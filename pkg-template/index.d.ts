@@ -671,6 +671,12 @@ export declare class Compactor {
    * summary is not the one the draft replaces or a message it covers changed.
    */
   commit<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, draft: Draft): CompactionResult<M>;
+  /**
+   * Whether `commit(request, draft)` would take the draft (`false` where it throws `stale`),
+   * without committing: for a draft kept a while (a pending one), before showing or using it.
+   * The plan-only module's `Compactor` has it too.
+   */
+  covers<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, draft: Draft): boolean;
   /** The digest of what a cut (a record, plan or draft) covers in `request`'s messages: a record's `receipt.digest` again, while they are unchanged. */
   digest<M extends MessageFormats[F], F extends MessageFormat = "canonical">(
     request: RequestIn<F, M>,
