@@ -453,6 +453,8 @@ export interface Usage {
 export interface CompactionRecord {
   summary: string;
   firstKeptIndex: number;
+  /** The part of message `firstKeptIndex` the kept messages start at (a UIMessage cut between its steps), else 0. */
+  firstKeptPart: number;
   estimateBefore: number;
   estimateAfter: number;
   usage?: Usage;

@@ -205,6 +205,7 @@ pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result
         record: Record {
             summary: text,
             first_kept_index: first,
+            first_kept_part: part,
             estimate_before,
             estimate_after,
             usage: draft.usage,

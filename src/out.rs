@@ -62,12 +62,13 @@ pub fn usage<W: Sink>(w: &mut W, key: &'static str, usage: &Usage) {
     w.close();
 }
 
-/// A record: `{ summary, firstKeptIndex, estimateBefore, estimateAfter, usage? }`, and of a
-/// trim `kind: "trim"` and `tokensFreed`.
+/// A record: `{ summary, firstKeptIndex, firstKeptPart, estimateBefore, estimateAfter, usage?,
+/// receipt }`, and of a trim `kind: "trim"` and `tokensFreed`.
 pub fn record<W: Sink>(w: &mut W, key: &'static str, record: &Record) {
     w.open(key, false);
     w.text("summary", &record.summary);
     w.count("firstKeptIndex", record.first_kept_index as u64);
+    w.count("firstKeptPart", record.first_kept_part as u64);
     w.count("estimateBefore", record.estimate_before);
     w.count("estimateAfter", record.estimate_after);
     if let Some(used) = &record.usage {
@@ -106,13 +107,14 @@ fn indices<W: Sink>(w: &mut W, key: &'static str, indices: &[usize]) {
 }
 
 /// The record of a clearing that left the summary `summary`: `{ kind: "clear", summary,
-/// firstKeptIndex: 0, estimateBefore, estimateAfter, tokensFreed, clearedResults }` (how many
-/// results it cleared).
+/// firstKeptIndex: 0, firstKeptPart: 0, estimateBefore, estimateAfter, tokensFreed,
+/// clearedResults, receipt }` (how many results it cleared).
 pub fn clear_record<W: Sink>(w: &mut W, key: &'static str, summary: &str, clearing: &Clearing) {
     w.open(key, false);
     w.text("kind", CLEAR);
     w.text("summary", summary);
     w.count("firstKeptIndex", 0);
+    w.count("firstKeptPart", 0);
     w.count("estimateBefore", clearing.estimate_before);
     w.count("estimateAfter", clearing.estimate_after);
     w.count("tokensFreed", clearing.tokens_freed());
@@ -446,6 +448,7 @@ mod tests {
     const RECORD: Record = Record {
         summary: String::new(),
         first_kept_index: 3,
+        first_kept_part: 0,
         estimate_before: 900,
         estimate_after: 200,
         usage: None,
@@ -460,6 +463,7 @@ mod tests {
         let summary = [
             "summary",
             "firstKeptIndex",
+            "firstKeptPart",
             "estimateBefore",
             "estimateAfter",
             "receipt",

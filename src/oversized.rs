@@ -80,6 +80,7 @@ pub fn record(summary: &str, facts: &RequestFacts, over: &Oversized, raw_tokens:
     Record {
         summary: summary.to_owned(),
         first_kept_index: 0,
+        first_kept_part: 0,
         estimate_before: before,
         estimate_after: before.saturating_sub(over.tokens).saturating_add(now),
         usage: None,

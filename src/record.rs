@@ -11,6 +11,9 @@ pub struct Record {
     pub summary: String,
     /// Where the retained suffix starts in the request's messages.
     pub first_kept_index: usize,
+    /// The part of message `first_kept_index` it starts at (0: the whole message; a later
+    /// step of an AI SDK UIMessage otherwise).
+    pub first_kept_part: usize,
     /// The request's estimate before compaction.
     pub estimate_before: u64,
     /// The estimate of the compacted state, by the same estimator.

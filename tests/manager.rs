@@ -363,6 +363,7 @@ impl StateCompactor for Shrinking {
         let record = Record {
             summary: "S".into(),
             first_kept_index: 1,
+            first_kept_part: 0,
             estimate_before: 0,
             estimate_after: 0,
             usage: None,

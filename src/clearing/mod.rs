@@ -133,6 +133,7 @@ impl Clearing {
         Record {
             summary: summary.to_owned(),
             first_kept_index: 0,
+            first_kept_part: 0,
             estimate_before: self.estimate_before,
             estimate_after: self.estimate_after,
             usage: None,

@@ -128,3 +128,19 @@ test("focus reaches an application summarizer and the built-in summarizer's hist
   assert.ok(previewed[0].prompt.includes("<focus>"), "summarizerInput shows it too");
   assert.throws(() => c.plan({ ...request, focus: 3 }), (e) => e.code === "invalid_request" && /focus/.test(e.message));
 });
+
+test("a record cut between a UIMessage's steps says where (firstKeptPart), and its digest checks", async () => {
+  const parts = [];
+  for (let i = 0; i < 30; i++) parts.push({ type: "step-start" }, { type: "text", text: `step ${i} ${"word ".repeat(200)}` });
+  const messages = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "do the long task" }] },
+    { id: "a1", role: "assistant", parts },
+  ];
+  const { compactor: c } = compactor({ keepRecentTokens: 1500 });
+  const request = { format: "ai-sdk-ui", messages, inputTokenBudget: 3000 };
+  const { record } = await c.compact(request);
+  assert.equal(record.firstKeptIndex, 1);
+  assert.ok(record.firstKeptPart > 0, "cut between the steps");
+  assert.equal(c.digest(request, record), record.receipt.digest);
+  assert.notEqual(c.digest(request, { firstKeptIndex: 1 }), record.receipt.digest, "the part matters");
+});
