@@ -16,7 +16,7 @@ export function register(glue) {
 }
 
 // Methods that return a promise: after free() they reject rather than throw.
-const ASYNC = new Set(["apply", "compact", "maintain", "run"]);
+const ASYNC = new Set(["apply", "compact", "draft", "maintain", "run"]);
 // Classes whose methods hold their object exclusively while they run (wasm `&mut self`).
 const EXCLUSIVE = new Set(["Conversation"]);
 const guarded = Symbol("context-compaction guarded");

@@ -327,6 +327,12 @@ interface RequestOptions {
   /** Bypass the threshold and require a strict estimate decrease. */
   requireReduction?: boolean | null;
   estimator?: Estimator | HeuristicEstimator | null;
+  /**
+   * What a summary made for this request should focus on (for one compaction, like
+   * `/compact <focus>`): added to the built-in summarizer's history prompt, handed to an
+   * application summarizer as `focus`. The summary still covers everything.
+   */
+  focus?: string | null;
 }
 
 /**
@@ -453,6 +459,48 @@ export interface CompactionRecord {
   tokensFreed?: number;
   /** How many tool results were cleared. */
   clearedResults?: number;
+  /** Exactly what the compaction covered. */
+  receipt: Receipt;
+}
+
+/**
+ * What a compaction covered, so that an app can show it ("these 214 messages were summarized")
+ * and a store can check it later: `compactor.digest(request, record)` over the same messages
+ * gives `digest` again. Indices are the request's.
+ */
+export interface Receipt {
+  /** Messages the summary covers (pinned and system ones are kept, not counted), with the one a cut falls inside. */
+  summarizedMessages: number;
+  /** Their estimated tokens. */
+  summarizedTokens: number;
+  /**
+   * 16 hexadecimal digits (FNV-1a, 64 bits) over the content the summarizer was given (roles,
+   * texts, thinking, tool calls and arguments, results): changes when any of it changes; ids
+   * and other metadata do not enter it. `null` when nothing was summarized (a clearing, a trim).
+   */
+  digest: string | null;
+  /** Pinned (and system) messages before the cut, kept after the summary. */
+  pinned: number[];
+  /** Messages whose tool results (or calls' arguments) a clearing rewrote. */
+  cleared: number[];
+}
+
+/**
+ * A summary made and not applied (`compactor.draft`): show it, edit `summary`, then
+ * `compactor.commit(request, draft)` onto the same history or one that grew after it; or drop it.
+ */
+export interface Draft {
+  /** The summary commit stores (the file lists appended); edit it freely. */
+  summary: string;
+  firstKeptIndex: number;
+  firstKeptPart: number;
+  /** The id of the message the kept messages start in (UIMessages), else `null`. */
+  firstKeptId: string | null;
+  /** The digest of what it covers (as `Receipt.digest`): commit checks it. */
+  digest: string;
+  /** The digest of the summary it replaces: commit checks it. */
+  previousDigest: string;
+  usage?: Usage;
 }
 
 export interface CompactionResult<M extends AnyMessage = Message> {
@@ -519,6 +567,8 @@ export interface SummarizeRequest {
   /** Your own message objects, in the request's format. */
   messages: AnyMessage[];
   turnPrefixMessages: AnyMessage[];
+  /** The request's `focus`, when it has one. */
+  focus?: string;
 }
 
 /** Your own summarizer: called once, no retries; its text is post-processed like a generated one. */
@@ -528,6 +578,13 @@ export interface ApplicationSummarizerConfig {
 }
 
 export interface CompactorConfig {
+  /**
+   * Called once per summary made (by `apply`, `compact`, `draft`, a `ContextManager`), after the
+   * summarizer answered and before anything is applied or handed back: return a string to
+   * replace the summary, `false` to decline it (`CompactionError` `declined`, nothing changes),
+   * or nothing to keep it.
+   */
+  beforeCommit?: ((draft: Draft, options: { signal?: AbortSignal }) => string | false | true | void | null | PromiseLike<string | false | true | void | null>) | null;
   /** Whole number ≥ 0, default 20,000. */
   keepRecentTokens?: number | null;
   /** > 0, default 1.0, may exceed 1. */
@@ -587,6 +644,26 @@ export declare class Compactor {
     plan: Plan<M> | BytesPlan | null,
     options?: CallOptions,
   ): Promise<CompactionResult<M>>;
+  /**
+   * The summary `apply` would store for `plan`, made (the summarizer is called, `beforeCommit`
+   * asked) and not applied: show it, let the user edit it, then `commit`. `null` for a `null` plan.
+   */
+  draft<M extends MessageFormats[F], F extends MessageFormat = "canonical">(
+    request: RequestIn<F, M>,
+    plan: Plan<M> | BytesPlan | null,
+    options?: CallOptions,
+  ): Promise<Draft | null>;
+  /**
+   * Commits a draft onto `request` (the history it was made for, or one that grew since):
+   * what `apply` gives with that summary. Throws `CompactionError` `stale` when the request's
+   * summary is not the one the draft replaces or a message it covers changed.
+   */
+  commit<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, draft: Draft): CompactionResult<M>;
+  /** The digest of what a cut (a record, plan or draft) covers in `request`'s messages: a record's `receipt.digest` again, while they are unchanged. */
+  digest<M extends MessageFormats[F], F extends MessageFormat = "canonical">(
+    request: RequestIn<F, M>,
+    cut: { firstKeptIndex: number; firstKeptPart?: number },
+  ): string;
   /** Plan, then apply. */
   compact<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, options?: CallOptions): Promise<CompactionResult<M>>;
   /** A history to append to and re-plan cheaply (each message is read once, when appended). */
@@ -651,6 +728,10 @@ export type CompactionErrorCode =
   | "no_reduction"
   /** What a compaction would keep is over the budget by itself (a message larger than the window): no summary call is made. */
   | "too_large"
+  /** `commit` of a draft onto a history it does not cover (its summary differs, or a message it summarizes changed). */
+  | "stale"
+  /** `beforeCommit` declined the summary (returned `false`) or threw: nothing was applied. */
+  | "declined"
   | "aborted"
   /** A synchronous call before the WebAssembly module could be loaded (on a browser page: `await ready()` first). */
   | "not_ready"

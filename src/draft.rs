@@ -203,7 +203,10 @@ pub enum Verdict {
 pub(crate) fn judged(mut draft: Draft, verdict: Verdict) -> Result<Draft> {
     match verdict {
         Verdict::Keep => Ok(draft),
-        Verdict::Decline => Err(Error::Declined),
+        Verdict::Decline => Err(Error::Declined {
+            message: "the host's review declined the summary".to_owned(),
+            source: None,
+        }),
         Verdict::Replace(text) => {
             draft.summary = text.trim().to_owned();
             if draft.summary.is_empty() {

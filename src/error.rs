@@ -55,9 +55,15 @@ pub enum Error {
     /// the request's, or a message it summarizes changed (see [`crate::Draft::check_covers`]).
     #[error("stale draft: {0}")]
     Stale(String),
-    /// The host's review (`beforeCommit`) declined the summary: nothing was applied.
-    #[error("declined: the beforeCommit hook declined the summary")]
-    Declined,
+    /// The host's review (`beforeCommit`) declined the summary, or failed: nothing was applied.
+    #[error("declined: {message}")]
+    Declined {
+        /// Why: declined, or what the review threw.
+        message: String,
+        /// What the review threw, when it threw.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// The operation was cancelled by the caller (an aborted signal).
     #[error("cancelled: {message}")]
     Cancelled {
@@ -80,7 +86,7 @@ impl Error {
             Error::NoReduction(_) => "no_reduction",
             Error::TooLarge(_) => "too_large",
             Error::Stale(_) => "stale",
-            Error::Declined => "declined",
+            Error::Declined { .. } => "declined",
             Error::Cancelled { .. } => "aborted",
         }
     }
@@ -172,7 +178,11 @@ mod tests {
         assert_eq!(Error::EmptySummary.code(), "empty_summary");
         assert_eq!(Error::NoReduction(String::new()).code(), "no_reduction");
         assert_eq!(Error::Stale(String::new()).code(), "stale");
-        assert_eq!(Error::Declined.code(), "declined");
+        let declined = Error::Declined {
+            message: String::new(),
+            source: None,
+        };
+        assert_eq!(declined.code(), "declined");
         let cancelled = Error::Cancelled {
             message: String::new(),
             source: None,

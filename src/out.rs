@@ -9,6 +9,7 @@
 //! callers pass `""`).
 
 use crate::clearing::{Clearing, Found};
+use crate::draft::Draft;
 use crate::facts::RequestFacts;
 use crate::manager::{Event, Maintained};
 use crate::plan::Plan;
@@ -152,6 +153,22 @@ pub fn outcome<W: Sink>(
     match (record, cleared) {
         (_, Some(cleared)) => clear_record(w, "record", summary, cleared),
         (record, None) => any_record(w, "record", record, None),
+    }
+    w.close();
+}
+
+/// A draft: `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest,
+/// usage? }`, `firstKeptId` (the id of the message the kept suffix starts in, or `null`) slot 0.
+pub fn draft<W: Sink>(w: &mut W, draft: &Draft) {
+    w.open("", false);
+    w.text("summary", &draft.summary);
+    w.count("firstKeptIndex", draft.first_kept_index as u64);
+    w.count("firstKeptPart", draft.first_kept_part as u64);
+    w.slot("firstKeptId", 0);
+    w.text("digest", &draft.digest.to_hex());
+    w.text("previousDigest", &draft.previous.to_hex());
+    if let Some(used) = &draft.usage {
+        usage(w, "usage", used);
     }
     w.close();
 }

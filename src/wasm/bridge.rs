@@ -12,6 +12,7 @@ use super::timer::JsSleeper;
 use crate::error::{Error, Result};
 use crate::generator::{GenerateRequest, Generated, Generator, GeneratorSummarizer};
 use crate::retry::{FailureKind, GenerateError};
+use crate::draft::{Draft, Verdict};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
 
 /// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
@@ -136,6 +137,7 @@ impl JsApplication {
             ("previousSummary", request.previous_summary.into()),
             ("messages", context.history.clone().into()),
             ("turnPrefixMessages", context.prefix.clone().into()),
+            ("focus", request.focus.map_or(JsValue::UNDEFINED, JsValue::from)),
         ]);
         let returned = call_host(&self.summarize, &self.this, &js_request, &context.options())
             .await
@@ -161,7 +163,80 @@ impl JsApplication {
     }
 }
 
-/// The summarizer a JavaScript config describes.
+/// The summarizer a JavaScript config describes, and its `beforeCommit` hook.
+pub(crate) struct Hosted {
+    /// `summarizer`.
+    pub summarizer: JsSummarizer,
+    /// `beforeCommit(draft, { signal })`, when configured.
+    pub before_commit: Option<Function>,
+}
+
+impl Summarizer for Hosted {
+    type Context = CallContext;
+
+    fn summarize<'a>(
+        &'a self,
+        request: SummarizeRequest<'a>,
+        context: &'a CallContext,
+    ) -> LocalFuture<'a, Result<SummaryText>> {
+        self.summarizer.summarize(request, context)
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.summarizer.validate()
+    }
+
+    fn review<'a>(
+        &'a self,
+        draft: &'a Draft,
+        context: &'a CallContext,
+    ) -> LocalFuture<'a, Result<Verdict>> {
+        match &self.before_commit {
+            None => Box::pin(std::future::ready(Ok(Verdict::Keep))),
+            Some(hook) => Box::pin(review(hook, draft, context)),
+        }
+    }
+}
+
+/// Asks `beforeCommit(draft, { signal })`: a string replaces the summary, `false` declines
+/// it, nothing (or `true`) keeps it; a throw or rejection fails the compaction (`declined`,
+/// or `aborted` when the caller's signal fired).
+async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result<Verdict> {
+    let object = super::draft::to_js(draft, context.kept_id.clone());
+    let returned = call_host(hook, &JsValue::UNDEFINED, &object, &context.options())
+        .await
+        .map_err(|thrown| {
+            let message = describe(&thrown);
+            let source = Some(Box::new(HostError::new(thrown.clone())) as crate::BoxError);
+            if classify(&thrown, context) == FailureKind::Cancelled {
+                return Error::Cancelled {
+                    message: format!("beforeCommit was cancelled: {message}"),
+                    source,
+                };
+            }
+            Error::Declined {
+                message: format!("beforeCommit threw: {message}"),
+                source,
+            }
+        })?;
+    if let Some(text) = returned.as_string() {
+        return Ok(Verdict::Replace(text));
+    }
+    match returned.as_bool() {
+        Some(false) => Ok(Verdict::Decline),
+        Some(true) => Ok(Verdict::Keep),
+        None if returned.is_undefined() || returned.is_null() => Ok(Verdict::Keep),
+        None => Err(Error::Declined {
+            message: format!(
+                "beforeCommit must return a string, false or nothing, got {}",
+                kind_of(&returned)
+            ),
+            source: None,
+        }),
+    }
+}
+
+/// The summarizer half of a JavaScript config.
 pub(crate) enum JsSummarizer {
     /// `{ model, generate, ... }`: the built-in summarizer over a host model call.
     Generator(GeneratorSummarizer<JsGenerator, JsSleeper>),

@@ -12,6 +12,9 @@ pub(crate) struct CallContext {
     pub signal: Option<AbortSignal>,
     pub history: Array,
     pub prefix: Array,
+    /// The `id` of the message a summary's kept suffix starts in (or `null`), for the draft
+    /// `beforeCommit` is shown.
+    pub kept_id: JsValue,
 }
 
 impl CallContext {

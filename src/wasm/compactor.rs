@@ -141,6 +141,62 @@ impl JsCompactor {
     }
 
     #[cfg(feature = "full")]
+    /// The summary `apply` would store for `plan`, not applied: resolves to a draft
+    /// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`
+    /// to show, edit and `commit` (or `null` for a `null` plan). A clear plan makes no summary.
+    pub fn draft(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
+        let job = clearing::read_plan(&plan).and_then(|clear| {
+            if clear.is_some() {
+                return Err(crate::Error::invalid_request(
+                    "plan: a clear plan makes no summary to draft: apply it",
+                ));
+            }
+            let request = convert::request(&request)?;
+            let plan = convert::plan(&plan)?;
+            self.inner.job(request, plan, &options)
+        });
+        match job {
+            Err(error) => Promise::reject(&to_js(&error)),
+            Ok(job) => {
+                let inner = self.inner.clone();
+                future_to_promise(async move {
+                    let draft = inner.draft(&job).await.map_err(JsValue::from)?;
+                    Ok(draft.unwrap_or(JsValue::NULL))
+                })
+            }
+        }
+    }
+
+    #[cfg(feature = "full")]
+    /// Commits a draft (from `draft`, its `summary` maybe edited) onto `request`, which may
+    /// have grown since: `{ summary, messages, record }` as `apply` gives it. Throws
+    /// `CompactionError` `stale` when the request's summary is not the one the draft replaces
+    /// or a message it covers changed. Calls no summarizer.
+    pub fn commit(&self, request: JsValue, draft: JsValue) -> Result<JsValue, JsValue> {
+        let request = convert::request(&request)?;
+        let draft = super::draft::read(&draft)?;
+        super::draft::commit(&self.inner, &request, &draft).map_err(JsValue::from)
+    }
+
+    #[cfg(feature = "full")]
+    /// The digest of what a cut (`{ firstKeptIndex, firstKeptPart }`: a record, a plan or a
+    /// draft) covers in `request`'s messages: what a record's `receipt.digest` is checked
+    /// against later.
+    pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
+        let request = convert::request(&request)?;
+        if !cut.is_object() {
+            return Err(crate::Error::invalid_request("cut: expected { firstKeptIndex, firstKeptPart }").into());
+        }
+        let whole = |key: &str| -> crate::Result<usize> {
+            let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
+            usize::try_from(n).map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
+        };
+        let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
+        let digest = super::draft::digest(&request.messages, first, part, request.format)?;
+        Ok(digest.to_hex())
+    }
+
+    #[cfg(feature = "full")]
     /// Plans, then applies.
     pub fn compact(&self, request: JsValue, options: JsValue) -> Promise {
         let job = convert::request(&request).and_then(|request| {

@@ -4,7 +4,7 @@
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::bridge::{JsApplication, JsGenerator, JsSummarizer};
+use super::bridge::{Hosted, JsApplication, JsGenerator, JsSummarizer};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
 use super::timer::JsSleeper;
@@ -15,7 +15,7 @@ use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
 /// The core compactor (with its clearing policy) and whether the facts cache is on.
-pub(crate) fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> {
+pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
     if !config.is_object() {
         return Err(invalid("config: expected an object"));
     }
@@ -33,7 +33,17 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<JsSummarizer>, bool)> 
     )?;
     let summarizer =
         summarizer_of(&summarizer)?.ok_or_else(|| invalid("a summarizer is required"))?;
-    let mut core = CompactorConfig::new(summarizer);
+    let before_commit = match read_field(config, "beforeCommit", "config")? {
+        v if v.is_undefined() || v.is_null() => None,
+        v => Some(
+            v.dyn_into::<Function>()
+                .map_err(|_| invalid("config.beforeCommit must be a function"))?,
+        ),
+    };
+    let mut core = CompactorConfig::new(Hosted {
+        summarizer,
+        before_commit,
+    });
     if let Some(keep) =
         optional_whole(config, "keepRecentTokens", "config").map_err(Error::into_config)?
     {

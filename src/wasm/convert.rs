@@ -33,6 +33,8 @@ pub(crate) struct JsRequest {
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
     pub reported: Vec<crate::history::Explicit>,
+    /// Its `focus`: what a summary made for it should focus on.
+    pub focus: Option<String>,
 }
 
 impl JsRequest {
@@ -60,7 +62,7 @@ impl JsRequest {
 }
 
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
-/// estimator, format }`.
+/// estimator, format, reportedUsage, focus }`.
 pub(crate) fn request(value: &JsValue) -> Result<JsRequest> {
     if !value.is_object() {
         return Err(Error::invalid_request("request: expected an object"));
@@ -110,6 +112,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
         reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
+        focus: optional_string(&field(value, "focus", "request")?, "focus")?,
     })
 }
 
@@ -335,7 +338,11 @@ fn plan_object(
 /// one); `null` otherwise. Only `id` is read: the format's reader may read no other key, and an
 /// `id` that throws is no id (it is not needed to plan).
 fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
-    let i = plan.first_kept_index;
+    id_at(messages, plan.first_kept_index)
+}
+
+/// The `id` of message `i` when it is a string, else `null` (see [`first_kept_id`]).
+pub(crate) fn id_at(messages: &Array, i: usize) -> JsValue {
     if i >= messages.length() as usize {
         return JsValue::NULL;
     }

@@ -4,7 +4,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::bridge::{JsGenerator, JsSummarizer};
+use super::bridge::{Hosted, JsGenerator, JsSummarizer};
 use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::history::JsHistory;
@@ -27,7 +27,7 @@ use crate::token::Estimator;
 
 /// The core compactor (with its clearing policy) and whether its facts cache is on.
 pub(super) struct Engine {
-    pub(super) core: Compactor<JsSummarizer>,
+    pub(super) core: Compactor<Hosted>,
     pub(super) cache: bool,
 }
 
@@ -158,6 +158,7 @@ impl Engine {
             signal,
             history: Array::new(),
             prefix: Array::new(),
+            kept_id: JsValue::NULL,
         };
         let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
@@ -173,6 +174,7 @@ impl Engine {
             history = summarized_units(messages, plan, h.clone(), 0, request.format)?;
             prefix = prefix_units(messages, plan, request.format)?;
             kept = convert::kept(messages, &facts, plan)?;
+            context.kept_id = convert::id_at(messages, plan.first_kept_index);
         }
         Ok(Job {
             request,
@@ -192,7 +194,7 @@ impl Engine {
         request: &JsRequest,
         plan: Option<&Plan>,
     ) -> Result<JsValue> {
-        let JsSummarizer::Generator(generator) = self.core.summarizer() else {
+        let JsSummarizer::Generator(generator) = &self.core.summarizer().summarizer else {
             return Ok(JsValue::NULL);
         };
         let Some(plan) = plan else {
@@ -210,6 +212,7 @@ impl Engine {
                 messages: &history,
                 turn_prefix_messages: &prefix,
                 estimator: &request.estimator,
+                focus: request.focus.as_deref(),
             };
             return Ok(prompts_to_js(generator, generator.prompts(&asked)?));
         }
@@ -224,6 +227,7 @@ impl Engine {
             prefix.as_deref(),
             units,
             &request.estimator,
+            request.focus.as_deref(),
         )?;
         Ok(prompts_to_js(generator, prompts))
     }
@@ -233,18 +237,23 @@ impl Engine {
         let Some(plan) = &job.plan else {
             return Ok(None);
         };
-        let input = ApplyInput {
-            facts: &job.facts,
-            summary: &job.request.summary,
-            history: &job.history,
-            turn_prefix: &job.prefix,
-            require_reduction: job.request.require_reduction,
-            estimator: &job.request.estimator,
-        };
+        let input = job.input();
         self.core
             .apply_with_facts(input, plan, &job.context)
             .await
             .map(Some)
+    }
+
+    /// The draft of the job's plan (`None` for a no-op): summarized, reviewed, not applied.
+    pub(super) async fn draft(&self, job: &Job) -> Result<Option<JsValue>> {
+        let Some(plan) = &job.plan else {
+            return Ok(None);
+        };
+        let draft = self
+            .core
+            .draft_with_facts(job.input(), plan, &job.context)
+            .await?;
+        Ok(Some(super::draft::to_js(&draft, job.context.kept_id.clone())))
     }
 
     /// Applies the job and builds the `{ summary, messages, record }` object.
@@ -260,6 +269,21 @@ impl Engine {
                 convert::outcome(&applied.summary, job.kept.clone(), Some(&applied.record))
             }
         })
+    }
+}
+
+impl Job {
+    /// What the core's apply and draft read of this job.
+    fn input(&self) -> ApplyInput<'_> {
+        ApplyInput {
+            facts: &self.facts,
+            summary: &self.request.summary,
+            history: &self.history,
+            turn_prefix: &self.prefix,
+            require_reduction: self.request.require_reduction,
+            estimator: &self.request.estimator,
+            focus: self.request.focus.as_deref(),
+        }
     }
 }
 

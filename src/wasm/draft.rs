@@ -1,0 +1,104 @@
+//! Drafts as JavaScript sees them: a draft object out (`compactor.draft`, `beforeCommit`), a
+//! draft object read back (`compactor.commit`, possibly edited), and the digest of what a cut
+//! covers in a request's messages. The rules are the core's (`crate::draft`).
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use super::convert::{self, JsRequest};
+use super::engine::Engine;
+use super::fields::{field, optional_string, optional_whole};
+use super::walk;
+use crate::apply::CommitInput;
+use crate::draft::{Digest, Draft, cover};
+use crate::error::{Error, Result};
+use crate::formats::Format;
+use crate::{Plan, PlanFields};
+
+/// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`.
+pub(crate) fn to_js(draft: &Draft, first_kept_id: JsValue) -> JsValue {
+    convert::out(&[first_kept_id], |w| crate::out::draft(w, draft))
+}
+
+/// Reads a draft object back (the host may have edited its `summary`); errors name the key.
+pub(crate) fn read(value: &JsValue) -> Result<Draft> {
+    if !value.is_object() {
+        return Err(Error::invalid_request("draft: expected an object"));
+    }
+    let summary = optional_string(&field(value, "summary", "draft")?, "draft.summary")?
+        .ok_or_else(|| Error::invalid_request("draft.summary: expected a string"))?;
+    let index = |key: &str| -> Result<usize> {
+        let n = optional_whole(value, key, "draft")?.unwrap_or(0);
+        usize::try_from(n).map_err(|_| Error::invalid_request(format!("draft.{key}: too large")))
+    };
+    let digest = |key: &str| -> Result<Digest> {
+        let text = optional_string(&field(value, key, "draft")?, &format!("draft.{key}"))?;
+        text.as_deref().and_then(Digest::from_hex).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "draft.{key}: expected the 16 hexadecimal digits of a draft's digest"
+            ))
+        })
+    };
+    let usage = convert::usage(&field(value, "usage", "draft")?).map_err(Error::invalid_request)?;
+    Ok(Draft {
+        summary: summary.trim().to_owned(),
+        first_kept_index: index("firstKeptIndex")?,
+        first_kept_part: index("firstKeptPart")?,
+        digest: digest("digest")?,
+        previous: digest("previousDigest")?,
+        usage,
+    })
+}
+
+/// The digest of what a cut at part `part` of message `first` covers in `messages`: the units
+/// a summary of them is given.
+pub(crate) fn digest(messages: &Array, first: usize, part: usize, format: Format) -> Result<Digest> {
+    let (range, part) = cover(first, part);
+    if range.end > messages.length() as usize {
+        return Err(Error::invalid_request(format!(
+            "the cut at messages[{first}] is beyond the request's {} messages",
+            messages.length()
+        )));
+    }
+    let units = walk::units(messages, range, part, format)?.ok_or_else(|| {
+        Error::invalid_request(format!(
+            "messages[{first}]: no step starts at part {part} (firstKeptPart)"
+        ))
+    })?;
+    Ok(Digest::of_summarized(&[&units]))
+}
+
+/// Commits `draft` onto `request`: `{ summary, messages, record }` as apply gives it, or
+/// `stale` when the request no longer holds what the draft covers.
+pub(crate) fn commit(engine: &Engine, request: &JsRequest, draft: &Draft) -> Result<JsValue> {
+    let messages = &request.messages;
+    let length = messages.length() as usize;
+    draft.check_covers(&request.summary, length, |range, part| {
+        let first = range.end - usize::from(part > 0);
+        digest(messages, first, part, request.format)
+    })?;
+    let facts = engine.facts(request)?;
+    let input = CommitInput {
+        facts: &facts,
+        require_reduction: request.require_reduction,
+        estimator: &request.estimator,
+    };
+    let applied = crate::apply::commit_with_facts(input, draft)?;
+    let kept = convert::kept(messages, &facts, &cut(draft)?)?;
+    Ok(convert::outcome(
+        &applied.summary,
+        kept,
+        Some(&applied.record),
+    ))
+}
+
+/// A plan that only says where `draft` cuts (for the kept messages).
+fn cut(draft: &Draft) -> Result<Plan> {
+    let fields = PlanFields {
+        first_kept_index: Some(draft.first_kept_index),
+        first_kept_part: Some(draft.first_kept_part),
+        turn_prefix_start: Some(draft.first_kept_index),
+    };
+    // With `turnPrefixStart` given, the lists are not asked for.
+    Plan::from_fields(fields, || Ok((0, 0)), || Ok(None))
+}
