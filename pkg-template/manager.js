@@ -36,6 +36,11 @@ export function defineContextManager(glue, CompactionError) {
       return this.#core.maintain(state, options);
     }
 
+    /** Ahead-of-time compaction after a turn: the pending draft to keep, or `null`. */
+    prepareAhead(state, options) {
+      return this.#core.prepareAhead(state, options);
+    }
+
     /** Calls `send(state, { signal })`, recovering from context-window rejections (two at most). */
     run(state, send, options) {
       return this.#core.run(state, send, options);

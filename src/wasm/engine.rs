@@ -256,6 +256,16 @@ impl Engine {
         Ok(Some(super::draft::to_js(&draft, job.context.kept_id.clone())))
     }
 
+    /// The core draft of the job's plan (`None` for a no-op), for the manager.
+    pub(super) async fn draft_of(&self, job: &Job) -> Result<Option<crate::draft::Draft>> {
+        let Some(plan) = &job.plan else {
+            return Ok(None);
+        };
+        let input = job.input();
+        let draft = self.core.draft_with_facts(input, plan, &job.context);
+        draft.await.map(Some)
+    }
+
     /// Applies the job and builds the `{ summary, messages, record }` object.
     pub(super) async fn run(&self, job: Job) -> Result<JsValue> {
         let messages = &job.request.messages;

@@ -13,22 +13,24 @@ use super::compactor::JsCompactor;
 use super::convert::{self, object, out};
 use super::engine::Engine;
 use super::error::to_js;
-use super::fields::{field, optional_number, optional_whole};
+use super::fields::{field, optional_number, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Lessons};
 use super::{cache, clearing};
-use crate::apply::Record;
+use crate::apply::{CommitInput, Record};
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
+use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
-    rewritten_anchor,
+    AheadOutcome, ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure,
+    StateCompactor, rewritten_anchor,
 };
 use crate::out as shape;
 use crate::plan::Plan;
+use crate::PlanFields;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
@@ -56,21 +58,50 @@ impl JsContextManager {
         Self::read(compactor, &options).map_err(JsValue::from)
     }
 
-    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
+    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error?,
+    /// pending? }` (`pending`: `"committed"` or `"discarded"` when `options.pending` was used).
     pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
         let compactor = self.compactor.clone();
         let core = self.core;
-        let prepared = maintain_options(&options).and_then(|o| Ok((o, convert::signal(&options)?)));
-        let (maintain, signal) = match prepared {
+        let (call, signal) = match Call::read(&options) {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
         future_to_promise(async move {
+            let maintain = call.options();
             let done = core.maintain(&*compactor, state, maintain, &signal).await?;
             let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
             Ok(out(&[done.state.clone(), error], |w| {
                 shape::maintained(w, &done)
             }))
+        })
+    }
+
+    /// Ahead-of-time compaction after a turn: resolves to the pending draft to keep (a new
+    /// one, `options.pending` itself while it still covers the state) or `null`; rejects when
+    /// the summary fails or is aborted (keep what you held).
+    #[wasm_bindgen(js_name = prepareAhead)]
+    pub fn prepare_ahead(&self, state: JsValue, options: JsValue) -> Promise {
+        let compactor = self.compactor.clone();
+        let core = self.core;
+        let (call, signal) = match Call::read(&options) {
+            Ok(prepared) => prepared,
+            Err(error) => return Promise::reject(&to_js(&error)),
+        };
+        future_to_promise(async move {
+            let asked = call.options();
+            let ahead = core
+                .prepare_ahead(&*compactor, &state, asked, &signal)
+                .await?;
+            Ok(match (ahead.outcome, ahead.draft) {
+                (AheadOutcome::Kept, _) => call.pending_value,
+                (_, Some(draft)) => {
+                    let messages = compactor.request(&state)?.messages;
+                    let id = convert::id_at(&messages, draft.first_kept_index);
+                    super::draft::to_js(&draft, id)
+                }
+                (_, None) => JsValue::NULL,
+            })
         })
     }
 
@@ -168,6 +199,9 @@ impl JsContextManager {
         {
             config.reserve_tokens = reserve;
         }
+        let ahead = optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
+        config.ahead_ratio =
+            ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
         let core = ContextManager::new(config);
         let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
         super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
@@ -188,12 +222,44 @@ impl JsContextManager {
     }
 }
 
-fn maintain_options(options: &JsValue) -> Result<MaintainOptions> {
-    let whole = |key: &str| optional_whole(options, key, "options");
-    Ok(MaintainOptions {
-        max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
-        skill_tokens: whole("skillTokens")?.unwrap_or(0),
-    })
+/// A maintenance call's options, read before the first await: `{ maxOutputTokens,
+/// skillTokens, focus, pending, signal }`.
+struct Call {
+    max_output_tokens: u64,
+    skill_tokens: u64,
+    focus: Option<String>,
+    pending: Option<Draft>,
+    /// The caller's own pending object (handed back while it still covers the state).
+    pending_value: JsValue,
+}
+
+impl Call {
+    fn read(options: &JsValue) -> Result<(Call, Option<AbortSignal>)> {
+        let whole = |key: &str| optional_whole(options, key, "options");
+        let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
+        let pending_value = field(options, "pending", "options")?;
+        let pending = match &pending_value {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(super::draft::read(v)?),
+        };
+        let call = Call {
+            max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
+            skill_tokens: whole("skillTokens")?.unwrap_or(0),
+            focus: focus.filter(|f| !f.trim().is_empty()),
+            pending,
+            pending_value,
+        };
+        Ok((call, convert::signal(options)?))
+    }
+
+    fn options(&self) -> MaintainOptions<'_> {
+        MaintainOptions {
+            max_output_tokens: self.max_output_tokens,
+            skill_tokens: self.skill_tokens,
+            focus: self.focus.as_deref(),
+            pending: self.pending.as_ref(),
+        }
+    }
 }
 
 type RunInputs = (Function, Option<Function>, Option<AbortSignal>);
@@ -385,12 +451,14 @@ impl StateCompactor for JsStateCompactor {
         facts: &'a RequestFacts,
         plan: &'a Plan,
         require_reduction: bool,
+        focus: Option<&'a str>,
         signal: &'a Option<AbortSignal>,
     ) -> LocalFuture<'a, Result<(JsValue, Record)>> {
         Box::pin(async move {
             let next = Self::copy(state)?;
             let mut request = self.request_of(&next)?;
             request.require_reduction = require_reduction;
+            request.focus = focus.map(str::to_owned);
             let job = self.engine.job_with_facts(
                 request,
                 facts.clone(),
@@ -406,6 +474,64 @@ impl StateCompactor for JsStateCompactor {
             let _ = Reflect::set(&next, &"messages".into(), &job.kept);
             Ok((next.into(), applied.record))
         })
+    }
+
+    fn draft<'a>(
+        &'a self,
+        state: &'a JsValue,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        focus: Option<&'a str>,
+        signal: &'a Option<AbortSignal>,
+    ) -> LocalFuture<'a, Result<Draft>> {
+        Box::pin(async move {
+            let mut request = self.request(state)?;
+            request.focus = focus.map(str::to_owned);
+            let (plan, signal) = (Some(plan.clone()), signal.clone());
+            let job = self
+                .engine
+                .job_with_facts(request, facts.clone(), plan, signal)?;
+            let draft = self.engine.draft_of(&job).await?;
+            draft.ok_or_else(|| Error::invalid_request("plan: missing"))
+        })
+    }
+
+    fn covers(&self, state: &JsValue, draft: &Draft) -> Result<()> {
+        let request = self.request(state)?;
+        let (messages, format) = (&request.messages, request.format);
+        let length = messages.length() as usize;
+        draft.check_covers(&request.summary, length, |range, part| {
+            let first = range.end - usize::from(part > 0);
+            super::draft::digest(messages, first, part, format)
+        })
+    }
+
+    fn commit(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        draft: &Draft,
+    ) -> Result<(JsValue, Record)> {
+        self.covers(state, draft)?;
+        let next = Self::copy(state)?;
+        let request = self.request_of(&next)?;
+        let input = CommitInput {
+            facts,
+            require_reduction: false,
+            estimator: &request.estimator,
+        };
+        let applied = crate::apply::commit_with_facts(input, draft)?;
+        // Where the draft cuts, as a plan: the kept messages as apply keeps them.
+        let cut = PlanFields {
+            first_kept_index: Some(draft.first_kept_index),
+            first_kept_part: Some(draft.first_kept_part),
+            turn_prefix_start: Some(draft.first_kept_index),
+        };
+        let cut = Plan::from_fields(cut, || Ok((0, 0)), || Ok(None))?;
+        let kept = convert::kept(&request.messages, facts, &cut)?;
+        let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
+        let _ = Reflect::set(&next, &"messages".into(), &kept);
+        Ok((next.into(), applied.record))
     }
 
     fn trim(
