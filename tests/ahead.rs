@@ -337,7 +337,7 @@ impl Summarizer for Focused {
 }
 
 #[test]
-fn focus_reaches_the_summary_of_maintenance_and_of_a_draft() {
+fn focus_reaches_the_summary_of_maintenance_a_draft_and_a_recovery() {
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: 200,
         ..CompactorConfig::new(Focused::default())
@@ -356,7 +356,21 @@ fn focus_reaches_the_summary_of_maintenance_and_of_a_draft() {
     run(manager(1_000).maintain(&local, state(10), focus, &())).unwrap();
     run(manager(1_300).prepare_ahead(&local, &state(10), focus, &())).unwrap();
     run(manager(1_000).maintain(&local, state(10), options(None), &())).unwrap();
+    // An overflow recovery of a run.
+    let sent = std::cell::Cell::new(0);
+    let send = async |_: &OwnedState| {
+        sent.set(sent.get() + 1);
+        if sent.get() == 1 {
+            Err("too long")
+        } else {
+            Ok(())
+        }
+    };
+    let off = manager(0);
+    let focused = off.run_focused(&local, state(10), Some("the plan"), &(), send, |_| true);
+    assert_eq!(run(focused).unwrap().compactions.len(), 1);
     let asked = compactor.summarizer().0.borrow().clone();
     let the_bugs = Some("the open bugs".to_owned());
-    assert_eq!(asked, vec![the_bugs.clone(), the_bugs, None]);
+    let the_plan = Some("the plan".to_owned());
+    assert_eq!(asked, vec![the_bugs.clone(), the_bugs, None, the_plan]);
 }

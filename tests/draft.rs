@@ -198,7 +198,10 @@ fn the_review_keeps_replaces_or_declines_the_summary() {
     assert_eq!(compact(Verdict::Keep).unwrap(), "focus: the parser");
     let replaced = compact(Verdict::Replace("  the host's text  ".to_owned()));
     assert_eq!(replaced.unwrap(), "the host's text");
-    assert!(matches!(compact(Verdict::Decline), Err(Error::Declined { .. })));
+    assert!(matches!(
+        compact(Verdict::Decline),
+        Err(Error::Declined { .. })
+    ));
     let empty = compact(Verdict::Replace(" ".to_owned()));
     assert!(matches!(empty, Err(Error::EmptySummary)));
 }

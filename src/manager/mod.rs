@@ -460,7 +460,24 @@ impl ContextManager {
     pub async fn run<C, R, E>(
         &self,
         compactor: &C,
+        state: C::State,
+        context: &C::Context,
+        send: impl AsyncFnMut(&C::State) -> Result<R, E>,
+        is_overflow: impl Fn(&E) -> bool,
+    ) -> Result<Ran<C::State, R, E>, RunError<C::State, E>>
+    where
+        C: StateCompactor,
+    {
+        let focused = self.run_focused(compactor, state, None, context, send, is_overflow);
+        focused.await
+    }
+
+    /// [`ContextManager::run`] whose recoveries' summaries focus on `focus`.
+    pub async fn run_focused<C, R, E>(
+        &self,
+        compactor: &C,
         mut state: C::State,
+        focus: Option<&str>,
         context: &C::Context,
         mut send: impl AsyncFnMut(&C::State) -> Result<R, E>,
         is_overflow: impl Fn(&E) -> bool,
@@ -492,7 +509,7 @@ impl ContextManager {
             }
             failed_attempts.push(error);
             let window = self.input_budget(MaintainOptions::default());
-            match recover(compactor, &state, context, window).await {
+            match recover(compactor, &state, (focus, context), window).await {
                 Ok((next, record)) => {
                     state = next;
                     compactions.push(record);
@@ -516,7 +533,7 @@ impl ContextManager {
 async fn recover<C: StateCompactor>(
     compactor: &C,
     state: &C::State,
-    context: &C::Context,
+    (focus, context): (Option<&str>, &C::Context),
     window: Option<u64>,
 ) -> Result<(C::State, Record)> {
     let facts = compactor.facts(state)?;
@@ -530,7 +547,7 @@ async fn recover<C: StateCompactor>(
         Ok(Some(plan)) => match window.and_then(|w| plan.too_large(&facts.messages, w)) {
             Some(error) => Err(error),
             None => {
-                let how = (Reason::Overflow, None);
+                let how = (Reason::Overflow, focus);
                 rewrite(compactor, state, &facts, &plan, how, context).await
             }
         },

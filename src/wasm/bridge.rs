@@ -9,10 +9,10 @@ use super::convert::{self, object};
 use super::error::{HostError, describe};
 use super::fields;
 use super::timer::JsSleeper;
+use crate::draft::{Draft, Verdict};
 use crate::error::{Error, Result};
 use crate::generator::{GenerateRequest, Generated, Generator, GeneratorSummarizer};
 use crate::retry::{FailureKind, GenerateError};
-use crate::draft::{Draft, Verdict};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
 
 /// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
@@ -137,7 +137,10 @@ impl JsApplication {
             ("previousSummary", request.previous_summary.into()),
             ("messages", context.history.clone().into()),
             ("turnPrefixMessages", context.prefix.clone().into()),
-            ("focus", request.focus.map_or(JsValue::UNDEFINED, JsValue::from)),
+            (
+                "focus",
+                request.focus.map_or(JsValue::UNDEFINED, JsValue::from),
+            ),
         ]);
         let returned = call_host(&self.summarize, &self.this, &js_request, &context.options())
             .await

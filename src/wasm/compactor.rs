@@ -185,11 +185,15 @@ impl JsCompactor {
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
         if !cut.is_object() {
-            return Err(crate::Error::invalid_request("cut: expected { firstKeptIndex, firstKeptPart }").into());
+            return Err(crate::Error::invalid_request(
+                "cut: expected { firstKeptIndex, firstKeptPart }",
+            )
+            .into());
         }
         let whole = |key: &str| -> crate::Result<usize> {
             let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
-            usize::try_from(n).map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
+            usize::try_from(n)
+                .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
         };
         let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
         let digest = super::draft::digest(&request.messages, first, part, request.format)?;

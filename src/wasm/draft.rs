@@ -52,7 +52,12 @@ pub(crate) fn read(value: &JsValue) -> Result<Draft> {
 
 /// The digest of what a cut at part `part` of message `first` covers in `messages`: the units
 /// a summary of them is given.
-pub(crate) fn digest(messages: &Array, first: usize, part: usize, format: Format) -> Result<Digest> {
+pub(crate) fn digest(
+    messages: &Array,
+    first: usize,
+    part: usize,
+    format: Format,
+) -> Result<Digest> {
     let (range, part) = cover(first, part);
     if range.end > messages.length() as usize {
         return Err(Error::invalid_request(format!(

@@ -253,7 +253,10 @@ impl Engine {
             .core
             .draft_with_facts(job.input(), plan, &job.context)
             .await?;
-        Ok(Some(super::draft::to_js(&draft, job.context.kept_id.clone())))
+        Ok(Some(super::draft::to_js(
+            &draft,
+            job.context.kept_id.clone(),
+        )))
     }
 
     /// The core draft of the job's plan (`None` for a no-op), for the manager.

@@ -18,6 +18,7 @@ use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Lessons};
 use super::{cache, clearing};
+use crate::PlanFields;
 use crate::apply::{CommitInput, Record};
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
@@ -30,7 +31,6 @@ use crate::manager::{
 };
 use crate::out as shape;
 use crate::plan::Plan;
-use crate::PlanFields;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
@@ -110,7 +110,7 @@ impl JsContextManager {
         let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = run_inputs(&send, &options);
-        let (send, is_overflow, signal) = match prepared {
+        let (send, is_overflow, signal, focus) = match prepared {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
@@ -132,8 +132,9 @@ impl JsContextManager {
                     .unwrap_or(false),
                 None => is_overflow_error(error),
             };
+            let focus = focus.as_deref();
             match core
-                .run(&*compactor, state, &signal, send_once, overflow)
+                .run_focused(&*compactor, state, focus, &signal, send_once, overflow)
                 .await
             {
                 Ok(ran) => Ok(object(&[
@@ -199,7 +200,8 @@ impl JsContextManager {
         {
             config.reserve_tokens = reserve;
         }
-        let ahead = optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
+        let ahead =
+            optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
         config.ahead_ratio =
             ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
         let core = ContextManager::new(config);
@@ -262,7 +264,12 @@ impl Call {
     }
 }
 
-type RunInputs = (Function, Option<Function>, Option<AbortSignal>);
+type RunInputs = (
+    Function,
+    Option<Function>,
+    Option<AbortSignal>,
+    Option<String>,
+);
 
 fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
     let send = send
@@ -275,7 +282,9 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
             Error::invalid_request("options.isContextOverflow: expected a function")
         })?),
     };
-    Ok((send, is_overflow, convert::signal(options)?))
+    let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
+    let focus = focus.filter(|f| !f.trim().is_empty());
+    Ok((send, is_overflow, convert::signal(options)?, focus))
 }
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its

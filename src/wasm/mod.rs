@@ -19,9 +19,9 @@ mod compactor;
 mod config;
 mod conversation;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
-mod draft;
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod convert;
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
+mod draft;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod engine;
 mod error;
