@@ -31,8 +31,8 @@ const arg = (name, fallback) => {
 const TURNS = Number(arg("turns", 64));
 const SUMMARY_MS = Number(arg("summary-ms", 2000));
 const THINK = String(arg("think-ms", "5000,1000")).split(",").map(Number);
-// A small window, so that a 64-turn chat compacts several times (about every 12 turns).
-const OPTIONS = { contextWindowTokens: 8_000, reserveTokens: 2_000, keepRecentTokens: 1_500, system: "You are a careful assistant." };
+// A small window, so that a 64-turn chat compacts several times (about every 9 turns).
+const OPTIONS = { contextWindowTokens: 16_000, reserveTokens: 2_000, keepRecentTokens: 3_000, system: "You are a careful assistant." };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const words = (label, n) => Array.from({ length: n }, (_, i) => `${label}${i % 7} word${i}`).join(" ");

@@ -53,7 +53,7 @@ test("over 64 turns every compaction commits the pending summary made after a re
       assert.deepEqual([prepared.state.summary, prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart]);
       assert.equal(prepared.record.receipt.digest, pending.digest);
       // The model gets the summary first, then every message from the cut on.
-      assert.match(prepared.messages[0].content.find?.((p) => p.type === "text")?.text ?? prepared.messages[0].content, /Summary/);
+      assert.match(JSON.stringify(prepared.messages[0]), new RegExp(pending.summary.slice(0, 12)));
       committed++;
     }
     const response = reply(turn);

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor, ContextManager, estimate } from "context-compaction";
-import { conversation, user } from "./helpers.mjs";
+import { conversation, say, user } from "./helpers.mjs";
 
 const stateOf = (messages, extra = {}) => ({ systemPrompt: "You help.", summary: "", messages, tools: [], ...extra });
 const total = (state) => estimate(state).total;
@@ -38,7 +38,7 @@ test("below the ahead mark nothing is drafted; above it, the summary the next co
   const { manager, compactor, asked, events } = setup();
   const draft = await manager.prepareAhead(base());
   assert.equal(asked.length, 1);
-  assert.equal(draft.summary, "AHEAD");
+  assert.match(draft.summary, /^AHEAD/);
   assert.match(draft.digest, /^[0-9a-f]{16}$/);
   assert.deepEqual(events, [], "a draft applies nothing and reports no rewrite");
   // The cut maintenance makes once the threshold is passed.
@@ -83,7 +83,7 @@ test("edits before the cut, or another summary, discard the pending draft and th
   assert.equal(other.pending, "discarded");
   // A message after the cut may change: it is kept, not summarized.
   const later = stateOf(conversation(10));
-  later.messages[later.messages.length - 2] = user("changed after the cut");
+  later.messages[later.messages.length - 1] = say("changed after the cut, as long as before ".repeat(4));
   assert.equal((await manager.maintain(later, { pending })).pending, "committed");
 });
 
