@@ -6,7 +6,7 @@
 // `prepareAhead` after each response, off the request path (`after()`, `ctx.waitUntil`), and
 // hands the stored pending summary to the next `prepare`.
 //
-//   node bench/ahead.mjs [--turns 64] [--summary-ms 2000] [--think-ms 5000,1000]
+//   node bench/ahead.mjs [--turns 64] [--summary-ms 2000] [--think-ms 5000,1000] [--ahead-ratio 0.7,0.85]
 //
 // The user's next message comes `think` ms after the answer. Nothing runs in that time unless
 // a background summary is in flight, so the replay waits only until that summary settles or
@@ -31,6 +31,7 @@ const arg = (name, fallback) => {
 const TURNS = Number(arg("turns", 64));
 const SUMMARY_MS = Number(arg("summary-ms", 2000));
 const THINK = String(arg("think-ms", "5000,1000")).split(",").map(Number);
+const RATIOS = String(arg("ahead-ratio", "0.7,0.85")).split(",").map(Number);
 // A small window, so that a 64-turn chat compacts several times (about every 9 turns).
 const OPTIONS = { contextWindowTokens: 16_000, reserveTokens: 2_000, keepRecentTokens: 3_000, system: "You are a careful assistant." };
 
@@ -45,7 +46,7 @@ function answer(turn) {
 }
 
 /** One replay; the per-turn latency of `prepare` and how many turns waited for a summary. */
-async function replay({ ahead, think }) {
+async function replay({ ahead, think, aheadRatio }) {
   let calls = 0;
   const summarizer = {
     summarize: async () => {
@@ -54,7 +55,7 @@ async function replay({ ahead, think }) {
       return "Summary: the chat so far, what was decided and why.";
     },
   };
-  const route = new ChatCompaction({ ...OPTIONS, summarizer, convertToModelMessages });
+  const route = new ChatCompaction({ ...OPTIONS, aheadRatio, summarizer, convertToModelMessages });
   const messages = [];
   const latencies = [];
   let state = null;
@@ -94,14 +95,13 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q *
 const ms = (x) => (x < 10 ? x.toFixed(1) : Math.round(x).toString());
 
 console.log(`${TURNS} turns, a ${SUMMARY_MS} ms summarizer, window ${OPTIONS.contextWindowTokens} (reserve ${OPTIONS.reserveTokens}, keep ${OPTIONS.keepRecentTokens})`);
-console.log("| mode | think time | p50 ms | p95 ms | max ms | turns that waited for a summary | pending committed | summaries made |");
-console.log("|---|---|---|---|---|---|---|---|");
-for (const think of THINK) {
-  for (const ahead of [false, true]) {
-    if (!ahead && think !== THINK[0]) continue;
-    const { latencies, waited, committed, calls } = await replay({ ahead, think });
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const mode = ahead ? "ahead of time" : "in the turn";
-    console.log(`| ${mode} | ${ahead ? `${think} ms` : "any"} | ${ms(quantile(sorted, 0.5))} | ${ms(quantile(sorted, 0.95))} | ${ms(sorted.at(-1))} | ${waited} | ${committed} | ${calls} |`);
-  }
+console.log("| mode | aheadRatio | think time | p50 ms | p95 ms | max ms | turns that waited for a summary | pending committed | summaries made |");
+console.log("|---|---|---|---|---|---|---|---|---|");
+const runs = [{ ahead: false, think: 0 }];
+for (const aheadRatio of RATIOS) for (const think of THINK) runs.push({ ahead: true, think, aheadRatio });
+for (const run of runs) {
+  const { latencies, waited, committed, calls } = await replay(run);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const mode = run.ahead ? `ahead of time | ${run.aheadRatio} | ${run.think} ms` : "in the turn | — | any";
+  console.log(`| ${mode} | ${ms(quantile(sorted, 0.5))} | ${ms(quantile(sorted, 0.95))} | ${ms(sorted.at(-1))} | ${waited} | ${committed} | ${calls} |`);
 }

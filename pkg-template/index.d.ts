@@ -844,6 +844,8 @@ export interface RunOptions {
   /** Default: `isContextOverflowError`. */
   isContextOverflow?: (error: unknown) => boolean;
   signal?: AbortSignal | null;
+  /** What the summary of a recovery should focus on. */
+  focus?: string | null;
 }
 
 export interface RunResult<S, R> {
