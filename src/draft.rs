@@ -34,6 +34,8 @@ impl Feed {
         self.bytes(&[tag]);
     }
 
+    // Not inlined: one copy for the many fields (module size).
+    #[inline(never)]
     fn text(&mut self, tag: u8, text: &str) {
         self.tag(tag);
         self.bytes(&(text.len() as u64).to_le_bytes());
@@ -112,17 +114,25 @@ impl Digest {
         Digest(feed.0)
     }
 
-    /// The 16 hexadecimal digits.
+    /// The 16 lowercase hexadecimal digits. (Written out: the formatting machinery's hex
+    /// and radix parsing are not otherwise in the module.)
     pub fn to_hex(self) -> String {
-        format!("{:016x}", self.0)
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        (0..16)
+            .map(|i| char::from(DIGITS[((self.0 >> (60 - 4 * i)) & 0xf) as usize]))
+            .collect()
     }
 
-    /// Reads [`Digest::to_hex`]'s form; `None` for anything else.
+    /// Reads [`Digest::to_hex`]'s form (either case); `None` for anything else.
     pub fn from_hex(text: &str) -> Option<Digest> {
-        if text.len() != 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if text.len() != 16 {
             return None;
         }
-        u64::from_str_radix(text, 16).ok().map(Digest)
+        text.chars()
+            .try_fold(0u64, |value, c| {
+                c.to_digit(16).map(|d| (value << 4) | u64::from(d))
+            })
+            .map(Digest)
     }
 }
 

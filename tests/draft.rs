@@ -152,6 +152,10 @@ fn digests_tell_apart_what_a_concatenation_would_not() {
         Digest::of_summarized(&[&[say("a")]])
     );
     assert_eq!(Digest::from_hex("xyz"), None);
+    let small = Digest(0x0123_4567_89ab_cdef);
+    assert_eq!(small.to_hex(), "0123456789abcdef");
+    assert_eq!(Digest::from_hex("0123456789ABCDEF"), Some(small));
+    assert_eq!(Digest::from_hex("0123456789abcdeg"), None);
 }
 
 /// An application summarizer whose review keeps, replaces or declines.

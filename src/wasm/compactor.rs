@@ -153,18 +153,11 @@ impl JsCompactor {
             }
             let request = convert::request(&request)?;
             let plan = convert::plan(&plan)?;
-            self.inner.job(request, plan, &options)
+            let mut job = self.inner.job(request, plan, &options)?;
+            job.draft_only = true;
+            Ok(job)
         });
-        match job {
-            Err(error) => Promise::reject(&to_js(&error)),
-            Ok(job) => {
-                let inner = self.inner.clone();
-                future_to_promise(async move {
-                    let draft = inner.draft(&job).await.map_err(JsValue::from)?;
-                    Ok(draft.unwrap_or(JsValue::NULL))
-                })
-            }
-        }
+        self.start(job)
     }
 
     #[cfg(feature = "full")]

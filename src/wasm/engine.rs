@@ -41,6 +41,8 @@ pub(super) struct Job {
     context: CallContext,
     /// The messages a compaction keeps (read before the first await).
     pub(super) kept: Array,
+    /// Whether [`Engine::run`] makes a draft (`compactor.draft`) rather than applying.
+    pub(super) draft_only: bool,
 }
 
 /// What of `request` steers planning.
@@ -184,6 +186,7 @@ impl Engine {
             prefix,
             context,
             kept,
+            draft_only: false,
         })
     }
 
@@ -244,22 +247,16 @@ impl Engine {
             .map(Some)
     }
 
-    /// The draft of the job's plan (`None` for a no-op): summarized, reviewed, not applied.
-    pub(super) async fn draft(&self, job: &Job) -> Result<Option<JsValue>> {
-        let Some(plan) = &job.plan else {
-            return Ok(None);
-        };
-        let draft = self
-            .core
-            .draft_with_facts(job.input(), plan, &job.context)
-            .await?;
-        Ok(Some(super::draft::to_js(
-            &draft,
-            job.context.kept_id.clone(),
-        )))
+    /// The draft of the job's plan (`null` for a no-op): summarized, reviewed, not applied.
+    async fn draft(&self, job: &Job) -> Result<JsValue> {
+        Ok(match self.draft_of(job).await? {
+            None => JsValue::NULL,
+            Some(draft) => super::draft::to_js(&draft, job.context.kept_id.clone()),
+        })
     }
 
-    /// The core draft of the job's plan (`None` for a no-op), for the manager.
+    /// The core draft of the job's plan (`None` for a no-op): `compactor.draft`'s, and the
+    /// manager's ahead of time.
     pub(super) async fn draft_of(&self, job: &Job) -> Result<Option<crate::draft::Draft>> {
         let Some(plan) = &job.plan else {
             return Ok(None);
@@ -269,8 +266,12 @@ impl Engine {
         draft.await.map(Some)
     }
 
-    /// Applies the job and builds the `{ summary, messages, record }` object.
+    /// Applies the job and builds the `{ summary, messages, record }` object, or (a draft
+    /// job) the draft object. One future for both: one copy of the promise glue.
     pub(super) async fn run(&self, job: Job) -> Result<JsValue> {
+        if job.draft_only {
+            return self.draft(&job).await;
+        }
         let messages = &job.request.messages;
         Ok(match self.execute(&job).await? {
             None => convert::outcome(
