@@ -26,7 +26,7 @@ use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    AheadOutcome, ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure,
+    Ahead, AheadOutcome, ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure,
     StateCompactor, rewritten_anchor,
 };
 use crate::out as shape;
@@ -60,28 +60,11 @@ impl JsContextManager {
 
     /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error?,
     /// pending? }` (`pending`: `"committed"` or `"discarded"` when `options.pending` was used).
-    pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
-        let compactor = self.compactor.clone();
-        let core = self.core;
-        let (call, signal) = match Call::read(&options) {
-            Ok(prepared) => prepared,
-            Err(error) => return Promise::reject(&to_js(&error)),
-        };
-        future_to_promise(async move {
-            let maintain = call.options();
-            let done = core.maintain(&*compactor, state, maintain, &signal).await?;
-            let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
-            Ok(out(&[done.state.clone(), error], |w| {
-                shape::maintained(w, &done)
-            }))
-        })
-    }
-
-    /// Ahead-of-time compaction after a turn: resolves to the pending draft to keep (a new
-    /// one, `options.pending` itself while it still covers the state) or `null`; rejects when
-    /// the summary fails or is aborted (keep what you held).
-    #[wasm_bindgen(js_name = prepareAhead)]
-    pub fn prepare_ahead(&self, state: JsValue, options: JsValue) -> Promise {
+    /// With `ahead` (the package's `prepareAhead`), ahead-of-time compaction after a turn
+    /// instead: resolves to the pending draft to keep (a new one, `options.pending` itself
+    /// while it still covers the state) or `null`, and rejects when the summary fails or is
+    /// aborted (keep what you held). One future for both: one copy of the promise glue.
+    pub fn maintain(&self, state: JsValue, options: JsValue, ahead: bool) -> Promise {
         let compactor = self.compactor.clone();
         let core = self.core;
         let (call, signal) = match Call::read(&options) {
@@ -90,18 +73,15 @@ impl JsContextManager {
         };
         future_to_promise(async move {
             let asked = call.options();
-            let ahead = core
-                .prepare_ahead(&*compactor, &state, asked, &signal)
-                .await?;
-            Ok(match (ahead.outcome, ahead.draft) {
-                (AheadOutcome::Kept, _) => call.pending_value,
-                (_, Some(draft)) => {
-                    let messages = compactor.request(&state)?.messages;
-                    let id = convert::id_at(&messages, draft.first_kept_index);
-                    super::draft::to_js(&draft, id)
-                }
-                (_, None) => JsValue::NULL,
-            })
+            if ahead {
+                let ahead = core.prepare_ahead(&*compactor, &state, asked, &signal);
+                return Ok(compactor.pending(ahead.await?, &state, &call)?);
+            }
+            let done = core.maintain(&*compactor, state, asked, &signal).await?;
+            let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
+            Ok(out(&[done.state.clone(), error], |w| {
+                shape::maintained(w, &done)
+            }))
         })
     }
 
@@ -302,6 +282,20 @@ pub fn is_context_overflow_error(error: JsValue) -> bool {
 }
 
 impl JsStateCompactor {
+    /// What `prepareAhead` resolves to: the caller's own pending object when kept, a new
+    /// draft (its `firstKeptId` read from `state`), or `null`.
+    fn pending(&self, ahead: Ahead, state: &JsValue, call: &Call) -> Result<JsValue> {
+        Ok(match (ahead.outcome, ahead.draft) {
+            (AheadOutcome::Kept, _) => call.pending_value.clone(),
+            (_, Some(draft)) => {
+                let messages = self.request(state)?.messages;
+                let id = convert::id_at(&messages, draft.first_kept_index);
+                super::draft::to_js(&draft, id)
+            }
+            (_, None) => JsValue::NULL,
+        })
+    }
+
     /// A plain copy of the caller's state (read once, so a throwing getter is an error here
     /// and nothing of the caller's is read again after an await).
     fn copy(state: &JsValue) -> Result<Object> {
