@@ -160,59 +160,83 @@ impl ContextManager {
     }
 }
 
-/// Maintenance over the threshold with a pending `draft`: committed when it covers `state`
-/// (events with reason [`Reason::Pending`]), then, when the conversation outran it (still
-/// over the threshold), what the compactor decides for the committed state; a draft that
-/// does not cover `state` is discarded and the ordinary path runs.
-pub(super) async fn with_pending<C: StateCompactor>(
-    manager: &ContextManager,
+/// What committing a pending draft left to maintenance.
+pub(super) enum Pending<S> {
+    /// Maintenance is done: the draft was committed and the state is under the threshold.
+    Done(Maintained<S>),
+    /// The ordinary path runs on this state and its facts: the draft did not cover the state
+    /// (discarded), or the conversation outran it (committed, still over the threshold).
+    Further(S, RequestFacts, Committed),
+}
+
+/// What became of a pending draft before the ordinary path ran.
+pub(super) enum Committed {
+    /// None was given.
+    None,
+    /// It did not cover the state: why.
+    Discarded(Error),
+    /// It was committed: its record.
+    Record(Record),
+}
+
+impl Committed {
+    /// The result of the ordinary path `done`, after this: a committed draft is a compaction
+    /// even when the ordinary path made none.
+    pub(super) fn merged<S>(self, done: Maintained<S>) -> Maintained<S> {
+        match self {
+            Committed::None => done,
+            Committed::Discarded(error) => Maintained {
+                pending: PendingUse::Discarded(error),
+                ..done
+            },
+            Committed::Record(record) => match done.outcome {
+                Outcome::Compacted | Outcome::Cleared => Maintained {
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+                _ => Maintained {
+                    outcome: Outcome::Compacted,
+                    record: Some(record),
+                    cleared: None,
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+            },
+        }
+    }
+}
+
+/// Maintenance over `threshold` with a pending `draft`: committed when it covers `state`
+/// (events with reason [`Reason::Pending`]); when the conversation outran it (still over the
+/// threshold), the ordinary path continues from the committed state. A draft that does not
+/// cover `state` is discarded and the ordinary path runs on `state`.
+pub(super) fn commit_pending<C: StateCompactor>(
     compactor: &C,
     state: C::State,
     facts: RequestFacts,
     draft: &Draft,
-    (budget, options, context): (u64, MaintainOptions<'_>, &C::Context),
-) -> Result<Maintained<C::State>> {
-    let options = MaintainOptions {
-        pending: None,
-        ..options
-    };
+    threshold: f64,
+) -> Pending<C::State> {
     // Committing runs no host code and has no effect until its state is returned: the events
     // around it are reported once it is known to hold.
     let (next, record) = match compactor.commit(&state, &facts, draft) {
         Ok(committed) => committed,
-        Err(error) => {
-            let mut done = manager
-                .decided(compactor, state, &facts, budget, options, context)
-                .await?;
-            done.pending = PendingUse::Discarded(error);
-            return Ok(done);
-        }
+        Err(error) => return Pending::Further(state, facts, Committed::Discarded(error)),
     };
     report(compactor, &state, &facts, draft, &record);
-    let committed = |state, error| Maintained {
-        state,
-        outcome: Outcome::Compacted,
-        record: Some(record.clone()),
-        error,
-        cleared: None,
-        pending: PendingUse::Committed,
-    };
-    let threshold = budget as f64 * compactor.trigger_ratio();
-    let after = match compactor.facts(&next) {
-        Ok(after) if after.total() as f64 > threshold => after,
-        _ => return Ok(committed(next, None)),
-    };
-    // The conversation outran the pending summary: the ordinary path continues from it.
-    let further = manager
-        .decided(compactor, next, &after, budget, options, context)
-        .await?;
-    Ok(match further.outcome {
-        Outcome::Compacted | Outcome::Cleared => Maintained {
+    match compactor.facts(&next) {
+        Ok(after) if after.total() as f64 > threshold => {
+            Pending::Further(next, after, Committed::Record(record))
+        }
+        _ => Pending::Done(Maintained {
+            state: next,
+            outcome: Outcome::Compacted,
+            record: Some(record),
+            error: None,
+            cleared: None,
             pending: PendingUse::Committed,
-            ..further
-        },
-        _ => committed(further.state, further.error),
-    })
+        }),
+    }
 }
 
 /// The start and end events of a committed pending draft.

@@ -396,12 +396,22 @@ impl ContextManager {
         if facts.total() as f64 <= threshold {
             return Ok(Maintained::skipped(state, Outcome::BelowThreshold, None));
         }
-        if let Some(draft) = options.pending {
-            let inputs = (budget, options, context);
-            return ahead::with_pending(self, compactor, state, facts, draft, inputs).await;
-        }
-        self.decided(compactor, state, &facts, budget, options, context)
-            .await
+        // A pending draft first: committed (no summary waited for) when it covers the state.
+        let (state, facts, pending) = match options.pending {
+            None => (state, facts, ahead::Committed::None),
+            Some(draft) => match ahead::commit_pending(compactor, state, facts, draft, threshold) {
+                ahead::Pending::Done(done) => return Ok(done),
+                ahead::Pending::Further(state, facts, pending) => (state, facts, pending),
+            },
+        };
+        let options = MaintainOptions {
+            pending: None,
+            ..options
+        };
+        let done = self
+            .decided(compactor, state, &facts, budget, options, context)
+            .await?;
+        Ok(pending.merged(done))
     }
 
     /// Maintenance of `state` (facts `facts`) over its threshold: what the compactor decides.

@@ -18,8 +18,7 @@ use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Lessons};
 use super::{cache, clearing};
-use crate::PlanFields;
-use crate::apply::{CommitInput, Record};
+use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
 use crate::draft::Draft;
@@ -500,13 +499,7 @@ impl StateCompactor for JsStateCompactor {
     }
 
     fn covers(&self, state: &JsValue, draft: &Draft) -> Result<()> {
-        let request = self.request(state)?;
-        let (messages, format) = (&request.messages, request.format);
-        let length = messages.length() as usize;
-        draft.check_covers(&request.summary, length, |range, part| {
-            let first = range.end - usize::from(part > 0);
-            super::draft::digest(messages, first, part, format)
-        })
+        super::draft::covers(&self.request(state)?, draft)
     }
 
     fn commit(
@@ -515,23 +508,9 @@ impl StateCompactor for JsStateCompactor {
         facts: &RequestFacts,
         draft: &Draft,
     ) -> Result<(JsValue, Record)> {
-        self.covers(state, draft)?;
         let next = Self::copy(state)?;
         let request = self.request_of(&next)?;
-        let input = CommitInput {
-            facts,
-            require_reduction: false,
-            estimator: &request.estimator,
-        };
-        let applied = crate::apply::commit_with_facts(input, draft)?;
-        // Where the draft cuts, as a plan: the kept messages as apply keeps them.
-        let cut = PlanFields {
-            first_kept_index: Some(draft.first_kept_index),
-            first_kept_part: Some(draft.first_kept_part),
-            turn_prefix_start: Some(draft.first_kept_index),
-        };
-        let cut = Plan::from_fields(cut, || Ok((0, 0)), || Ok(None))?;
-        let kept = convert::kept(&request.messages, facts, &cut)?;
+        let (applied, kept) = super::draft::commit_with_facts(&request, facts, draft)?;
         let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
         let _ = Reflect::set(&next, &"messages".into(), &kept);
         Ok((next.into(), applied.record))
