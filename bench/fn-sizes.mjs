@@ -5,6 +5,7 @@
 // first, and the totals. --group sums by crate/module path (the name up to its last `::`,
 // generic arguments and hashes dropped) instead of by function.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 function leb(bytes, at) {
   let value = 0, shift = 0, byte;
@@ -109,28 +110,33 @@ function grouped(sizes) {
   return out;
 }
 
-const args = process.argv.slice(2);
-const top = Number(args[args.indexOf('--top') + 1]) || 40;
-const byGroup = args.includes('--group');
-const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--top');
-if (files.length === 0) {
-  console.error('usage: node bench/fn-sizes.mjs <a.wasm> [<b.wasm>] [--top N] [--group]');
-  process.exit(2);
-}
-let [a, b] = files.map(functionSizes);
-if (byGroup) [a, b] = [a, b].map((s) => s && grouped(s));
-const total = (s) => [...s.values()].reduce((x, y) => x + y, 0);
-if (!b) {
-  const rows = [...a].sort((x, y) => y[1] - x[1]).slice(0, top);
-  for (const [name, size] of rows) console.log(`${String(size).padStart(8)}  ${name}`);
-  console.log(`${String(total(a)).padStart(8)}  total code (${a.size} ${byGroup ? 'groups' : 'functions'})`);
-} else {
-  const keys = new Set([...a.keys(), ...b.keys()]);
-  const rows = [...keys]
-    .map((k) => [k, (b.get(k) ?? 0) - (a.get(k) ?? 0)])
-    .filter(([, d]) => d !== 0)
-    .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
-    .slice(0, top);
-  for (const [name, d] of rows) console.log(`${(d > 0 ? '+' : '') + d}`.padStart(8) + `  ${name}`);
-  console.log(`${String(total(a)).padStart(8)} → ${total(b)} total code (${total(b) - total(a) >= 0 ? '+' : ''}${total(b) - total(a)})`);
+// The rest runs only as a command (bench/retained.mjs imports functionSizes).
+if (import.meta.url === pathToFileURL(process.argv[1]).href) main();
+
+function main() {
+  const args = process.argv.slice(2);
+  const top = Number(args[args.indexOf('--top') + 1]) || 40;
+  const byGroup = args.includes('--group');
+  const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--top');
+  if (files.length === 0) {
+    console.error('usage: node bench/fn-sizes.mjs <a.wasm> [<b.wasm>] [--top N] [--group]');
+    process.exit(2);
+  }
+  let [a, b] = files.map(functionSizes);
+  if (byGroup) [a, b] = [a, b].map((s) => s && grouped(s));
+  const total = (s) => [...s.values()].reduce((x, y) => x + y, 0);
+  if (!b) {
+    const rows = [...a].sort((x, y) => y[1] - x[1]).slice(0, top);
+    for (const [name, size] of rows) console.log(`${String(size).padStart(8)}  ${name}`);
+    console.log(`${String(total(a)).padStart(8)}  total code (${a.size} ${byGroup ? 'groups' : 'functions'})`);
+  } else {
+    const keys = new Set([...a.keys(), ...b.keys()]);
+    const rows = [...keys]
+      .map((k) => [k, (b.get(k) ?? 0) - (a.get(k) ?? 0)])
+      .filter(([, d]) => d !== 0)
+      .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+      .slice(0, top);
+    for (const [name, d] of rows) console.log(`${(d > 0 ? '+' : '') + d}`.padStart(8) + `  ${name}`);
+    console.log(`${String(total(a)).padStart(8)} → ${total(b)} total code (${total(b) - total(a) >= 0 ? '+' : ''}${total(b) - total(a)})`);
+  }
 }

@@ -16,7 +16,7 @@
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions } from "./ai-sdk-plan.js";
+import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
@@ -58,13 +58,16 @@ export class ChatCompaction {
     const located = pending === null ? null : locate(pending, chat);
     const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
     const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;
+    const record = withFirstSummarized(result.record, chat.messages, (message) => origin(message, chat));
     // The stored entries whose results are still sent, and what this clearing added.
     const entries = presentIn(valid?.cleared ?? [], kept);
     let next = entries.length === (valid?.cleared?.length ?? 0) ? valid : withCleared(valid, entries);
-    if (result.compacted) {
+    // A trimmed message is sent as trimmed; the stored state does not change (the client
+    // posts the message whole again, and it is trimmed again).
+    if (result.compacted && result.reason !== "trimmed") {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       const first = origin(firstNonSystem(kept), chat) ?? pastEnd(chat.live);
-      next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record: result.record }, [...entries, ...fresh]);
+      next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
     const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
     const { messages: model, origins } = await convertLive(this.#convert, live);
@@ -76,7 +79,7 @@ export class ChatCompaction {
       state: next,
       compacted: result.compacted,
       reason: result.reason,
-      record: result.record,
+      record,
       ...(result.error ? { error: result.error } : {}),
       ...(result.pending ? { pending: result.pending } : {}),
       prepareStep: steps.prepareStep,
@@ -278,7 +281,9 @@ class StepCompaction {
     if (result.error?.code === "invalid_request") throw result.error;
     if (result.compacted) {
       result.state.messages = withUsage.restore(result.state.messages);
-      this.#record = result.record;
+      if (result.reason === "trimmed") return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };
+      // Where its summary starts, for the receipt: a posted message (not one of this request's steps).
+      this.#record = withFirstSummarized(result.record, withUsage.messages, (message) => posted(this.#origins.get(message) ?? this.#origins.get(sdkOwn.get(message))));
       if (result.reason === "cleared") {
         // Rewritten in place, index for index: the new objects come from where theirs did.
         const cleared = newlyCleared(live, result.state.messages, this.#origins);

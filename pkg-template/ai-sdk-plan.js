@@ -9,7 +9,7 @@ import { guarded, guardedOr, record } from "./host.js";
 
 const DEFAULT_RESERVE = 16_384;
 /** The options route and preview both read (the route reads a few more: `CHAT_ONLY_KEYS`). */
-const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing"];
+const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing", "trimOversized"];
 export const CHAT_ONLY_KEYS = ["summarizer", "onEvent", "convertToModelMessages", "aheadRatio"];
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
@@ -45,8 +45,8 @@ const shown = (value) => (typeof value === "number" ? String(value) : typeof val
 
 /** The `Compactor` config both build from their options (`clearing` off when absent). */
 export function compactorConfig(read, summarizer) {
-  const { keepRecentTokens, triggerRatio, clearing } = read;
-  return { keepRecentTokens, triggerRatio, summarizer, ...(clearing === undefined ? {} : { clearing }) };
+  const { keepRecentTokens, triggerRatio, clearing, trimOversized } = read;
+  return { keepRecentTokens, triggerRatio, summarizer, trimOversized, ...(clearing === undefined ? {} : { clearing }) };
 }
 
 /** The check of stored cleared entries (`chatInput`'s `clearable`) for a compactor and options. */
@@ -97,6 +97,38 @@ function checkEntries(state, live, memo, clearable) {
   if (kept.length === state.cleared.length) return state;
   const { cleared: _, ...rest } = state;
   return kept.length > 0 ? { ...rest, cleared: kept } : rest;
+}
+
+/**
+ * `record` (a summary's) with where its summary starts in the posted UIMessages, so that an app
+ * can name what was summarized without the state listing every id: `receipt.firstId` and
+ * `receipt.firstPart`, the first message (and part) it covers; it covers everything from there
+ * up to the state's `firstKeptId` and `firstKeptPart`. `messages` are the ones the compaction
+ * was given, `originOf(message)` the `{ id, part }` one came from (or nothing when not known:
+ * the record is returned as it is, as for a clearing, which summarized nothing).
+ */
+export function withFirstSummarized(record, messages, originOf) {
+  const receipt = record?.receipt;
+  if (!receipt || receipt.summarizedMessages === 0) return record;
+  const pinned = new Set(receipt.pinned);
+  const at = messages.findIndex((message, index) => index <= record.firstKeptIndex && !pinned.has(index) && guardedOr(() => message.role !== "system", false));
+  const origin = at < 0 ? undefined : originOf(messages[at]);
+  if (!origin || typeof origin.id !== "string") return record;
+  return { ...record, receipt: { ...receipt, firstId: origin.id, firstPart: origin.part ?? 0 } };
+}
+
+/**
+ * Where a pending draft cuts the live UIMessages `live` (as `chatInput` gives them), in the terms
+ * of the messages as sent: `{ firstKeptIndex, firstKeptPart }`. The draft is located by its
+ * `firstKeptId` and `firstKeptPart` (a part of the posted message, as the state's); `null` when
+ * it cannot be (its first kept message is gone, or the live messages start after its cut).
+ */
+export function pendingCut(live, pending) {
+  const { firstKeptId: id, firstKeptPart: part } = pending;
+  if (typeof id !== "string" || !Number.isSafeInteger(part) || part < 0) return null;
+  const at = live.findIndex(({ message }) => message.id === id);
+  if (at < 0 || part < live[at].from) return null;
+  return { firstKeptIndex: at, firstKeptPart: part - live[at].from };
 }
 
 /** The copies `chatInput` makes, one per posted message while it stays the same. */

@@ -4,8 +4,13 @@
 // messages) and can run on every keystroke. Made on the plan-only module's `Compactor` for
 // `context-compaction/ai-sdk-preview` (ai-sdk-preview.js: a page that shows it never
 // loads the whole module), on the whole one's for `context-compaction/ai-sdk` (a route that
-// imports it ships one module).
-import { chatInput, ChatMemo, clearableOf, compactorConfig, readChatOptions } from "./ai-sdk-plan.js";
+// imports it ships one module). It also shows a pending summary (a draft made ahead of time and
+// stored by the app): its text, and whether it still covers the messages (`compactor.covers`,
+// which both modules have).
+import { CompactionError } from "./error.js";
+import { read } from "./ai-sdk-ui.js";
+import { record } from "./host.js";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, readChatOptions } from "./ai-sdk-plan.js";
 
 /** The `ChatPreview` class over `Compactor` (the whole module's or the plan-only one's). */
 export function chatPreviewOn(Compactor) {
@@ -17,6 +22,10 @@ export function chatPreviewOn(Compactor) {
     #state = null;
     #memo = new ChatMemo();
     #clearable;
+    #live = [];
+    #pending = null;
+    /** The last coverage check: `{ key, covered, covers }` (`covered`: the messages it read). */
+    #checked = null;
 
     constructor(options) {
       const read = readChatOptions(options, "ChatPreview");
@@ -29,8 +38,13 @@ export function chatPreviewOn(Compactor) {
       this.#clearable = clearableOf(this.#compactor, read);
     }
 
-    /** Takes `useChat`'s messages (and the chat's stored state, if the page has it). */
-    update(messages, state = null) {
+    /**
+     * Takes `useChat`'s messages (and the chat's stored state, if the page has it, and the
+     * pending summary stored beside it, `{ pending }`: a draft as `compactor.draft` gives it,
+     * located by `firstKeptId` and `firstKeptPart`).
+     */
+    update(messages, state = null, options = undefined) {
+      const pending = pendingOf(options);
       const chat = chatInput(messages, state, { memo: this.#memo, clearable: this.#clearable });
       const current = chat.messages;
       const had = this.#conversation.messages;
@@ -38,6 +52,37 @@ export function chatPreviewOn(Compactor) {
       if (grows) this.#conversation.append(current.slice(had.length));
       else this.#conversation.reset(current);
       this.#state = chat.state;
+      this.#live = chat.live;
+      this.#pending = pending;
+    }
+
+    /**
+     * The pending summary given to `update`, or `null`: `{ summary, firstKeptId, firstKeptPart,
+     * covers }`, `covers` telling whether it still covers the messages (nothing it summarizes
+     * changed, and the state's summary is the one it replaces), as the route's commit of it
+     * checks. Cheap while the messages it covers stay the same objects.
+     */
+    pending() {
+      const pending = this.#pending;
+      if (pending === null) return null;
+      const { summary, firstKeptId, firstKeptPart } = pending;
+      return { summary, firstKeptId, firstKeptPart, covers: this.#covers(pending) };
+    }
+
+    #covers(pending) {
+      const sent = this.#conversation.messages;
+      const cut = pendingCut(this.#live, pending);
+      if (cut === null) return false;
+      const summary = this.#state?.summary ?? null;
+      const covered = sent.slice(0, cut.firstKeptIndex + (cut.firstKeptPart > 0 ? 1 : 0));
+      // What the answer depends on: the draft's digests and cut, the summary, the covered messages.
+      const key = JSON.stringify([pending.digest, pending.previousDigest, cut.firstKeptIndex, cut.firstKeptPart, summary]);
+      const last = this.#checked;
+      if (last && last.key === key && last.covered.length === covered.length && last.covered.every((m, i) => m === covered[i])) return last.covers;
+      const draft = { summary: pending.summary, digest: pending.digest, previousDigest: pending.previousDigest, ...cut };
+      const covers = this.#compactor.covers({ format: "ai-sdk-ui", messages: sent, summary }, draft);
+      this.#checked = { key, covered, covers };
+      return covers;
     }
 
     /**
@@ -83,6 +128,22 @@ export function chatPreviewOn(Compactor) {
       this.free();
     }
   };
+}
+
+/**
+ * `update`'s `{ pending }`: a draft or nothing, read once and checked, so that `pending()` never
+ * throws (a cut it cannot locate only covers nothing).
+ */
+function pendingOf(options) {
+  if (options === undefined || options === null) return null;
+  const pending = read(() => record(options, "options"))?.pending;
+  if (pending === undefined || pending === null) return null;
+  const copy = read(() => record(pending, "options.pending"));
+  const digest = (value) => typeof value === "string" && /^[0-9a-f]{16}$/.test(value);
+  if (copy === null || typeof copy.summary !== "string" || !digest(copy.digest) || !digest(copy.previousDigest)) {
+    throw new CompactionError("invalid_request", "invalid request: options.pending must be a draft ({ summary, firstKeptId, firstKeptPart, digest, previousDigest }) or null");
+  }
+  return copy;
 }
 
 /** A clear plan in UIMessage terms: which results of which messages, and what that frees. */

@@ -12,6 +12,7 @@ import type {
   MaintainReason,
   GeneratorSummarizerConfig,
   HeuristicEstimator,
+  Receipt,
 } from "./index.js";
 
 // `[Symbol.dispose]` where the consumer's lib declares `Symbol.dispose` (as in index.d.ts).
@@ -84,12 +85,33 @@ export interface ChatCompactionState {
   /** The part of that message they start at (a step of a long assistant message; 0: all of it). */
   firstKeptPart: number;
   /** The compaction that produced this state (`kind: "clear"` for a clearing). */
-  record: CompactionRecord | null;
+  record: ChatCompactionRecord | null;
   /**
    * The tool results cleared so far (option `clearing`), cleared again on every request so
    * that the model is sent the same messages each turn. Absent when none are.
    */
   cleared?: ClearedToolResult[];
+}
+
+export type { Draft } from "./index.js";
+
+/** A chat route's record: its receipt says where in the posted UIMessages a summary starts. */
+export interface ChatCompactionRecord extends CompactionRecord {
+  receipt: ChatReceipt;
+}
+
+/**
+ * What a chat's compaction covered. A summary covers the posted UIMessages from `firstId` (its
+ * part `firstPart` on) up to the state's `firstKeptId` (its parts before `firstKeptPart`):
+ * `summarizedMessages` of them when `prepare` made it (between the steps of a tool loop the
+ * count is of model messages). Only the first id is stored, so the state stays the same size
+ * however long the chat; the app holds the messages in between.
+ */
+export interface ChatReceipt extends Receipt {
+  /** The first UIMessage a summary covers (absent for a clearing, which summarizes nothing). */
+  firstId?: string;
+  /** The part of it the summary starts at (a later step of it when an earlier summary ended there). */
+  firstPart?: number;
 }
 
 /** One cleared tool result of a chat: where it is and what replaced it. */
@@ -159,6 +181,8 @@ export interface ChatCompactionOptions<ModelMessage> {
    * protectRecentTokens, neverClear, clearArguments }` as in the `Compactor` config.
    */
   clearing?: ChatClearingOptions;
+  /** Trim the middle of a user message too large for the window instead of failing, as the `Compactor` config's `trimOversized`. */
+  trimOversized?: boolean;
 }
 
 /** The AI SDK's `prepareStep` options this entry reads. */
@@ -179,7 +203,7 @@ export interface PreparedChat<ModelMessage> {
   compacted: boolean;
   /** What maintenance did: `"cleared"` when clearing old tool results was enough, `"compacted"` for a summary. */
   reason: MaintainReason;
-  record: CompactionRecord | null;
+  record: ChatCompactionRecord | null;
   /** Why a due compaction failed (the messages are then the uncompacted ones). */
   error?: CompactionError;
   /** What became of `options.pending` when it was due: committed (no summary waited for) or discarded (stale). */
@@ -248,6 +272,8 @@ export interface ChatPreviewOptions {
   estimator?: Estimator | HeuristicEstimator;
   /** The route's `clearing` option. */
   clearing?: ChatClearingOptions;
+  /** The route's `trimOversized` option (a preview does not trim). */
+  trimOversized?: boolean;
 }
 
 /** One UIMessage in a preview. */
@@ -301,13 +327,38 @@ export interface ChatPreviewSummaryPlan {
   messages: PreviewMessage[];
 }
 
+/**
+ * A summary made ahead of time and not applied, as the app stores it beside the chat state: a
+ * draft as `compactor.draft` gives it, located in the posted UIMessages by `firstKeptId` and
+ * `firstKeptPart` (a part of that message as posted, as the state's).
+ */
+export type ChatPendingDraft = Pick<Draft, "summary" | "firstKeptId" | "firstKeptPart" | "digest" | "previousDigest">;
+
+/** A pending summary as the preview shows it. */
+export interface ChatPreviewPending {
+  summary: string;
+  firstKeptId: string | null;
+  firstKeptPart: number;
+  /**
+   * Whether it still covers the messages: the state's summary is the one it replaces and
+   * nothing it summarizes changed (what the route's commit of it checks). `false`: it would
+   * be discarded and the ordinary compaction run.
+   */
+  covers: boolean;
+}
+
 export interface ChatPreview extends Disposer {}
 /** What the route would compact, from `useChat`'s messages; `plan()` is cheap (every keystroke). */
 export declare class ChatPreview {
   constructor(options: ChatPreviewOptions);
-  /** Takes the current messages (and the chat's state, if the page has it); reads only what is new. */
-  update(messages: readonly ChatUIMessage[], state?: ChatCompactionState | null): void;
+  /**
+   * Takes the current messages (and the chat's state, if the page has it, and the pending
+   * summary stored beside it); reads only what is new. An update without `pending` drops it.
+   */
+  update(messages: readonly ChatUIMessage[], state?: ChatCompactionState | null, options?: { pending?: ChatPendingDraft | null }): void;
   /** `null` when nothing would be compacted. */
   plan(): ChatPreviewPlan | null;
+  /** The pending summary given to `update`, and whether it still covers the messages; `null` without one. */
+  pending(): ChatPreviewPending | null;
   free(): void;
 }

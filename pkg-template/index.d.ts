@@ -333,7 +333,12 @@ interface RequestOptions {
    * application summarizer as `focus`. The summary still covers everything.
    */
   focus?: string | null;
+  /** A provider's own compaction (`docs/behaviour.md`, "Provider compaction"): `"window"` (the default) counts nothing before the newest one and cuts only after it; `"ignore"` reads it as any message. */
+  providerCompaction?: ProviderCompactionMode | null;
 }
+
+/** How a provider's own compaction is read: see `RequestOptions.providerCompaction`. */
+export type ProviderCompactionMode = "window" | "ignore";
 
 /**
  * A request whose `messages` are in format `F` (`format` may be left out for canonical), typed
@@ -616,6 +621,13 @@ export interface CompactorConfig {
     /** Also replace the arguments of the cleared calls with `{}` (`false`: never). Default: those of 200 tokens or more, with their result however small. */
     clearArguments?: boolean;
   } | null;
+  /**
+   * Let a `ContextManager` trim the middle of a user message too large for the window (a pasted
+   * document) instead of failing with `too_large`: head and tail kept, with a marker saying how
+   * much was removed (reason `"trimmed"`, record `kind: "trim"`; your objects are not changed).
+   * Off by default.
+   */
+  trimOversized?: boolean | null;
 }
 
 /** A summary request `summarizerInput` previews. */
@@ -659,6 +671,12 @@ export declare class Compactor {
    * summary is not the one the draft replaces or a message it covers changed.
    */
   commit<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, draft: Draft): CompactionResult<M>;
+  /**
+   * Whether `commit(request, draft)` would take the draft (`false` where it throws `stale`),
+   * without committing: for a draft kept a while (a pending one), before showing or using it.
+   * The plan-only module's `Compactor` has it too.
+   */
+  covers<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, draft: Draft): boolean;
   /** The digest of what a cut (a record, plan or draft) covers in `request`'s messages: a record's `receipt.digest` again, while they are unchanged. */
   digest<M extends MessageFormats[F], F extends MessageFormat = "canonical">(
     request: RequestIn<F, M>,
@@ -686,6 +704,8 @@ export interface ConversationOptions<F extends MessageFormat = "canonical"> {
   estimator?: Estimator | HeuristicEstimator | null;
   /** Messages to start with. */
   messages?: readonly MessageFormats[F][] | null;
+  /** As a request's `providerCompaction`. */
+  providerCompaction?: ProviderCompactionMode | null;
 }
 
 /** Options of `Conversation.plan`: the request without its messages. */
@@ -821,6 +841,8 @@ export type MaintainReason =
   | "belowThreshold"
   | "irreducible"
   | "nothingToRemove"
+  /** A user message too large for the window was trimmed (config `trimOversized`); no summary was made. */
+  | "trimmed"
   | "estimateFailed"
   | "planFailed"
   | "rewriteFailed";

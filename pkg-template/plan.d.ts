@@ -11,6 +11,7 @@ export type {
   ClearedResult,
   CompactionErrorCode,
   CompactionRequest,
+  Draft,
   Conversation,
   ConversationOptions,
   ConversationPlanOptions,
@@ -28,10 +29,11 @@ export { CompactionError, HeuristicEstimator, estimate, ready } from "./index.js
 export type PlanCompactorConfig = Omit<CompactorConfig, "summarizer"> & { summarizer?: CompactorConfig["summarizer"] };
 
 /**
- * A `Compactor` that plans and never summarizes: `plan`, `planBytes`, `clearableResults` and
- * `conversation` give what the whole package's `Compactor` gives for the same config.
+ * A `Compactor` that plans and never summarizes: `plan`, `planBytes`, `clearableResults`,
+ * `conversation`, `covers` and `digest` give what the whole package's `Compactor` gives for the
+ * same config.
  */
-export interface Compactor extends Pick<WholeCompactor, "plan" | "planBytes" | "clearableResults" | "conversation" | "free">, Disposer {}
+export interface Compactor extends Pick<WholeCompactor, "plan" | "planBytes" | "clearableResults" | "conversation" | "covers" | "digest" | "free">, Disposer {}
 export declare class Compactor {
   constructor(config?: PlanCompactorConfig | null);
 }

@@ -30,6 +30,8 @@ pub const MAX_RATIO: f64 = 2.0;
 /// none is usable. The anchor is the latest usable report; the ratio is its count over our
 /// estimate of the same request, which averages over the whole conversation up to it.
 pub fn calibrate(facts: &mut RequestFacts, reports: &[Report]) {
+    // What the provider does not read is left out first: its reports count what it reads.
+    facts.open_window();
     let fixed_now = fixed_tokens(facts);
     let len = facts.messages.len();
     if let Some(calibration) = choose(reports, len, fixed_now, |end| prefix_tokens(facts, end)) {

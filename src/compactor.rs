@@ -36,6 +36,9 @@ pub struct CompactorConfig<S> {
     /// Clearing old tool results before summarizing (`None`, the default: never clear; see
     /// [`Compactor::decide`]).
     pub clearing: Option<ClearingPolicy>,
+    /// Whether a `ContextManager` trims the middle of a user message too large for the window
+    /// instead of failing with `too_large` (`trimOversized`, [`crate::oversized`]; default off).
+    pub trim_oversized: bool,
 }
 
 impl<S> CompactorConfig<S> {
@@ -47,6 +50,7 @@ impl<S> CompactorConfig<S> {
             summarizer,
             file_tracking: FileTracking::default(),
             clearing: None,
+            trim_oversized: false,
         }
     }
 }
@@ -80,6 +84,7 @@ pub struct Compactor<S> {
     summarizer: S,
     file_tracking: FileTracking,
     clearing: Option<ClearingPolicy>,
+    trim_oversized: bool,
 }
 
 impl<S: Summarizer> Compactor<S> {
@@ -102,6 +107,7 @@ impl<S: Summarizer> Compactor<S> {
             summarizer: config.summarizer,
             file_tracking: config.file_tracking,
             clearing: config.clearing,
+            trim_oversized: config.trim_oversized,
         })
     }
 
@@ -123,6 +129,11 @@ impl<S: Summarizer> Compactor<S> {
     /// The clearing policy (`None`: clearing is off).
     pub fn clearing(&self) -> Option<&ClearingPolicy> {
         self.clearing.as_ref()
+    }
+
+    /// Whether a manager trims an oversized user message ([`CompactorConfig::trim_oversized`]).
+    pub fn trims_oversized(&self) -> bool {
+        self.trim_oversized
     }
 
     /// Decides what to do with `request`, without calling the summarizer: with the clearing

@@ -187,6 +187,22 @@ impl Draft {
         }
         Ok(())
     }
+
+    /// Whether this draft may still be committed onto such a request: [`Draft::check_covers`]
+    /// as a yes or no (`false` where it says [`Error::Stale`]; other errors, such as a message
+    /// that cannot be read, are errors).
+    pub fn covers(
+        &self,
+        summary: &str,
+        messages: usize,
+        digest: impl FnOnce(Range<usize>, usize) -> Result<Digest>,
+    ) -> Result<bool> {
+        match self.check_covers(summary, messages, digest) {
+            Ok(()) => Ok(true),
+            Err(Error::Stale(_)) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
 }
 
 /// The messages a cut at part `part` of message `first` covers: `0..first`, and message

@@ -34,6 +34,10 @@ pub struct MessageFacts {
     /// Whether the host pinned the message (its format's marker, `docs/behaviour.md`): never
     /// summarized or cleared, sent as it is after the summary. See [`MessageFacts::is_pinned`].
     pub pinned: bool,
+    /// Whether it holds a summary the provider made of everything before it (an Anthropic
+    /// `compaction` block, a Responses `compaction` item): the provider reads nothing before
+    /// the newest such message (`RequestFacts::open_window`).
+    pub provider_summary: bool,
 }
 
 impl Default for MessageFacts {
@@ -48,6 +52,7 @@ impl Default for MessageFacts {
             tool_result_ids: Ids::new(),
             steps: Steps::default(),
             pinned: false,
+            provider_summary: false,
         }
     }
 }
@@ -68,7 +73,7 @@ pub struct Step {
 
 /// The later steps of one message: a `Vec<Step>` behind one pointer, none when there are none
 /// (most messages). The facts of a long history are held for every message: a pointer rather
-/// than a vector's three words makes each 32 bytes instead of 40.
+/// than a vector's three words saves two words a message.
 // The extra allocation clippy warns of is the point: one pointer in every message's facts, a
 // second allocation only in the few messages that have steps.
 #[allow(clippy::box_collection)]
@@ -193,6 +198,7 @@ impl MessageFacts {
             facts.tool_result_ids.extend(&step.tool_result_ids);
         }
         facts.pinned = host.pinned;
+        facts.provider_summary |= host.provider_summary;
         Ok(facts)
     }
 
@@ -229,6 +235,7 @@ impl MessageFacts {
                 .collect(),
             steps: Steps::default(),
             pinned: false,
+            provider_summary: units.iter().any(Message::is_provider_summary),
         })
     }
 }
@@ -247,6 +254,8 @@ pub struct RequestFacts {
     /// How the estimates above were calibrated and anchored to what the provider reported
     /// (`crate::anchor`); the default when nothing was reported.
     pub calibration: Calibration,
+    /// Whether the messages before the newest provider summary count ([`crate::window`]).
+    pub provider_compaction: crate::window::ProviderCompaction,
 }
 
 impl RequestFacts {
@@ -286,6 +295,7 @@ impl RequestFacts {
             tools: tools_tokens(tools, estimator).map_err(|e| estimator_failed("tools", e))?,
             messages: Vec::new(),
             calibration: Calibration::default(),
+            provider_compaction: Default::default(),
         })
     }
 
@@ -416,8 +426,9 @@ mod tests {
 
     #[test]
     fn message_facts_keep_steps_behind_one_pointer() {
-        // A long history holds the facts of every message: with the steps as a `Vec`, 40 bytes
-        // each on wasm32 (72 on 64-bit targets); behind one pointer, 32 (56).
+        // A long history holds the facts of every message: with the steps as a `Vec`, 48 bytes
+        // each on wasm32 (72 on 64-bit targets); behind one pointer, 40 (56). (32 on wasm32
+        // before `provider_summary`: a fifth one-byte field past the 8-byte alignment.)
         let word = std::mem::size_of::<usize>();
         assert!(std::mem::size_of::<MessageFacts>() <= 8 + 6 * word);
         let mut steps = Steps::default();

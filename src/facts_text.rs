@@ -4,7 +4,7 @@
 //! third, and reads back in one crossing instead of one per element.
 //!
 //! The text: `tokens,role,startsTurn,marks,resultIdsLength,stepCount` (`marks`: 1 when failed,
-//! plus 2 when pinned) and four numbers a step
+//! plus 2 when pinned, plus 4 when it holds a provider's summary) and four numbers a step
 //! (`part,tokens,calls,results`), all decimal and separated by commas, then `;`, then the
 //! result ids and the call ids as [`Ids`] write them (the first `resultIdsLength` bytes are the
 //! result ids). Ids may hold any character, `;` included: the header never does.
@@ -27,7 +27,9 @@ pub(crate) fn write(facts: &MessageFacts) -> String {
         facts.tokens,
         role,
         u64::from(facts.starts_turn),
-        u64::from(facts.failed) | u64::from(facts.pinned) << 1,
+        u64::from(facts.failed)
+            | u64::from(facts.pinned) << 1
+            | u64::from(facts.provider_summary) << 2,
         results.len() as u64,
         facts.steps.len() as u64,
     ];
@@ -61,8 +63,8 @@ pub(crate) fn read(text: &str) -> Option<MessageFacts> {
         _ => return None,
     };
     let starts_turn = flag(next()?)?;
-    let (failed, pinned) = match next()? {
-        marks @ 0..=3 => (marks & 1 == 1, marks & 2 == 2),
+    let (failed, pinned, provider_summary) = match next()? {
+        marks @ 0..=7 => (marks & 1 == 1, marks & 2 == 2, marks & 4 == 4),
         _ => return None,
     };
     let results_len = usize::try_from(next()?).ok()?;
@@ -92,6 +94,7 @@ pub(crate) fn read(text: &str) -> Option<MessageFacts> {
         tool_result_ids: Ids::from_text(results)?,
         steps: steps.into(),
         pinned,
+        provider_summary,
     })
 }
 
@@ -111,7 +114,7 @@ mod tests {
     fn facts(
         tokens: u64,
         role: u8,
-        flags: (bool, bool, bool),
+        flags: (bool, bool, bool, bool),
         steps: Vec<(usize, u64, usize, usize)>,
         ids: (Vec<String>, Vec<String>),
     ) -> MessageFacts {
@@ -121,6 +124,7 @@ mod tests {
             starts_turn: flags.0,
             failed: flags.1,
             pinned: flags.2,
+            provider_summary: flags.3,
             tool_call_ids: ids.0.iter().collect(),
             tool_result_ids: ids.1.iter().collect(),
             steps: steps
@@ -140,7 +144,7 @@ mod tests {
         fn facts_read_back_as_written(
             tokens in any::<u64>(),
             role in 0u8..4,
-            flags in any::<(bool, bool, bool)>(),
+            flags in any::<(bool, bool, bool, bool)>(),
             steps in prop::collection::vec(any::<(usize, u64, usize, usize)>(), 0..4),
             calls in prop::collection::vec(".{0,12}", 0..4),
             results in prop::collection::vec(".{0,12}", 0..4),
@@ -157,7 +161,7 @@ mod tests {
         let facts = facts(
             7,
             1,
-            (false, true, true),
+            (false, true, true, true),
             vec![(2, 5, 1, 0)],
             (ids(&["a;1,2", "9:x", "调用"]), ids(&[";", ""])),
         );
@@ -169,7 +173,7 @@ mod tests {
         let good = write(&facts(
             3,
             0,
-            (true, false, false),
+            (true, false, false, false),
             vec![],
             (vec!["c".into()], vec![]),
         ));
@@ -182,7 +186,7 @@ mod tests {
             "3,0,1,0,0,0;x:c",
             "3,4,1,0,0,0;",
             "3,0,2,0,0,0;",
-            "3,0,1,4,0,0;",
+            "3,0,1,8,0,0;",
             "3,0,1,0,5,0;1:c",
             "3,0,1,0,0,1;",
             "3,0,1,0,0,0,9;",

@@ -136,12 +136,19 @@ pub struct Parts<'a> {
     pub estimator: &'a dyn Estimator,
     /// What the host said the provider counted for earlier requests.
     pub reported: &'a [Explicit],
+    /// Whether the messages before the newest provider summary count ([`crate::window`]).
+    pub provider_compaction: crate::window::ProviderCompaction,
 }
 
 impl Parts<'_> {
     /// The raw facts of everything but the messages (which are left empty).
     pub fn fixed_facts(&self) -> Result<RequestFacts> {
-        RequestFacts::fixed(self.system_prompt, self.summary, self.tools, self.estimator)
+        let facts =
+            RequestFacts::fixed(self.system_prompt, self.summary, self.tools, self.estimator)?;
+        Ok(RequestFacts {
+            provider_compaction: self.provider_compaction,
+            ..facts
+        })
     }
 }
 

@@ -11,6 +11,7 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::plan::{History, Plan, plan_history};
 use crate::request::PlanOptions;
 use crate::steps::Positions;
+use crate::window::{self, ProviderCompaction};
 
 /// Facts of a growing history and the tool-call pairing between its messages.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +26,10 @@ pub struct Ledger {
     message_tokens: u64,
     pinned_tokens: u64,
     raw: Raw,
+    /// Whether the messages before the newest provider summary count ([`crate::window`]).
+    mode: ProviderCompaction,
+    /// The position of the newest provider summary (0 without one): cuts fall after it.
+    window: usize,
 }
 
 /// Our raw estimates of the messages, while the facts hold them calibrated.
@@ -54,6 +59,14 @@ impl Ledger {
         }
     }
 
+    /// An empty history whose provider summaries are read as `mode` says.
+    pub fn with_mode(mode: ProviderCompaction) -> Self {
+        Ledger {
+            mode,
+            ..Ledger::new()
+        }
+    }
+
     /// A history of `facts`, in order.
     pub fn from_facts(facts: impl IntoIterator<Item = MessageFacts>) -> Self {
         let mut ledger = Ledger::new();
@@ -74,7 +87,7 @@ impl Ledger {
             let raw = std::mem::take(&mut self.raw);
             *self = Ledger {
                 positions: Some(Positions::default()),
-                ..Ledger::new()
+                ..Ledger::with_mode(self.mode)
             };
             self.raw.calibration = raw.calibration;
             for (mut f, tokens) in before.into_iter().zip(raw.tokens) {
@@ -108,7 +121,49 @@ impl Ledger {
         if facts.is_pinned() {
             self.pinned_tokens += facts.tokens;
         }
+        let opens = facts.provider_summary && self.mode == ProviderCompaction::Window;
         self.facts.push(facts);
+        if opens {
+            self.open_window();
+        }
+    }
+
+    /// The newest message holds a provider summary: the messages before it count nothing from
+    /// now on (but the system and pinned ones), and cuts fall after it. O(history), once per
+    /// provider compaction.
+    fn open_window(&mut self) {
+        let last = self.facts.len().saturating_sub(1);
+        let mut steps = 0;
+        for (f, raw) in self.facts.iter_mut().zip(&mut self.raw.tokens).take(last) {
+            let count = f.steps.len();
+            if !window::counts_before_window(f) {
+                window::close(f);
+                *raw = 0;
+                let raw_steps = self.raw.steps.get_mut(steps..steps + count);
+                raw_steps.unwrap_or(&mut []).fill(0);
+            }
+            steps += count;
+        }
+        let mut sent = 0;
+        let after = self.raw.sent.iter_mut().skip(1);
+        for ((f, &raw), after) in self.facts.iter().zip(&self.raw.tokens).zip(after) {
+            sent += if f.failed { 0 } else { raw };
+            *after = sent;
+        }
+        self.message_tokens = self.facts.iter().map(|f| f.tokens).sum();
+        let pinned = self.facts.iter().filter(|f| f.is_pinned());
+        self.pinned_tokens = pinned.map(|f| f.tokens).sum();
+        self.window = match &mut self.positions {
+            None => last,
+            Some(positions) => {
+                positions.retoken(&self.facts);
+                let first = positions
+                    .starts
+                    .iter()
+                    .rposition(|&(i, part)| i == last && part == 0);
+                first.unwrap_or(0)
+            }
+        };
     }
 
     /// Pairs the calls and results of the next position with the earlier ones.
@@ -166,6 +221,7 @@ impl Ledger {
             system_prompt: calibration.scale(fixed.system_prompt),
             summary: calibration.scale(fixed.summary),
             tools: calibration.scale(fixed.tools),
+            provider_compaction: self.mode,
             ..RequestFacts::default()
         };
         if let Some(anchor) = calibration.anchor {
@@ -224,6 +280,7 @@ impl Ledger {
             },
             message_tokens: self.message_tokens,
             pinned_tokens: self.pinned_tokens,
+            first_cut: self.window + 1,
         };
         let plan = plan_history(fixed, &history, options, keep_recent_tokens, trigger_ratio)?;
         let plan = match &self.positions {

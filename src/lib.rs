@@ -72,6 +72,7 @@ pub mod manager;
 mod message;
 pub mod out;
 mod overflow;
+pub mod oversized;
 pub mod parse;
 mod plan;
 mod prompt;
@@ -90,6 +91,7 @@ mod thrown;
 pub mod token;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+pub mod window;
 
 pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, CommitInput, Compaction, Receipt, Record};

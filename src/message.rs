@@ -168,6 +168,17 @@ impl Message {
         )
     }
 
+    /// Whether it holds a summary the provider sealed ([`AssistantBlock::Sealed`]).
+    pub fn is_provider_summary(&self) -> bool {
+        match self {
+            Message::Assistant(a) => a
+                .content
+                .iter()
+                .any(|b| matches!(b, AssistantBlock::Sealed { .. })),
+            _ => false,
+        }
+    }
+
     /// The tool calls this message makes (none unless it is an assistant message).
     pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
         let blocks: &[AssistantBlock] = match self {
@@ -224,6 +235,11 @@ pub struct HostMessage {
     ///
     /// [`MessageFacts::pinned`]: crate::MessageFacts::pinned
     pub pinned: bool,
+    /// Whether it holds a summary the provider made (see
+    /// [`MessageFacts::provider_summary`]).
+    ///
+    /// [`MessageFacts::provider_summary`]: crate::MessageFacts::provider_summary
+    pub provider_summary: bool,
 }
 
 /// A step boundary inside one host message: the part a step starts at and its first unit.
@@ -250,6 +266,7 @@ impl HostMessage {
             system: None,
             steps: Vec::new(),
             pinned: false,
+            provider_summary: false,
         }
     }
 
@@ -262,6 +279,7 @@ impl HostMessage {
             system: Some(text),
             steps: Vec::new(),
             pinned: false,
+            provider_summary: false,
         }
     }
 
@@ -284,6 +302,7 @@ impl HostMessage {
             system: None,
             steps: Vec::new(),
             pinned: false,
+            provider_summary: false,
         }
     }
 }

@@ -144,6 +144,9 @@ pub(crate) struct History<'a> {
     pub valid_cut: &'a dyn Fn(usize) -> Option<usize>,
     pub message_tokens: u64,
     pub pinned_tokens: u64,
+    /// The first cut that may be made: past the newest provider summary, whose messages before
+    /// it count nothing ([`crate::window`]); 1 without one.
+    pub first_cut: usize,
 }
 
 /// Plans a compaction from facts; see [`crate::Compactor::plan`].
@@ -174,6 +177,7 @@ pub(crate) fn plan_without_tokens(
         valid_cut: &|limit| largest_valid_cut(planned, limit),
         message_tokens: facts.message_tokens(0),
         pinned_tokens: facts.pinned_tokens(facts.messages.len()),
+        first_cut: crate::window::window_start(planned, facts.provider_compaction) + 1,
     };
     let plan = plan_history(facts, &history, options, keep_recent_tokens, trigger_ratio)?;
     Ok(match positions {
@@ -270,11 +274,12 @@ pub(crate) fn over_trigger(estimate: u64, options: PlanOptions, trigger_ratio: f
 }
 
 /// The largest valid cut at or before the keep boundary and the in-flight tail, if it removes
-/// at least one message.
+/// at least one message that counts (past the provider's window).
 fn choose_cut(history: &History, keep_recent_tokens: u64) -> Option<usize> {
     let limit =
         keep_boundary(history.facts, keep_recent_tokens).min(in_flight_start(history.facts));
-    (history.valid_cut)(limit)
+    // A cut before the provider's window would summarize what counts nothing already.
+    (history.valid_cut)(limit).filter(|&cut| cut >= history.first_cut)
 }
 
 /// The start of the shortest suffix whose estimate reaches `keep` (0 when none does).

@@ -140,7 +140,43 @@ struct Held {
     is_error: bool,
 }
 
+/// Where a [`Writer`] was between two host messages (see [`Writer::mark`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Mark {
+    out: usize,
+    calls: usize,
+    calls_text: usize,
+    held: usize,
+    held_text: usize,
+    any: bool,
+}
+
 impl Writer {
+    /// Where the records are now, all units closed: [`Writer::rewind`] forgets what was
+    /// written after it (a pinned message's records: it is kept, not summarized).
+    pub(crate) fn mark(&mut self) -> Mark {
+        self.close();
+        Mark {
+            out: self.out.len(),
+            calls: self.calls.len(),
+            calls_text: self.calls_text.len(),
+            held: self.held.len(),
+            held_text: self.held_text.len(),
+            any: self.any,
+        }
+    }
+
+    /// Forgets everything written since `mark`.
+    pub(crate) fn rewind(&mut self, mark: Mark) {
+        self.close();
+        self.out.truncate(mark.out);
+        self.calls.truncate(mark.calls);
+        self.calls_text.truncate(mark.calls_text);
+        self.held.truncate(mark.held);
+        self.held_text.truncate(mark.held_text);
+        self.any = mark.any;
+    }
+
     /// A user unit starts.
     pub(crate) fn user(&mut self) {
         self.close();

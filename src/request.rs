@@ -103,7 +103,9 @@ impl RequestFacts {
                     .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
             })
             .collect::<Result<_>>()?;
-        if !request.reports.is_empty() {
+        if request.reports.is_empty() {
+            facts.open_window();
+        } else {
             crate::anchor::calibrate(&mut facts, request.reports);
         }
         Ok(facts)

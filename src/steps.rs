@@ -94,6 +94,8 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
         tool_result_ids: ids(&message.tool_result_ids, 0, results),
         steps: Default::default(),
         pinned: message.pinned,
+        // The first position stands for the message: a provider's summary starts it.
+        provider_summary: message.provider_summary,
     };
     let mut out = vec![(0, first)];
     for step in &message.steps {
@@ -108,6 +110,7 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
                 tool_result_ids: ids(&message.tool_result_ids, results, step.results),
                 steps: Default::default(),
                 pinned: message.pinned,
+                provider_summary: false,
             },
         ));
         calls += step.calls;

@@ -243,3 +243,44 @@ fn the_focus_is_in_every_history_prompt_of_the_generator() {
     run(compactor.compact(&request(&messages), &signal)).unwrap();
     assert!(!script.requests.borrow()[0].prompt.contains("<focus>"));
 }
+
+#[test]
+fn covers_answers_what_commit_would_check_without_committing() {
+    let messages = conversation(10);
+    let compactor = compactor(60.0, Fixed::new("what happened"));
+    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
+    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let covers = |messages: &[Message], summary: &str| {
+        let answer = draft.covers(summary, messages.len(), |range, _| {
+            Ok(Digest::of_summarized(&[&messages[range]]))
+        });
+        let asked = Request {
+            summary,
+            ..request(messages)
+        };
+        let committed = compactor.commit(&asked, &draft);
+        assert_eq!(
+            answer.as_ref().ok(),
+            Some(&committed.is_ok()),
+            "as commit decides"
+        );
+        answer.unwrap()
+    };
+    assert!(covers(&messages, "the old summary"));
+    let mut grown = messages.clone();
+    grown.extend(conversation(2));
+    assert!(covers(&grown, "the old summary"));
+    let mut edited = messages.clone();
+    edited[0] = user("edited");
+    assert!(!covers(&edited, "the old summary"));
+    assert!(!covers(&messages, "another summary"));
+    assert!(!covers(
+        &messages[..plan.first_kept_index - 1],
+        "the old summary"
+    ));
+    // An error reading the messages is an error, not a "no".
+    let failed = draft.covers("the old summary", messages.len(), |_, _| {
+        Err(Error::invalid_request("unreadable"))
+    });
+    assert!(matches!(failed, Err(Error::InvalidRequest { .. })));
+}

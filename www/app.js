@@ -6,6 +6,8 @@ const $ = (id) => document.getElementById(id);
 const controls = ["window", "reserve", "keep", "ratio", "protect"];
 const format = (n) => Math.round(n).toLocaleString("en-US");
 let messages = [];
+// The stored summary of what came before `messages` (set by a commit), part of every request.
+let summary = "";
 let bars = [];
 let scheduled = false;
 // Placeholders of the results the current clear plan clears, by message index (for the hover).
@@ -16,6 +18,10 @@ let renders = 0;
 await init();
 // A summarizer that is never called: the preview only plans.
 const previewSummarizer = { summarize: async () => "" };
+// The draft under review: `{ draft, forced }` (`forced`: made on the cut a forced compaction
+// makes, the trigger not firing), and the controller of a draft being made.
+let review = null;
+let drafting = null;
 
 /** Messages from pasted or dropped text: a JSON array, `{ messages }`, or JSON lines. */
 export function parseConversation(text) {
@@ -39,8 +45,11 @@ export function parseConversation(text) {
   });
 }
 
-function setConversation(list) {
+/** Shows `list` (after the stored summary `stored`); a new conversation drops the last receipt. */
+function setConversation(list, stored = "", receipt = null) {
   messages = list;
+  summary = stored;
+  showReceipt(receipt);
   const bar = (m, i) => {
     const el = document.createElement("div");
     el.className = "bar";
@@ -127,7 +136,7 @@ function render() {
   $("protect-out").textContent = format(v.protect);
   $("clearing-controls").disabled = !$("clearing").checked;
   const budget = Math.max(0, v.window - v.reserve);
-  const request = { messages, inputTokenBudget: budget };
+  const request = { messages, summary, inputTokenBudget: budget };
   const compactor = compactorFor(v, previewSummarizer);
   let plan;
   let shown;
@@ -155,7 +164,7 @@ function render() {
 
 function forcedPlan(compactor) {
   try {
-    return compactor.plan({ messages, requireReduction: true });
+    return compactor.plan({ messages, summary, requireReduction: true });
   } catch {
     return null;
   }
@@ -180,6 +189,7 @@ function headStats({ v, budget, plan, total }) {
     stat("messages", format(messages.length)),
     stat("estimate now", format(total)),
     stat("threshold", format(budget * v.ratio)),
+    ...(summary ? [stat("stored summary", `${format(estimate({ messages: [], summary }).summary)} tokens`)] : []),
     stat("trigger", trigger, trigger === "does not fire" ? "" : "fires"),
   ];
 }
@@ -258,7 +268,7 @@ async function previewTrim(view, generation) {
   };
   let outcome;
   try {
-    const ran = await manager.run({ messages }, send);
+    const ran = await manager.run({ messages, summary }, send);
     outcome = { record: ran.compactions[0], index: ran.state.messages.findIndex((m, i) => m !== messages[i]) };
   } catch (error) {
     outcome = { error };
@@ -286,7 +296,8 @@ async function previewTrim(view, generation) {
 
 function showSummarizerInput(v, plan, cleared) {
   const generator = new Compactor({ keepRecentTokens: v.keep, triggerRatio: v.ratio, summarizer: { model: "preview", generate: async () => "" } });
-  const prompts = plan ? generator.summarizerInput({ messages }, plan) : [];
+  const focus = $("focus").value.trim() || undefined;
+  const prompts = plan ? generator.summarizerInput({ messages, summary, focus }, plan) : [];
   generator.free();
   $("summarizer-input").textContent = prompts.length
     ? prompts.map((p) => `── ${p.purpose} ──\n${p.prompt}`).join("\n\n")
@@ -303,7 +314,7 @@ async function runForReal() {
   // A clear plan is performed as planned (no model call); otherwise a summary is forced.
   const clears = document.body.dataset.kind === "clear";
   try {
-    const result = await compactor.compact(clears ? { messages, inputTokenBudget: Math.max(0, v.window - v.reserve) } : { messages, requireReduction: true });
+    const result = await compactor.compact(clears ? { messages, summary, inputTokenBudget: Math.max(0, v.window - v.reserve) } : { messages, summary, requireReduction: true });
     const head = result.record?.kind === "clear" ? `(${result.record.clearedResults} tool results cleared, no summary)` : result.summary;
     out.textContent = `${head}\n\n${JSON.stringify({ ...result.record, summary: undefined }, null, 2)}`;
   } catch (e) {
@@ -311,6 +322,121 @@ async function runForReal() {
   } finally {
     compactor.free();
   }
+}
+
+/**
+ * The summarizer a draft is made with: the endpoint of "Run it for real" when it has a base URL,
+ * else a local stand-in that needs no model (the demo has none): deterministic, it lists the
+ * user's requests and the tools used, so that there is a summary to read and edit.
+ */
+function draftSummarizer() {
+  const baseURL = $("base-url").value.trim();
+  if (baseURL) {
+    const generate = openAICompatibleGenerator({ baseURL, apiKey: $("api-key").value });
+    return { by: `model ${$("model").value} at ${baseURL}`, summarizer: { model: $("model").value, generate } };
+  }
+  return { by: "a local stand-in (no model): it lists requests and tools, it does not understand them", summarizer: { summarize: async (req) => localSummary(req) } };
+}
+
+/** The local stand-in's summary of canonical messages: the user's requests, the tools used. */
+export function localSummary({ previousSummary, messages, turnPrefixMessages, focus }) {
+  const all = [...messages, ...turnPrefixMessages];
+  const text = (m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.filter((b) => b.type === "text").map((b) => b.text).join(" ") : "");
+  const requests = all.filter((m) => m.role === "user").map(text).map((t) => t.replace(/\s+/g, " ").trim()).filter(Boolean);
+  const tools = new Map();
+  for (const m of all) {
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const b of m.content) if (b.type === "toolCall") tools.set(b.name, (tools.get(b.name) ?? 0) + 1);
+  }
+  const lines = [`Local summary (no model) of ${format(all.length)} messages.`];
+  if (focus) lines.push(`Focus: ${focus}`);
+  if (previousSummary) lines.push(`Before them: ${previousSummary.split("\n")[0].slice(0, 200)}`);
+  lines.push("", "User requests:", ...requests.slice(0, 12).map((t) => `- ${t.slice(0, 160)}`));
+  if (requests.length > 12) lines.push(`- … and ${format(requests.length - 12)} more`);
+  if (tools.size > 0) lines.push("", `Tools used: ${[...tools].map(([name, n]) => `${name} ×${n}`).join(", ")}`);
+  return lines.join("\n");
+}
+
+/** The request a draft is made for (and committed onto): the budget's, or a forced compaction's. */
+function draftRequest(forced) {
+  const v = values();
+  const focus = $("focus").value.trim() || undefined;
+  return forced ? { messages, summary, focus, requireReduction: true } : { messages, summary, focus, inputTokenBudget: Math.max(0, v.window - v.reserve) };
+}
+
+/** "Draft summary": the summary a compaction would store, made and not applied, to edit. */
+async function makeDraft() {
+  drafting?.abort();
+  const controller = new AbortController();
+  drafting = controller;
+  const { by, summarizer } = draftSummarizer();
+  const compactor = compactorFor(values(), summarizer);
+  setDraft("pending", `drafting with ${by}…`);
+  try {
+    let forced = false;
+    let plan = compactor.plan(draftRequest(false));
+    if (!plan) [forced, plan] = [true, compactor.plan(draftRequest(true))];
+    if (!plan || plan.kind === "clear") {
+      setDraft("none", plan ? "clearing old tool results is enough: there is no summary to draft" : "nothing to summarize");
+      return;
+    }
+    const draft = await compactor.draft(draftRequest(forced), plan, { signal: controller.signal });
+    if (drafting !== controller) return;
+    review = { draft, forced };
+    $("draft-text").value = draft.summary;
+    $("draft-info").textContent = `Covers messages #0–#${draft.firstKeptIndex - (draft.firstKeptPart > 0 ? 0 : 1)}${draft.firstKeptPart > 0 ? ` (up to part ${draft.firstKeptPart})` : ""}${forced ? ", a forced compaction (the trigger does not fire)" : ""}; digest ${draft.digest}. Edit it, then commit it or discard it.`;
+    document.body.dataset.draftCut = String(draft.firstKeptIndex);
+    setDraft("ready", `drafted by ${by}`);
+  } catch (e) {
+    if (drafting === controller) setDraft("none", `${e.code ?? "error"}: ${e.message}`);
+  } finally {
+    if (drafting === controller) drafting = null;
+    compactor.free();
+  }
+}
+
+/** "Commit": the draft as edited, applied to the history (refused as `stale` if it changed). */
+function commitDraft() {
+  if (!review) return;
+  const compactor = compactorFor(values(), previewSummarizer);
+  try {
+    const result = compactor.commit(draftRequest(review.forced), { ...review.draft, summary: $("draft-text").value });
+    discardDraft("committed");
+    setConversation(result.messages, result.summary, result.record);
+    showError(null);
+  } catch (e) {
+    showError(e);
+  } finally {
+    compactor.free();
+  }
+}
+
+/** "Discard": drops the draft (or stops one being made); nothing changes. */
+function discardDraft(state = "none") {
+  drafting?.abort();
+  drafting = null;
+  review = null;
+  setDraft(state, "");
+}
+
+function setDraft(state, by) {
+  document.body.dataset.draft = state;
+  $("draft-by").textContent = by || "by a local stand-in (no model), or the endpoint below once filled in";
+  $("draft-panel").hidden = state !== "ready";
+  $("draft").disabled = state === "pending";
+}
+
+/** What the last commit covered (`record.receipt`), and the summary now stored. */
+function showReceipt(record) {
+  const receipt = record?.receipt;
+  $("receipt").hidden = !receipt;
+  $("receipt").innerHTML = receipt ? [
+    stat("summarized", `${format(receipt.summarizedMessages)} messages`),
+    stat("summarized tokens", format(receipt.summarizedTokens)),
+    stat("digest of what it covers", receipt.digest ?? "—", "digest"),
+  ].join("") : "";
+  $("summary-details").hidden = !summary;
+  $("summary-now").textContent = summary;
 }
 
 function load(text) {
@@ -325,6 +451,10 @@ for (const id of [...controls, "clearing", "never-clear", "clear-args"]) $(id).a
 $("input-details").addEventListener("toggle", schedule);
 $("load").addEventListener("click", () => load($("paste").value));
 $("file").addEventListener("change", async () => load(await $("file").files[0].text()));
+$("draft").addEventListener("click", makeDraft);
+$("commit").addEventListener("click", commitDraft);
+$("discard").addEventListener("click", () => discardDraft());
+$("focus").addEventListener("input", schedule);
 $("endpoint").addEventListener("submit", (e) => {
   e.preventDefault();
   runForReal();
@@ -347,4 +477,5 @@ $("bars").addEventListener("mousemove", (e) => {
 });
 
 load(await (await fetch("./sample.jsonl")).text());
+setDraft("none", "");
 document.body.dataset.ready = "true";

@@ -126,13 +126,15 @@ pub(super) fn eligible<'f>(
 ) -> Vec<(usize, &'f FoundResult, Option<&'f str>)> {
     let protected_from = keep_boundary(&facts.messages, limits.keep_recent_tokens)
         .min(in_flight_start(&facts.messages));
+    // A result before the provider's window counts nothing: clearing it frees nothing.
+    let window = facts.window_start();
     let protect = policy.protected_tokens(limits.input_token_budget);
     let mut newer_output = 0u64;
     let mut out = Vec::new();
     for (k, f) in found.results.iter().enumerate().rev() {
         let protected = newer_output < protect;
         newer_output += f.tokens;
-        if protected || f.index >= protected_from || !f.editable {
+        if protected || f.index >= protected_from || f.index < window || !f.editable {
             continue;
         }
         let name = f

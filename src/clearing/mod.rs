@@ -386,7 +386,7 @@ pub fn trim(
     let text = newest.text.as_deref().unwrap_or("");
     let chars = text.chars().count();
     let keep = (chars as f64 * target as f64 / newest.tokens.max(1) as f64) as usize;
-    let Some(trimmed) = trim_middle(text, keep, newest.tokens - target) else {
+    let Some(trimmed) = trim_middle(text, keep, newest.tokens - target, "tool result") else {
         return Ok(None);
     };
     let result = ClearedResult {

@@ -19,9 +19,9 @@ pub fn placeholder(tool: Option<&str>, tokens: u64, path: Option<&str>) -> Strin
 }
 
 /// `text` with its middle removed so that about `keep` of its characters stay, half from its
-/// head and half from its tail, and a marker saying how much went. `None` when `keep` is not
-/// less than its length.
-pub fn trim_middle(text: &str, keep: usize, removed_tokens: u64) -> Option<String> {
+/// head and half from its tail, and a marker saying how much went (from the middle of this
+/// `what`). `None` when `keep` is not less than its length.
+pub fn trim_middle(text: &str, keep: usize, removed_tokens: u64, what: &str) -> Option<String> {
     let chars = text.chars().count();
     if keep >= chars {
         return None;
@@ -35,7 +35,7 @@ pub fn trim_middle(text: &str, keep: usize, removed_tokens: u64) -> Option<Strin
         .map_or(text.len(), |(i, _)| i);
     let (head, tail) = (&text[..head_end], &text[tail_start..]);
     Some(format!(
-        "{head}\n\n[… {} characters (about {} tokens) trimmed from the middle of this tool result …]\n\n{tail}",
+        "{head}\n\n[… {} characters (about {} tokens) trimmed from the middle of this {what} …]\n\n{tail}",
         thousands((chars - keep) as u64),
         thousands(removed_tokens),
     ))
@@ -73,12 +73,12 @@ mod tests {
     #[test]
     fn trimming_keeps_head_and_tail() {
         let text = format!("HEAD{}TAIL", "x".repeat(1000));
-        let trimmed = trim_middle(&text, 8, 250).unwrap_or_default();
+        let trimmed = trim_middle(&text, 8, 250, "tool result").unwrap_or_default();
         assert!(trimmed.starts_with("HEAD\n\n[… 1,000 characters (about 250 tokens)"));
         assert!(trimmed.ends_with("…]\n\nTAIL"), "{trimmed}");
-        assert_eq!(trim_middle("short", 10, 0), None);
+        assert_eq!(trim_middle("short", 10, 0, "tool result"), None);
         // Never splits a character.
         let wide = "é".repeat(100);
-        assert!(trim_middle(&wide, 11, 10).is_some());
+        assert!(trim_middle(&wide, 11, 10, "tool result").is_some());
     }
 }

@@ -80,7 +80,7 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let mut results = false;
     r.blocks("content", sink, &mut |part, kind, sink| {
         match kind {
-            "text" => sink.text(Text::Str(part.required("text")?)),
+            "text" => text(part, sink)?,
             "reasoning" => sink.thinking(Text::Str(part.required("text")?)),
             "tool-call" => {
                 let id = part.required_str("toolCallId")?;
@@ -118,20 +118,37 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     Ok(())
 }
 
+/// An assistant's text part: Anthropic's compaction comes as one, marked in its provider
+/// options (`providerMetadata` on a generated result or a UIMessage part).
+pub(super) fn text<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+    sink.text(Text::Str(part.required("text")?));
+    if provider_says(part, "anthropic", "type") == Some("compaction".into()) {
+        sink.provider_summary();
+    }
+    Ok(())
+}
+
+/// The string at `provider`.`key` of the part's `providerOptions`, else of its
+/// `providerMetadata`.
+fn provider_says<'a>(part: &Obj<'a, '_>, provider: &str, key: &str) -> Option<Cow<'a, str>> {
+    ["providerOptions", "providerMetadata"]
+        .iter()
+        .find_map(|options| {
+            let value = part.value.get(options)?.get(provider)?.get(key)?;
+            value.str()
+        })
+}
+
 /// A custom part: its `kind` counts, except OpenAI's `openai.compaction` (a Responses
 /// `compaction` item), whose `encryptedContent` in `providerOptions.openai` (or
 /// `providerMetadata.openai`, as a result gives it) counts as the sealed summary it is.
-fn custom<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
+pub(super) fn custom<'a>(part: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let kind = part.string("kind")?;
     if kind.and_then(|k| k.str()).as_deref() == Some("openai.compaction") {
-        let encrypted = ["providerOptions", "providerMetadata"]
-            .iter()
-            .find_map(|key| {
-                let openai = part.value.get(key)?.get("openai")?;
-                openai.get("encryptedContent").and_then(|v| v.str())
-            });
+        let encrypted = provider_says(part, "openai", "encryptedContent");
         if let Some(encrypted) = encrypted {
             sink.sealed(encrypted.chars().count());
+            sink.provider_summary();
             return Ok(());
         }
     }

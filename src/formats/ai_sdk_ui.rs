@@ -163,10 +163,13 @@ impl Steps {
                 open = true;
             }
             match kind {
-                "text" => sink.text(Text::Str(part.required("text")?)),
+                // As the ModelMessage reader reads what `convertToModelMessages` makes of them
+                // (a part's `providerMetadata` becomes its `providerOptions`): a provider's
+                // compaction included.
+                "text" => super::ai_sdk::text(part, sink)?,
                 "reasoning" => sink.thinking(Text::Str(part.required("text")?)),
                 "file" | "reasoning-file" => sink.opaque(Text::or_empty(part.string("mediaType")?)),
-                "custom" => sink.opaque(Text::or_empty(part.string("kind")?)),
+                "custom" => super::ai_sdk::custom(part, sink)?,
                 _ => match tool_name(part, kind)? {
                     Some(name) => call(part, name, sink)?,
                     None => sink.opaque(Text::Json(Some(part.value))),

@@ -122,6 +122,7 @@ fn compaction<'a>(block: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     }
     if let Some(text) = block.string("content")? {
         sink.text(Text::Str(text));
+        sink.provider_summary();
     }
     Ok(())
 }

@@ -185,3 +185,73 @@ impl<'a> Sink<'a> for Editor<'_, '_> {
         self.splices.extend(splice);
     }
 }
+
+impl Format {
+    /// One host message's JSON `text` with the middle of its largest user text cut so that it
+    /// comes to about `over.target` tokens by `estimator` (`crate::oversized::fit`), and its
+    /// tokens: the reader says which strings are user text, every other byte is kept. `None`
+    /// when it holds no such text long enough.
+    pub fn trim_user_json(
+        self,
+        text: &str,
+        path: &str,
+        over: &crate::oversized::Oversized,
+        estimator: &dyn crate::token::Estimator,
+    ) -> Result<Option<(String, u64)>> {
+        let mut nodes = Vec::new();
+        let message = super::scan(text, path, &mut nodes)?;
+        let mut largest = LargestUserText::default();
+        self.read_into(message, Path::root(path), &mut largest)?;
+        let Some(value) = largest.best else {
+            return Ok(None);
+        };
+        let raw = value.raw();
+        let Some(start) = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize) else {
+            return Ok(None);
+        };
+        // A string's raw text is what is between its quotes.
+        let (Some(before), Some(after)) = (text.get(..start), text.get(start + raw.len()..)) else {
+            return Ok(None);
+        };
+        let old = value.str().unwrap_or_default();
+        crate::oversized::fit(old.chars().count(), over, |keep, removed| {
+            let Some(trimmed) = crate::oversized::trim_text(&old, keep, removed) else {
+                return Ok(None);
+            };
+            let mut out = String::with_capacity(before.len() + trimmed.len() + after.len());
+            out.push_str(before);
+            escape_into(&trimmed, &mut out);
+            out.push_str(after);
+            let tokens = self.facts_json(&out, path, estimator)?.tokens;
+            Ok(Some((out, tokens)))
+        })
+    }
+}
+
+/// The sink that finds the longest string a reader reports as text of a user unit.
+#[derive(Default)]
+struct LargestUserText<'a> {
+    in_user: bool,
+    best: Option<Val<'a>>,
+}
+
+impl<'a> Sink<'a> for LargestUserText<'a> {
+    fn unit(&mut self, unit: Unit<'a>) {
+        self.in_user = matches!(unit, Unit::User);
+    }
+    fn text(&mut self, text: Text<'a>) {
+        let value = match text {
+            Text::Str(value) | Text::Value(Some(value)) if self.in_user => value,
+            _ => return,
+        };
+        let longer = self.best.is_none_or(|b| value.raw().len() > b.raw().len());
+        if value.kind() == Kind::String && longer {
+            self.best = Some(value);
+        }
+    }
+    fn image(&mut self) {}
+    fn thinking(&mut self, _: Text<'a>) {}
+    fn opaque(&mut self, _: Text<'a>) {}
+    fn call(&mut self, _: Cow<'a, str>, _: Text<'a>, _: Args<'a>) {}
+    fn system(&mut self, _: String) {}
+}

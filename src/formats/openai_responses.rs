@@ -136,6 +136,7 @@ fn compaction<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let encrypted = r.required("encrypted_content")?;
     sink.unit(Unit::Assistant(None));
     sink.sealed(encrypted.str().map_or(0, |text| text.chars().count()));
+    sink.provider_summary();
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use context_compaction_scan::Node;
 
 use super::sink::{Args, Sink, Text, Unit};
 use crate::message::StopReason;
-use crate::records::{Piece, Writer};
+use crate::records::{Mark, Piece, Writer};
 
 /// Writes the records of host messages, one after another.
 #[derive(Default)]
@@ -21,6 +21,9 @@ pub(crate) struct Records {
     cut: Option<usize>,
     /// Whether the events now come from past the cut (and are not written).
     past: bool,
+    /// Where the message being read began, when it is pinned (its records are dropped at its
+    /// end: it is kept after the summary, not summarized).
+    pinned: Option<Mark>,
 }
 
 impl Records {
@@ -36,7 +39,10 @@ impl Records {
 
     /// The end of one host message: its last unit is complete.
     pub(crate) fn end_message(&mut self) {
-        self.writer.close();
+        match self.pinned.take() {
+            Some(start) => self.writer.rewind(start),
+            None => self.writer.close(),
+        }
     }
 
     /// The records of every message read, separated by blank lines; `None` when they held
@@ -114,6 +120,12 @@ impl<'a> Sink<'a> for Records {
 
     // A system message has no units, hence no records.
     fn system(&mut self, _: String) {}
+
+    // Readers pin a message before its first unit: where the writer is now is where the
+    // message began.
+    fn pin(&mut self) {
+        self.pinned = Some(self.writer.mark());
+    }
 
     fn step(&mut self, part: usize) {
         if self.cut == Some(part) {

@@ -83,7 +83,11 @@ pub(crate) trait Sink<'a> {
     /// results a format can hold as text have one; ignored unless a sink needs it.
     fn spot(&mut self, _spot: Spot<'a>) {}
     /// The host pinned the message (its format's marker): it is never summarized or cleared.
+    /// Called before the message's first unit (the records sink drops what follows).
     fn pin(&mut self) {}
+    /// The message holds a summary the provider made of everything before it (readable or
+    /// sealed): the provider reads nothing before the newest one.
+    fn provider_summary(&mut self) {}
 }
 
 /// The place of a value clearing may rewrite: the value at `key` of the object `owner`

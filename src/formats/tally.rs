@@ -111,6 +111,10 @@ impl<'a> Sink<'a> for Tally {
         self.facts.pinned = true;
     }
 
+    fn provider_summary(&mut self) {
+        self.facts.provider_summary = true;
+    }
+
     fn unit(&mut self, unit: Unit<'a>) {
         self.units += 1;
         self.add(self.heuristic.framing_tokens());

@@ -17,6 +17,7 @@ pub(crate) struct Units {
     system: Option<String>,
     steps: Vec<StepStart>,
     pinned: bool,
+    provider_summary: bool,
 }
 
 impl Units {
@@ -31,6 +32,7 @@ impl Units {
         };
         HostMessage {
             pinned: self.pinned,
+            provider_summary: self.provider_summary,
             ..message
         }
     }
@@ -62,6 +64,10 @@ impl Units {
 impl<'a> Sink<'a> for Units {
     fn pin(&mut self) {
         self.pinned = true;
+    }
+
+    fn provider_summary(&mut self) {
+        self.provider_summary = true;
     }
 
     fn unit(&mut self, unit: Unit<'a>) {

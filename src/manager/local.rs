@@ -11,6 +11,7 @@ use crate::draft::{Digest, Draft};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
+use crate::oversized::Oversized;
 use crate::plan::Plan;
 use crate::request::{PlanOptions, Request};
 use crate::summarizer::{LocalFuture, Summarizer};
@@ -215,6 +216,37 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
             .record
             .ok_or_else(|| crate::Error::invalid_request("the draft committed nothing"))?;
         Ok((next, record))
+    }
+
+    fn trims_messages(&self) -> bool {
+        self.compactor.trims_oversized()
+    }
+
+    fn trim_message(
+        &self,
+        state: &OwnedState,
+        facts: &RequestFacts,
+        over: &Oversized,
+    ) -> Result<Option<(OwnedState, Record)>> {
+        let Some(message) = state.messages.get(over.index) else {
+            return Ok(None);
+        };
+        let trimmed = crate::oversized::trim_message(message, over, self.estimator)?;
+        let Some((trimmed, tokens)) = trimmed else {
+            return Ok(None);
+        };
+        let record = crate::oversized::record(&state.summary, facts, over, tokens);
+        let mut messages = state.messages.clone();
+        if let Some(place) = messages.get_mut(over.index) {
+            *place = trimmed;
+        }
+        let reports = self.reports_after(state, facts, &messages)?;
+        let next = OwnedState {
+            messages,
+            reports,
+            ..state.clone()
+        };
+        Ok(Some((next, record)))
     }
 
     fn emit(&self, _state: &OwnedState, event: Event<'_>) {

@@ -9,6 +9,9 @@
 mod ahead;
 mod learned;
 mod local;
+mod trim;
+
+use trim::{finish, trim_oversized};
 
 use crate::apply::Record;
 use crate::clearing::Clearing;
@@ -173,6 +176,21 @@ pub trait StateCompactor {
     ) -> Result<Option<(Self::State, Record)>> {
         Ok(None)
     }
+    /// Whether an oversized user message may be trimmed (`trimOversized`). Off by default.
+    fn trims_messages(&self) -> bool {
+        false
+    }
+    /// `state` with the user message `over` names trimmed ([`crate::oversized`]), and the
+    /// record (the summary unchanged, `first_kept_index` 0, `trimmed`). The default trims
+    /// nothing.
+    fn trim_message(
+        &self,
+        _state: &Self::State,
+        _facts: &RequestFacts,
+        _over: &crate::oversized::Oversized,
+    ) -> Result<Option<(Self::State, Record)>> {
+        Ok(None)
+    }
 }
 
 /// How a [`ContextManager`] is configured.
@@ -243,6 +261,9 @@ pub enum Outcome {
     Irreducible,
     /// No raw prefix can be removed.
     NothingToRemove,
+    /// An oversized user message was trimmed (`trimOversized`, [`crate::oversized`]): no
+    /// summary was made.
+    Trimmed,
     /// Estimating failed (no events).
     EstimateFailed,
     /// Planning failed (no events).
@@ -261,6 +282,7 @@ impl Outcome {
             Outcome::BelowThreshold => "belowThreshold",
             Outcome::Irreducible => "irreducible",
             Outcome::NothingToRemove => "nothingToRemove",
+            Outcome::Trimmed => "trimmed",
             Outcome::EstimateFailed => "estimateFailed",
             Outcome::PlanFailed => "planFailed",
             Outcome::RewriteFailed => "rewriteFailed",
@@ -435,9 +457,14 @@ impl ContextManager {
         };
         let (done, outcome, cleared) = match compactor.decide(&state, facts, plan_options) {
             Ok(Some(Planned::Summarize(plan))) => {
-                // A summary that cannot make the request fit is not worth its model call.
+                // A summary that cannot make the request fit is not worth its model call; a
+                // trimmed message may make it fit.
                 if let Some(error) = plan.too_large(&facts.messages, budget) {
-                    return skip(state, Outcome::Irreducible, Some(error));
+                    let trimmed = trim_oversized(compactor, &state, facts, Some(&plan), budget);
+                    match trimmed {
+                        Some(done) => return finish(state, done, Outcome::Trimmed, None),
+                        None => return skip(state, Outcome::Irreducible, Some(error)),
+                    }
                 }
                 let reason = Reason::Threshold;
                 let how = (reason, options.focus);
@@ -448,21 +475,13 @@ impl ContextManager {
                 let done = clear(compactor, &state, facts, &clearing);
                 (done, Outcome::Cleared, Some(clearing))
             }
-            Ok(None) => return skip(state, Outcome::NothingToRemove, None),
+            Ok(None) => match trim_oversized(compactor, &state, facts, None, budget) {
+                Some(done) => (done, Outcome::Trimmed, None),
+                None => return skip(state, Outcome::NothingToRemove, None),
+            },
             Err(error) => return skip(state, Outcome::PlanFailed, Some(error)),
         };
-        match done {
-            Ok((state, record)) => Ok(Maintained {
-                state,
-                outcome,
-                record: Some(record),
-                error: None,
-                cleared,
-                pending: PendingUse::None,
-            }),
-            Err(error @ Error::Cancelled { .. }) => Err(error),
-            Err(error) => skip(state, Outcome::RewriteFailed, Some(error)),
-        }
+        finish(state, done, outcome, cleared)
     }
 
     /// Sends `state`; on a context-window rejection compacts with required reduction and sends
@@ -574,10 +593,17 @@ async fn recover<C: StateCompactor>(
         return Err(failure);
     };
     let budget = window.min(facts.total() / 10 * 9);
-    match compactor.trim(state, &facts, budget)? {
-        Some(trimmed) => Ok(trimmed_with_events(compactor, state, &facts, trimmed)),
-        None => Err(failure),
+    if let Some(trimmed) = compactor.trim(state, &facts, budget)? {
+        return Ok(trimmed_with_events(compactor, state, &facts, trimmed));
     }
+    // The window itself is the line here: the provider refused the request.
+    if compactor.trims_messages()
+        && let Some(over) = crate::oversized::oversized(&facts, None, budget, 1.0)
+        && let Some(trimmed) = compactor.trim_message(state, &facts, &over)?
+    {
+        return Ok(trimmed_with_events(compactor, state, &facts, trimmed));
+    }
+    Err(failure)
 }
 
 /// Reports a trim as a rewrite that summarizes nothing (`first_kept_index` 0).
@@ -585,10 +611,20 @@ fn trimmed_with_events<C: StateCompactor>(
     compactor: &C,
     state: &C::State,
     facts: &RequestFacts,
+    done: (C::State, Record),
+) -> (C::State, Record) {
+    with_events(compactor, state, facts, done, Reason::Overflow)
+}
+
+/// Reports a rewrite that summarizes nothing (a trim) for `reason`.
+pub(super) fn with_events<C: StateCompactor>(
+    compactor: &C,
+    state: &C::State,
+    facts: &RequestFacts,
     (next, record): (C::State, Record),
+    reason: Reason,
 ) -> (C::State, Record) {
     let plan = crate::clearing::nothing_summarized(facts, record.estimate_after);
-    let reason = Reason::Overflow;
     let estimate = facts.total();
     compactor.emit(
         state,

@@ -167,6 +167,8 @@ fn unsized_plan<H: History + ?Sized>(
         .min(anchor.messages.saturating_sub(1));
     let system = asked.history.system_messages()?;
     let mut calibrate = |facts: &mut RequestFacts, start: usize| {
+        // As `anchor::calibrate` does: what the provider does not read counts nothing.
+        facts.open_window();
         Ok(
             match span_calibration(asked.history, facts, start, anchor)? {
                 Span::Ratio(calibration) => {

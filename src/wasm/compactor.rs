@@ -171,7 +171,15 @@ impl JsCompactor {
         super::draft::commit(&self.inner, &request, &draft).map_err(JsValue::from)
     }
 
-    #[cfg(feature = "full")]
+    /// Whether `draft` still covers `request`: `commit` would not refuse it as `stale` (the
+    /// request's summary is the one it replaces, and nothing it summarizes changed). Nothing
+    /// is committed; the plan-only module has it too, for a preview of a pending draft.
+    pub fn covers(&self, request: JsValue, draft: JsValue) -> Result<bool, JsValue> {
+        let request = convert::request(&request)?;
+        let draft = super::draft::read(&draft)?;
+        super::draft::covers(&request, &draft).map_err(JsValue::from)
+    }
+
     /// The digest of what a cut (`{ firstKeptIndex, firstKeptPart }`: a record, a plan or a
     /// draft) covers in `request`'s messages: what a record's `receipt.digest` is checked
     /// against later.

@@ -1,16 +1,23 @@
 //! Reading a `Compactor` config object: `{ keepRecentTokens, triggerRatio, summarizer,
-//! cacheFacts, fileTracking, clearing }`. Every problem is `invalid_config`.
+//! cacheFacts, fileTracking, clearing, trimOversized }`. Every problem is `invalid_config`.
 
-use js_sys::{Array, Function};
+use js_sys::Array;
+#[cfg(feature = "full")]
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use super::bridge::{Hosted, JsApplication, JsGenerator, JsSummarizer};
+#[cfg(feature = "full")]
+use super::bridge::JsGenerator;
+use super::bridge::{Hosted, JsApplication, JsSummarizer};
 use super::fields::{field, optional_number, optional_whole};
 use super::host;
+#[cfg(feature = "full")]
 use super::timer::JsSleeper;
 use crate::compactor::{Compactor, CompactorConfig};
 use crate::error::{Error, Result};
+#[cfg(feature = "full")]
 use crate::generator::{DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GeneratorSummarizer};
+#[cfg(feature = "full")]
 use crate::retry::RetryPolicy;
 use crate::summary::FileTracking;
 
@@ -20,12 +27,8 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
         return Err(invalid("config: expected an object"));
     }
     let summarizer = read_field(config, "summarizer", "config")?;
-    let cache = match read_field(config, "cacheFacts", "config")? {
-        v if v.is_undefined() || v.is_null() => true,
-        v => v
-            .as_bool()
-            .ok_or_else(|| invalid("config.cacheFacts must be a boolean"))?,
-    };
+    let cache = flag(config, "cacheFacts")?.unwrap_or(true);
+    let trim_oversized = flag(config, "trimOversized")?.unwrap_or(false);
     let tracking = file_tracking(&read_field(config, "fileTracking", "config")?)?;
     let clearing = super::clearing::policy(
         &read_field(config, "clearing", "config")?,
@@ -33,16 +36,9 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
     )?;
     let summarizer =
         summarizer_of(&summarizer)?.ok_or_else(|| invalid("a summarizer is required"))?;
-    let before_commit = match read_field(config, "beforeCommit", "config")? {
-        v if v.is_undefined() || v.is_null() => None,
-        v => Some(
-            v.dyn_into::<Function>()
-                .map_err(|_| invalid("config.beforeCommit must be a function"))?,
-        ),
-    };
     let mut core = CompactorConfig::new(Hosted {
         summarizer,
-        before_commit,
+        before_commit: before_commit(config)?,
     });
     if let Some(keep) =
         optional_whole(config, "keepRecentTokens", "config").map_err(Error::into_config)?
@@ -56,10 +52,52 @@ pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
     }
     core.file_tracking = tracking.unwrap_or_default();
     core.clearing = clearing;
+    core.trim_oversized = trim_oversized;
     let compactor = Compactor::new(core)?;
     Ok((compactor, cache))
 }
 
+/// The boolean at `key` of `config`, `None` when missing or `null`.
+fn flag(config: &JsValue, key: &str) -> Result<Option<bool>> {
+    match read_field(config, key, "config")? {
+        v if v.is_undefined() || v.is_null() => Ok(None),
+        v => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| invalid(format!("config.{key} must be a boolean"))),
+    }
+}
+
+/// The config's `beforeCommit` hook.
+#[cfg(feature = "full")]
+fn before_commit(config: &JsValue) -> Result<Option<Function>> {
+    match read_field(config, "beforeCommit", "config")? {
+        v if v.is_undefined() || v.is_null() => Ok(None),
+        v => v
+            .dyn_into::<Function>()
+            .map(Some)
+            .map_err(|_| invalid("config.beforeCommit must be a function")),
+    }
+}
+
+/// The plan-only module commits no summary: the hook is not read.
+#[cfg(not(feature = "full"))]
+fn before_commit(_config: &JsValue) -> Result<Option<js_sys::Function>> {
+    Ok(None)
+}
+
+/// The plan-only module never summarizes (its package entry hands it a summarizer of its own
+/// that is never called): the summarizer is not read, and the code that reads and checks one
+/// (generator options, retries) stays out of the module.
+#[cfg(not(feature = "full"))]
+fn summarizer_of(_value: &JsValue) -> Result<Option<JsSummarizer>> {
+    Ok(Some(JsSummarizer::Application(JsApplication {
+        this: JsValue::UNDEFINED,
+        summarize: JsValue::UNDEFINED.unchecked_into(),
+    })))
+}
+
+#[cfg(feature = "full")]
 fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -88,6 +126,7 @@ fn summarizer_of(value: &JsValue) -> Result<Option<JsSummarizer>> {
     }
 }
 
+#[cfg(feature = "full")]
 fn generator(
     value: &JsValue,
     generate: Function,
@@ -121,6 +160,7 @@ fn generator(
     })
 }
 
+#[cfg(feature = "full")]
 fn retry(value: &JsValue) -> Result<RetryPolicy> {
     if value.is_undefined() || value.is_null() {
         return Ok(RetryPolicy::default());

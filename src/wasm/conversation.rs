@@ -24,6 +24,7 @@ use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::plan::Plan;
 use crate::reported::{Carried, latest_assistants};
+use crate::window::ProviderCompaction;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
 struct FixedKey {
@@ -43,6 +44,8 @@ pub struct JsConversation {
     fixed: Option<(FixedKey, RequestFacts)>,
     /// What the latest assistant messages report.
     usage: Carried,
+    /// Its `providerCompaction`.
+    provider_compaction: ProviderCompaction,
 }
 
 /// Messages read for appending: each with its facts, and the usage the latest assistant ones
@@ -53,21 +56,24 @@ struct Read {
 }
 
 impl JsConversation {
-    /// A conversation for `engine` with `{ format, estimator, messages }`.
+    /// A conversation for `engine` with `{ format, estimator, messages, providerCompaction }`.
     pub(super) fn new(engine: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
         let format = match optional_string(&field(options, "format", "options")?, "options.format")?
         {
             None => Format::Canonical,
             Some(name) => Format::from_name(&name)?,
         };
+        let provider_compaction =
+            convert::provider_compaction(&field(options, "providerCompaction", "options")?)?;
         let mut history = JsConversation {
             engine,
             format,
             estimator: AnyEstimator::from_js(&field(options, "estimator", "options")?)?,
-            ledger: Ledger::new(),
+            ledger: Ledger::with_mode(provider_compaction),
             messages: Array::new(),
             fixed: None,
             usage: Carried::default(),
+            provider_compaction,
         };
         history.append_all(&field(options, "messages", "options")?)?;
         Ok(history)
@@ -266,7 +272,7 @@ impl JsConversation {
     /// is invalid.
     pub fn reset(&mut self, messages: JsValue) -> Result<(), JsValue> {
         let read = self.read(&messages, 0)?;
-        self.ledger = Ledger::new();
+        self.ledger = Ledger::with_mode(self.provider_compaction);
         self.messages = Array::new();
         self.usage = Carried::default();
         self.push(read);

@@ -35,18 +35,15 @@ pub(crate) struct JsRequest {
     pub reported: Vec<crate::history::Explicit>,
     /// Its `focus`: what a summary made for it should focus on.
     pub focus: Option<String>,
+    /// Its `providerCompaction`.
+    pub provider_compaction: crate::window::ProviderCompaction,
 }
 
 impl JsRequest {
     /// The facts of everything but the messages (system prompt, summary, tools), which the
     /// caller fills in from the cache, the walker or a body.
     pub(crate) fn fixed_facts(&self) -> Result<RequestFacts> {
-        RequestFacts::fixed(
-            &self.system_prompt,
-            &self.summary,
-            &self.tools,
-            &self.estimator,
-        )
+        self.parts().fixed_facts()
     }
 
     /// Everything of the request but its messages, as the core reads it.
@@ -57,6 +54,7 @@ impl JsRequest {
             tools: &self.tools,
             estimator: &self.estimator,
             reported: &self.reported,
+            provider_compaction: self.provider_compaction,
         }
     }
 }
@@ -113,7 +111,16 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
         reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
         focus: optional_string(&field(value, "focus", "request")?, "focus")?,
+        provider_compaction: provider_compaction(&field(value, "providerCompaction", "request")?)?,
     })
+}
+
+/// Reads `providerCompaction`: `"window"` (the default) or `"ignore"`.
+pub(crate) fn provider_compaction(value: &JsValue) -> Result<crate::window::ProviderCompaction> {
+    match optional_string(value, "providerCompaction")? {
+        None => Ok(Default::default()),
+        Some(name) => crate::window::ProviderCompaction::from_name(&name, "providerCompaction"),
+    }
 }
 
 /// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan

@@ -2,6 +2,8 @@
 //! draft object read back (`compactor.commit`, possibly edited), and the digest of what a cut
 //! covers in a request's messages. The rules are the core's (`crate::draft`).
 
+use std::ops::Range;
+
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -66,12 +68,39 @@ pub(crate) fn digest(
             messages.length()
         )));
     }
-    let units = walk::units(messages, range, part, format)?.ok_or_else(|| {
+    digest_of(messages, range, part, format)?.ok_or_else(|| {
         Error::invalid_request(format!(
             "messages[{first}]: no step starts at part {part} (firstKeptPart)"
         ))
-    })?;
-    Ok(Digest::of_summarized(&[&units]))
+    })
+}
+
+/// [`digest`] of `range` (`None` when the last message has no step at part `part`).
+fn digest_of(
+    messages: &Array,
+    range: Range<usize>,
+    part: usize,
+    format: Format,
+) -> Result<Option<Digest>> {
+    let units = walk::units(messages, range, part, format)?;
+    Ok(units.map(|units| Digest::of_summarized(&[&units])))
+}
+
+/// The digest [`Draft::check_covers`] asks for: a message the draft cuts inside that has no
+/// step at its part any more changed since, so the draft is stale.
+fn covered(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Digest> {
+    let last = range.end.saturating_sub(1);
+    digest_of(&request.messages, range, part, request.format)?.ok_or_else(|| {
+        Error::Stale(format!("messages[{last}] has no step at part {part} any more (a message the draft summarizes changed)"))
+    })
+}
+
+/// Whether `draft` may still be committed onto `request` ([`Draft::covers`]).
+pub(crate) fn covers(request: &JsRequest, draft: &Draft) -> Result<bool> {
+    let length = request.messages.length() as usize;
+    draft.covers(&request.summary, length, |range, part| {
+        covered(request, range, part)
+    })
 }
 
 /// Commits `draft` onto `request`: `{ summary, messages, record }` as apply gives it, or
@@ -87,12 +116,10 @@ pub(crate) fn commit(engine: &Engine, request: &JsRequest, draft: &Draft) -> Res
 }
 
 /// Checks that `draft` covers `request` ([`Draft::check_covers`], `stale` otherwise).
-pub(crate) fn covers(request: &JsRequest, draft: &Draft) -> Result<()> {
-    let messages = &request.messages;
-    let length = messages.length() as usize;
+pub(crate) fn check_covers(request: &JsRequest, draft: &Draft) -> Result<()> {
+    let length = request.messages.length() as usize;
     draft.check_covers(&request.summary, length, |range, part| {
-        let first = range.end - usize::from(part > 0);
-        digest(messages, first, part, request.format)
+        covered(request, range, part)
     })
 }
 
@@ -103,7 +130,7 @@ pub(crate) fn commit_with_facts(
     facts: &RequestFacts,
     draft: &Draft,
 ) -> Result<(crate::apply::Applied, Array)> {
-    covers(request, draft)?;
+    check_covers(request, draft)?;
     let input = CommitInput {
         facts,
         require_reduction: request.require_reduction,

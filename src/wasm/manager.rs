@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, JSON, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -17,7 +17,7 @@ use super::fields::{field, optional_number, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Lessons};
-use super::{cache, clearing};
+use super::{cache, clearing, stringify};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
@@ -29,6 +29,7 @@ use crate::manager::{
     StateCompactor, rewritten_anchor,
 };
 use crate::out as shape;
+use crate::oversized::Oversized;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
@@ -499,7 +500,7 @@ impl StateCompactor for JsStateCompactor {
     }
 
     fn covers(&self, state: &JsValue, draft: &Draft) -> Result<()> {
-        super::draft::covers(&self.request(state)?, draft)
+        super::draft::check_covers(&self.request(state)?, draft)
     }
 
     fn commit(
@@ -543,6 +544,36 @@ impl StateCompactor for JsStateCompactor {
         let (next, record) = self.rewritten(copy, &request, facts, &trimmed)?;
         let trimmed = true;
         Ok(Some((next, Record { trimmed, ..record })))
+    }
+
+    fn trims_messages(&self) -> bool {
+        self.engine.core.trims_oversized()
+    }
+
+    fn trim_message(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        over: &Oversized,
+    ) -> Result<Option<(JsValue, Record)>> {
+        let copy = Self::copy(state)?;
+        let request = self.request_of(&copy)?;
+        let (index, format) = (over.index, request.format);
+        let path = format!("messages[{index}]");
+        let text = stringify::json_text(&request.messages.get(index as u32), &path)?;
+        let trimmed = format.trim_user_json(&text, &path, over, &request.estimator)?;
+        let Some((trimmed, tokens)) = trimmed else {
+            return Ok(None);
+        };
+        // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
+        let object = JSON::parse(&trimmed)
+            .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
+        let messages = request.messages.slice(0, request.messages.length());
+        messages.set(index as u32, object);
+        let _ = Reflect::set(&copy, &"messages".into(), &messages);
+        self.learn_rewrite(&request, facts, &copy);
+        let record = crate::oversized::record(&request.summary, facts, over, tokens);
+        Ok(Some((copy.into(), record)))
     }
 
     fn emit(&self, state: &JsValue, event: Event<'_>) {

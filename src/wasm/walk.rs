@@ -64,8 +64,9 @@ pub(crate) fn facts(
     })
 }
 
-/// The canonical units of host messages `range`; with `last_part` > 0, of the last one only
-/// the units before the step that starts at that part (`None` when no step starts there).
+/// The canonical units of host messages `range` but the pinned ones (kept, not summarized);
+/// with `last_part` > 0, of the last one only the units before the step that starts at that
+/// part (`None` when no step starts there).
 pub(crate) fn units(
     messages: &Array,
     range: Range<usize>,
@@ -89,7 +90,9 @@ pub(crate) fn units(
             found = step.is_some();
             host.units.truncate(step.map_or(0, |s| s.unit));
         }
-        out.extend(host.units);
+        if !host.pinned {
+            out.extend(host.units);
+        }
         Ok(())
     })?;
     Ok(found.then_some(out))

@@ -3,18 +3,10 @@
 // changed; receipts and their digest; `beforeCommit`; `focus`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { Compactor, CompactionError } from "context-compaction";
+import { sessionMessages } from "./walk-helpers.mjs";
 
-const session = () =>
-  readFileSync(`${process.env.CC_ROOT}/tests/fixtures/large-session.jsonl`, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.type === "message")
-    .map((entry) => entry.message);
-
-const all = session();
+const all = sessionMessages();
 const head = all.slice(0, 300);
 const budget = { inputTokenBudget: 40_000 };
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import * as whole from "context-compaction";
 import * as planOnly from "context-compaction/plan";
 import { sessionMessages } from "./walk-helpers.mjs";
@@ -118,6 +119,19 @@ test("the plan-only Compactor has no apply, compact or summarizerInput, and need
     },
   };
   assert.throws(() => new planOnly.Compactor(config), (error) => error.code === "invalid_config" && /keepRecentTokens/.test(error.message));
+});
+
+test("the plan-only module reads no summarizer: one the whole module refuses is ignored", async () => {
+  // The module's own class, under the entry's wrapper (which hands it a summarizer of its own):
+  // the code that reads and checks a summarizer is left out of the plan-only module.
+  new planOnly.Compactor().free();
+  const glue = await import(pathToFileURL(join(dir, "context_compaction_plan_bg.js")).href);
+  const wholeGlue = await import(pathToFileURL(join(dir, "context_compaction_bg.js")).href);
+  new whole.Compactor({ summarizer: { summarize: async () => "" } }).free();
+  for (const summarizer of [{ generate: async () => "", retry: 5 }, { generate: async () => "" }, 3]) {
+    assert.throws(() => new wholeGlue.Compactor({ summarizer }), (error) => error.code === "invalid_config");
+    new glue.Compactor({ summarizer, keepRecentTokens: 10 }).free();
+  }
 });
 
 /** Both packages' compactors, with `options` (clearing, keepRecentTokens). */

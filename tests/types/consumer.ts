@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     compactor.plan({ messages });
   } catch (e) {
     if (e instanceof CompactionError) {
-      const code: "invalid_config" | "invalid_request" | "summarization" | "empty_summary" | "no_reduction" | "too_large" | "aborted" | "not_ready" | "load_failed" = e.code;
+      const code: "invalid_config" | "invalid_request" | "summarization" | "empty_summary" | "no_reduction" | "too_large" | "stale" | "declined" | "aborted" | "not_ready" | "load_failed" = e.code;
       void code;
     }
   }

@@ -1,7 +1,7 @@
 // A consumer of `context-compaction/plan` and `context-compaction/ai-sdk-preview`: it must
 // type-check, and every @ts-expect-error line proves that a wrong use is rejected.
 import { Compactor, HeuristicEstimator, ready, estimate, CompactionError, type Message, type Plan } from "context-compaction/plan";
-import { ChatPreview, type ChatPreviewPlan } from "context-compaction/ai-sdk-preview";
+import { ChatPreview, type ChatPendingDraft, type ChatPreviewPlan, type Draft } from "context-compaction/ai-sdk-preview";
 
 await ready();
 // No summarizer needed; the whole Compactor's config is taken as it is.
@@ -23,6 +23,17 @@ new Compactor({ keepRecentTokens: "many" });
 const preview = new ChatPreview({ contextWindowTokens: 128_000 });
 preview.update([]);
 const previewed: ChatPreviewPlan | null = preview.plan();
+// A pending summary stored beside the state: a draft located by its first kept UIMessage.
+declare const draft: Draft;
+const pending: ChatPendingDraft = draft;
+preview.update([], null, { pending });
+// @ts-expect-error a pending summary needs its digests
+preview.update([], null, { pending: { summary: "s", firstKeptId: "m1", firstKeptPart: 0 } });
+const covers: boolean | undefined = preview.pending()?.covers;
+const stillCovers: boolean = planner.covers({ format: "ai-sdk-ui", messages: [] }, draft);
+planner.digest({ messages }, { firstKeptIndex: 0 });
+// @ts-expect-error planning only: no commit
+planner.commit({ messages }, draft);
 preview.free();
 planner[Symbol.dispose]();
-console.log(plan, total, previewed, CompactionError);
+console.log(plan, total, previewed, covers, stillCovers, CompactionError);

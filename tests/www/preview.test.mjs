@@ -1,7 +1,8 @@
 // The preview page in real headless Chromium: it loads without console errors, renders a bar
 // per message, moves the cut as the library's own plan says, shows a split turn's prefix, with
 // clearing on paints the results a clear plan clears (and the result overflow recovery would
-// trim), and leaves screenshots in target/test-output/. The page is served from www/ and dist/.
+// trim), drafts a summary that is edited and committed as edited (with its receipt), and leaves
+// screenshots in target/test-output/. The page is served from www/ and dist/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -181,6 +182,68 @@ test("the preview page", async (t) => {
       assert.ok(stats.includes(ran.compactions[0].tokensFreed.toLocaleString("en-US")), stats);
       await page.screenshot({ path: join(root, "target/test-output/preview-trim.png") });
       await page.locator("#clearing").uncheck();
+    });
+    await t.test("a drafted summary is shown, edited and committed as edited; the receipt follows", async () => {
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 20_000 });
+      await settled();
+      assert.equal(await page.locator("#draft-panel").isVisible(), false, "no draft before one is asked for");
+      await page.locator("#focus").fill("the failing tests");
+      await page.locator("#draft").click();
+      await page.waitForFunction(() => document.body.dataset.draft === "ready", null, { timeout: 10_000 });
+      const plan = expectedCut(session);
+      assert.equal(await page.evaluate(() => document.body.dataset.draftCut), String(plan.firstKeptIndex));
+      const drafted = await page.locator("#draft-text").inputValue();
+      assert.match(drafted, /^Local summary \(no model\) of /);
+      assert.match(drafted, /Focus: the failing tests/);
+      assert.match(await page.locator("#draft-by").textContent(), /local stand-in \(no model\)/);
+      assert.equal(await page.locator(".bar").count(), session.length, "nothing applied yet");
+
+      // Discard changes nothing; a new draft is the same text.
+      await page.locator("#discard").click();
+      assert.equal(await page.evaluate(() => document.body.dataset.draft), "none");
+      assert.equal(await page.locator("#draft-panel").isVisible(), false);
+      assert.equal(await page.locator(".bar").count(), session.length);
+      await page.locator("#draft").click();
+      await page.waitForFunction(() => document.body.dataset.draft === "ready", null, { timeout: 10_000 });
+      assert.equal(await page.locator("#draft-text").inputValue(), drafted);
+      await page.screenshot({ path: join(root, "target/test-output/preview-draft.png") });
+
+      const edited = "Edited in the page: the user fixed the failing tests and kept the database schema.";
+      await page.locator("#draft-text").fill(edited);
+      await page.locator("#commit").click();
+      await page.waitForFunction(() => document.body.dataset.draft === "committed", null, { timeout: 10_000 });
+      await settled();
+      assert.equal(await page.locator("#summary-now").textContent(), edited, "the stored summary is the edited text");
+      assert.equal(await page.locator(".bar").count(), session.length - plan.firstKeptIndex, "the bars show the kept messages");
+      // The receipt is the library's: what a summary of that cut covers, and its digest.
+      const compactor = new Compactor({ keepRecentTokens: 20000, triggerRatio: 0.8, summarizer: { summarize: async () => edited } });
+      const { record } = await compactor.compact({ messages: session, inputTokenBudget: 128000 - 16384 });
+      const receipt = await page.locator("#receipt").textContent();
+      assert.ok(receipt.includes(`${record.receipt.summarizedMessages.toLocaleString("en-US")} messages`), receipt);
+      assert.ok(receipt.includes(record.receipt.summarizedTokens.toLocaleString("en-US")), receipt);
+      assert.ok(receipt.includes(record.receipt.digest), receipt);
+      assert.match(await page.locator("#stats").textContent(), /stored summary/);
+      await page.screenshot({ path: join(root, "target/test-output/preview-committed.png") });
+
+      // A draft of a history that changed since is refused as stale, and changes nothing.
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForFunction(() => document.body.dataset.ready === "true", null, { timeout: 20_000 });
+      await page.locator("#draft").click();
+      await page.waitForFunction(() => document.body.dataset.draft === "ready", null, { timeout: 10_000 });
+      const changed = session.slice();
+      const first = session.findIndex((m) => m.role === "user");
+      changed[first] = { ...changed[first], content: "changed after the draft" };
+      await page.locator("summary", { hasText: "Load a conversation" }).click();
+      await page.locator("#paste").evaluate((el, text) => { el.value = text; }, JSON.stringify(changed));
+      await page.locator("#load").click();
+      await settled();
+      await page.locator("#commit").click();
+      assert.match(await page.locator("#error").textContent(), /^stale: .*changed/);
+      assert.equal(await page.locator(".bar").count(), session.length);
+      assert.equal(await page.locator("#summary-now").textContent(), "");
+      assert.equal(await page.evaluate(() => document.body.dataset.draft), "ready");
+      await page.locator("#discard").click();
     });
     assert.deepEqual(errors, []);
   } finally {
