@@ -16,7 +16,7 @@
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
+import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, pendingCut, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
@@ -161,15 +161,12 @@ function callOptions(options, path) {
 
 /**
  * A stored pending summary as a draft of the posted chat: its cut (a UIMessage id and a part of
- * that message as posted) located in `chat.messages`, whose first message may start at a later
- * part. A cut the chat no longer holds is placed past its end: the core then finds it stale.
+ * that message as posted) located in `chat.messages` as `ChatPreview` locates it (`pendingCut`).
+ * A cut the chat no longer holds is placed past its end: the core then finds it stale.
  */
 function locate(pending, chat) {
-  const at = chat.live.findIndex(({ message }) => message.id === pending.firstKeptId);
-  const part = Number.isInteger(pending.firstKeptPart) ? pending.firstKeptPart : 0;
-  const from = at < 0 ? 0 : chat.live[at].from;
-  if (at < 0 || part < from) return { ...pending, firstKeptIndex: chat.messages.length + 1, firstKeptPart: 0 };
-  return { ...pending, firstKeptIndex: at, firstKeptPart: part - from };
+  const cut = pendingCut(chat.live, pending) ?? { firstKeptIndex: chat.messages.length + 1, firstKeptPart: 0 };
+  return { ...pending, ...cut };
 }
 
 /** A draft of `chat.messages` as the app stores it: its cut by UIMessage id and posted part. */
