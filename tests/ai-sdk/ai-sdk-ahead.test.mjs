@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { ChatCompaction } from "context-compaction/ai-sdk";
+import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
 const require = createRequire(`${root}/package.json`);
@@ -37,12 +37,16 @@ function route() {
 
 test("over 64 turns every compaction commits the pending summary made after a response; prepare never waits for one", async () => {
   const { route: chat, calls } = route();
+  const preview = new ChatPreview(OPTIONS);
   const messages = [];
   let state = null;
   let pending = null;
   let committed = 0;
   for (let turn = 0; turn < 64; turn++) {
     messages.push(ask(turn));
+    // The page's preview shows the stored pending summary as one the route will commit.
+    preview.update(messages, state, { pending });
+    if (pending) assert.equal(preview.pending().covers, true, `turn ${turn}`);
     const before = calls.length;
     const prepared = await chat.prepare(messages, state, { pending });
     assert.equal(prepared.error, undefined);
