@@ -8,11 +8,15 @@
 // what prepareStep returned: both are handled). With the `clearing` option, old tool results
 // are cleared before anything is summarized, and the state lists them so that every later
 // request clears them again (ai-sdk-plan.js for the posted messages, ai-sdk-clearing.js for a
-// request's steps).
+// request's steps). Ahead of time, `prepareAhead` (after the response: `after()` in Next.js,
+// `ctx.waitUntil` in a Worker) makes the summary the next compaction would make; the app stores
+// it beside the chat's state and hands it to the next `prepare`, which commits it when due.
+// A pending summary names its cut by UIMessage id and part, as the state does, and the core
+// checks by digest that the chat still holds what it covers: a late or stale one is harmless.
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
 import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
+import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, pendingCut, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
@@ -37,8 +41,8 @@ export class ChatCompaction {
     this.#estimator = read.estimator;
     this.#compactor = new Compactor(compactorConfig(read, read.summarizer));
     this.#clearable = clearableOf(this.#compactor, read);
-    const { contextWindowTokens, reserveTokens, estimator, onEvent } = read;
-    this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent });
+    const { contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio } = read;
+    this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio });
   }
 
   /**
@@ -48,10 +52,11 @@ export class ChatCompaction {
    * `{ messages, state, compacted, reason, record, error?, prepareStep, stateAfter }`.
    */
   async prepare(messages, state, options = {}) {
-    const signal = signalOf(options, "options");
+    const { signal, pending, focus } = callOptions(options, "options");
     const chat = chatInput(messages, state, { clearable: this.#clearable });
     const valid = chat.state;
-    const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens });
+    const located = pending === null ? null : locate(pending, chat);
+    const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
     const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;
     const record = withFirstSummarized(result.record, chat.messages, (message) => origin(message, chat));
     // The stored entries whose results are still sent, and what this clearing added.
@@ -67,6 +72,8 @@ export class ChatCompaction {
     const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
     const { messages: model, origins } = await convertLive(this.#convert, live);
     const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier() });
+    // A pending summary not looked at (below the threshold) is still the one to keep.
+    const unused = result.pending === undefined ? pending : null;
     return {
       messages: steps.initialMessages,
       state: next,
@@ -74,9 +81,32 @@ export class ChatCompaction {
       reason: result.reason,
       record,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.pending ? { pending: result.pending } : {}),
       prepareStep: steps.prepareStep,
       stateAfter: (responseMessage) => steps.stateAfter(responseMessage),
+      prepareAhead: (responseMessage, more = {}) => {
+        const after = withResponse(messages, responseMessage);
+        return this.prepareAhead(after, steps.stateAfter(responseMessage), { ...callOptions(more, "options"), pending: unused });
+      },
     };
+  }
+
+  /**
+   * Ahead-of-time compaction, after a response and off the request path: resolves to the
+   * pending summary to store beside the chat's state (`{ summary, firstKeptId, firstKeptPart,
+   * digest, previousDigest, ... }`: hand it to the next `prepare` as `pending`), the `pending`
+   * given while it still covers the chat, or `null`. Rejects when the summary fails or is
+   * aborted: keep what you stored.
+   */
+  async prepareAhead(messages, state, options = {}) {
+    const { signal, pending, focus } = callOptions(options, "options");
+    const chat = chatInput(messages, state, { clearable: this.#clearable });
+    const located = pending === null ? null : locate(pending, chat);
+    const request = this.#uiRequest(chat.state?.summary ?? null, chat.messages);
+    const draft = await this.#manager.prepareAhead(request, { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
+    if (draft === null) return null;
+    if (draft === located) return pending;
+    return stored(draft, chat);
   }
 
   /** A `prepareStep` for one tool loop over model messages (no stored chat state). */
@@ -118,6 +148,43 @@ export class ChatCompaction {
 }
 
 const firstNonSystem = (messages) => messages.find((message) => guardedOr(() => message.role !== "system", true));
+
+/** `{ signal, pending, focus }` of a call's options (or nothing), read once. */
+function callOptions(options, path) {
+  const copy = read(() => record(options, path));
+  if (options !== undefined && options !== null && copy === null) throw bad(`${path} must be an object ({ signal, pending, focus })`);
+  const given = copy?.pending ?? null;
+  const pending = given === null ? null : read(() => record(given, `${path}.pending`));
+  if (given !== null && pending === null) throw bad(`${path}.pending must be a pending summary (from prepareAhead) or null`);
+  return { signal: copy?.signal, pending, focus: copy?.focus };
+}
+
+/**
+ * A stored pending summary as a draft of the posted chat: its cut (a UIMessage id and a part of
+ * that message as posted) located in `chat.messages` as `ChatPreview` locates it (`pendingCut`).
+ * A cut the chat no longer holds is placed past its end: the core then finds it stale.
+ */
+function locate(pending, chat) {
+  const cut = pendingCut(chat.live, pending) ?? { firstKeptIndex: chat.messages.length + 1, firstKeptPart: 0 };
+  return { ...pending, ...cut };
+}
+
+/** A draft of `chat.messages` as the app stores it: its cut by UIMessage id and posted part. */
+function stored(draft, chat) {
+  const live = chat.live[draft.firstKeptIndex];
+  if (live === undefined) return { ...draft, firstKeptId: pastEnd(chat.live).id, firstKeptPart: pastEnd(chat.live).part };
+  return { ...draft, firstKeptId: live.message.id, firstKeptPart: draft.firstKeptPart + live.from };
+}
+
+/** The chat's UIMessages once `responseMessage` is in (it continues the last one when it has its id). */
+function withResponse(messages, responseMessage) {
+  const posted = read(() => list(messages, "messages")) ?? [];
+  if (responseMessage === undefined || responseMessage === null) return posted;
+  const id = guardedOr(() => responseMessage.id, undefined);
+  const last = posted.at(-1);
+  const continues = last !== undefined && id !== undefined && guardedOr(() => last.id, undefined) === id;
+  return continues ? [...posted.slice(0, -1), responseMessage] : [...posted, responseMessage];
+}
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */
 function signalOf(options, path) {

@@ -10,7 +10,7 @@ import { guarded, guardedOr, record } from "./host.js";
 const DEFAULT_RESERVE = 16_384;
 /** The options route and preview both read (the route reads a few more: `CHAT_ONLY_KEYS`). */
 const SHARED_KEYS = ["contextWindowTokens", "reserveTokens", "maxOutputTokens", "keepRecentTokens", "triggerRatio", "system", "estimator", "clearing", "trimOversized"];
-export const CHAT_ONLY_KEYS = ["summarizer", "onEvent", "convertToModelMessages"];
+export const CHAT_ONLY_KEYS = ["summarizer", "onEvent", "convertToModelMessages", "aheadRatio"];
 
 const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });
 

@@ -174,6 +174,8 @@ export interface ChatCompactionOptions<ModelMessage> {
   estimator?: Estimator | HeuristicEstimator;
   convertToModelMessages: ConvertToModelMessages<ModelMessage>;
   onEvent?: (event: CompactionEvent) => unknown;
+  /** `prepareAhead`'s mark, a fraction of the threshold (above 0, at most 1; default 0.7). */
+  aheadRatio?: number;
   /**
    * Clear old tool results before paying for a summary (off by default): `true`, or `{
    * protectRecentTokens, neverClear, clearArguments }` as in the `Compactor` config.
@@ -204,6 +206,8 @@ export interface PreparedChat<ModelMessage> {
   record: ChatCompactionRecord | null;
   /** Why a due compaction failed (the messages are then the uncompacted ones). */
   error?: CompactionError;
+  /** What became of `options.pending` when it was due: committed (no summary waited for) or discarded (stale). */
+  pending?: "committed" | "discarded";
   /** Compacts between the steps of this request's tool loop. */
   prepareStep: PrepareStep<ModelMessage>;
   /**
@@ -211,6 +215,29 @@ export interface PreparedChat<ModelMessage> {
    * route `generateMessageId` so that its id is the one the client keeps).
    */
   stateAfter(responseMessage?: ChatUIMessage): ChatCompactionState | null;
+  /**
+   * `compaction.prepareAhead` for the chat once the response is complete: the posted messages
+   * with `responseMessage`, `stateAfter(responseMessage)`, and the `pending` summary given to
+   * `prepare` while it was not due. Run it off the request path (`after()`, `ctx.waitUntil`).
+   */
+  prepareAhead(responseMessage?: ChatUIMessage, options?: { signal?: AbortSignal; focus?: string }): Promise<PendingSummary | null>;
+}
+
+/**
+ * A summary made ahead of time (`prepareAhead`), to store beside the chat's state and hand to
+ * the next `prepare`: its cut is a UIMessage id and a part, as the state's is.
+ */
+export interface PendingSummary extends Draft {
+  firstKeptId: string | null;
+}
+
+/** The options of `prepare` and `prepareAhead`. */
+export interface ChatCallOptions {
+  signal?: AbortSignal;
+  /** What a summary made by this call should focus on. */
+  focus?: string | null;
+  /** The pending summary `prepareAhead` made for this chat (a stale one is discarded, harmless). */
+  pending?: PendingSummary | null;
 }
 
 export interface ChatCompaction<ModelMessage = unknown> extends Disposer {}
@@ -221,7 +248,14 @@ export declare class ChatCompaction<ModelMessage = unknown> {
    * The model messages to send for the UIMessages the client posted and the chat's stored
    * state: the summary first, the compacted prefix dropped, compacting when maintenance says so.
    */
-  prepare(messages: readonly ChatUIMessage[], state: ChatCompactionState | null | undefined, options?: { signal?: AbortSignal }): Promise<PreparedChat<ModelMessage>>;
+  prepare(messages: readonly ChatUIMessage[], state: ChatCompactionState | null | undefined, options?: ChatCallOptions): Promise<PreparedChat<ModelMessage>>;
+  /**
+   * Ahead-of-time compaction after a response, off the request path: above the ahead mark
+   * (`aheadRatio` of the threshold, default 0.7), the summary the next compaction would make,
+   * to store beside the chat's state; `options.pending` while it still covers the chat; else
+   * `null`. Rejects when the summary fails or is aborted: keep what you stored.
+   */
+  prepareAhead(messages: readonly ChatUIMessage[], state: ChatCompactionState | null | undefined, options?: ChatCallOptions): Promise<PendingSummary | null>;
   /** A `prepareStep` for one tool loop with no stored chat state (make one per loop). */
   prepareStep(options?: { signal?: AbortSignal }): PrepareStep<ModelMessage>;
   free(): void;

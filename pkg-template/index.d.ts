@@ -797,7 +797,8 @@ export declare function projectSummary(
 /** The conversation state a `ContextManager` maintains (`inputTokenBudget`, `requireReduction` and `estimator` are the manager's own); other fields are carried along. */
 export type ConversationState<M extends AnyMessage = AnyMessage> = CompactionRequest<M>;
 
-export type CompactionReason = "threshold" | "overflow";
+/** `"pending"`: a draft made ahead of time (`prepareAhead`) was committed; no summary was waited for. */
+export type CompactionReason = "threshold" | "overflow" | "pending";
 
 export type CompactionEvent<M extends AnyMessage = AnyMessage> =
   | { type: "compactionStart"; reason: CompactionReason; estimate: number; plan: Plan<M> }
@@ -812,6 +813,11 @@ export interface ContextManagerOptions {
   estimator?: Estimator | HeuristicEstimator | null;
   /** Start and end of every rewrite; a throwing (or rejecting) listener never breaks the run. */
   onEvent?: (event: CompactionEvent) => unknown;
+  /**
+   * The ahead mark, a fraction of the threshold (above 0, at most 1; default 0.7): above it,
+   * `prepareAhead` makes the summary the next compaction would make.
+   */
+  aheadRatio?: number | null;
 }
 
 export interface MaintainOptions {
@@ -819,6 +825,14 @@ export interface MaintainOptions {
   /** Estimated tokens of skill invocations, withheld from the budget first. */
   skillTokens?: number | null;
   signal?: AbortSignal | null;
+  /** What a summary made by this call should focus on (added to the summary prompt). */
+  focus?: string | null;
+  /**
+   * A draft `prepareAhead` made: over the threshold, committed at once (no summary call) when
+   * the state still holds, unchanged, everything it covers; discarded otherwise (`pending` on
+   * the result says which). Below the threshold it is not looked at: keep it.
+   */
+  pending?: Draft | null;
 }
 
 export type MaintainReason =
@@ -843,12 +857,19 @@ export interface MaintainResult<S> {
   record: CompactionRecord | null;
   /** Why maintenance failed (`estimateFailed`, `planFailed`, `rewriteFailed`); it is reported, not thrown. */
   error?: CompactionError;
+  /**
+   * What became of `options.pending`, when it was looked at (over the threshold): committed, or
+   * discarded (it no longer covered the state; the ordinary path ran). Drop it either way.
+   */
+  pending?: "committed" | "discarded";
 }
 
 export interface RunOptions {
   /** Default: `isContextOverflowError`. */
   isContextOverflow?: (error: unknown) => boolean;
   signal?: AbortSignal | null;
+  /** What the summary of a recovery should focus on. */
+  focus?: string | null;
 }
 
 export interface RunResult<S, R> {
@@ -871,6 +892,13 @@ export interface ContextManager extends Disposer {}
 export declare class ContextManager {
   constructor(options: ContextManagerOptions);
   maintain<S extends ConversationState>(state: S, options?: MaintainOptions): Promise<MaintainResult<S>>;
+  /**
+   * Ahead-of-time compaction, after a turn and off the request path: above the ahead mark,
+   * resolves to the summary the next compaction would make, not applied (keep it and pass it
+   * to `maintain` as `pending`); `options.pending` itself while it still covers the state; else
+   * `null`. Rejects when the summary fails or is aborted: keep what you held.
+   */
+  prepareAhead<S extends ConversationState>(state: S, options?: MaintainOptions): Promise<Draft | null>;
   run<S extends ConversationState, R>(
     state: S,
     send: (state: S, options: { signal?: AbortSignal }) => R | PromiseLike<R>,

@@ -33,7 +33,12 @@ export function defineContextManager(glue, CompactionError) {
 
     /** Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`. */
     maintain(state, options) {
-      return this.#core.maintain(state, options);
+      return this.#core.maintain(state, options, false);
+    }
+
+    /** Ahead-of-time compaction after a turn: the pending draft to keep, or `null`. */
+    prepareAhead(state, options) {
+      return this.#core.maintain(state, options, true);
     }
 
     /** Calls `send(state, { signal })`, recovering from context-window rejections (two at most). */

@@ -332,6 +332,9 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
     if done.error.is_some() {
         w.slot("error", 1);
     }
+    if let Some(pending) = done.pending.as_str() {
+        w.text("pending", pending);
+    }
     w.close();
 }
 

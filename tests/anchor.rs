@@ -254,6 +254,7 @@ fn maintenance_follows_the_reported_count_and_drops_it_after_a_compaction() {
     let manager = ContextManager::new(ManagerConfig {
         context_window_tokens: 500,
         reserve_tokens: 0,
+        ..ManagerConfig::default()
     });
     let state = |reports: Vec<Report>| OwnedState {
         messages: history(),

@@ -215,6 +215,7 @@ fn maintain(
     let manager = ContextManager::new(ManagerConfig {
         context_window_tokens: budget + 1000,
         reserve_tokens: 1000,
+        ..ManagerConfig::default()
     });
     let local = Local {
         compactor,
@@ -281,6 +282,7 @@ fn a_clearing_inside_the_anchored_request_lowers_its_report() {
     let manager = ContextManager::new(ManagerConfig {
         context_window_tokens: 3000,
         reserve_tokens: 1000,
+        ..ManagerConfig::default()
     });
     let estimator = Heuristic::new();
     let local = Local {

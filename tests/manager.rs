@@ -19,10 +19,11 @@ fn manager(window: u64, reserve: Option<u64>) -> ContextManager {
     ContextManager::new(config)
 }
 
-fn options(max_output_tokens: u64, skill_tokens: u64) -> MaintainOptions {
+fn options(max_output_tokens: u64, skill_tokens: u64) -> MaintainOptions<'static> {
     MaintainOptions {
         max_output_tokens,
         skill_tokens,
+        ..MaintainOptions::default()
     }
 }
 
@@ -358,6 +359,7 @@ impl StateCompactor for Shrinking {
         _: &'a RequestFacts,
         _: &'a Plan,
         _: bool,
+        _: Option<&'a str>,
         _: &'a (),
     ) -> LocalFuture<'a, Result<(usize, Record)>> {
         let record = Record {

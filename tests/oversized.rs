@@ -159,6 +159,7 @@ fn manager(window: u64) -> ContextManager {
     ContextManager::new(ManagerConfig {
         context_window_tokens: window,
         reserve_tokens: 0,
+        ..ManagerConfig::default()
     })
 }
 

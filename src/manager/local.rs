@@ -7,6 +7,7 @@ use crate::anchor::Report;
 use crate::apply::{ApplyInput, Record};
 use crate::clearing::{self, Clearing, Found};
 use crate::compactor::{Compactor, Planned};
+use crate::draft::{Digest, Draft};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
@@ -43,6 +44,40 @@ pub struct Local<'a, S> {
 }
 
 impl<S> Local<'_, S> {
+    /// The request of `state`, with the estimator and reports maintenance estimates it with.
+    fn request<'s>(&'s self, state: &'s OwnedState) -> Request<'s> {
+        Request {
+            system_prompt: &state.system_prompt,
+            summary: &state.summary,
+            messages: &state.messages,
+            tools: &state.tools,
+            estimator: self.estimator,
+            reports: &state.reports,
+            ..Request::new(&[])
+        }
+    }
+
+    /// The input of a summary of what `plan` summarizes in `state`.
+    fn input<'s>(
+        &'s self,
+        state: &'s OwnedState,
+        facts: &'s RequestFacts,
+        plan: &Plan,
+        require_reduction: bool,
+        focus: Option<&'s str>,
+    ) -> ApplyInput<'s> {
+        let slice = |range: std::ops::Range<usize>| state.messages.get(range).unwrap_or(&[]);
+        ApplyInput {
+            facts,
+            summary: &state.summary,
+            history: slice(plan.messages_to_summarize.clone()),
+            turn_prefix: slice(plan.turn_prefix_messages.clone()),
+            require_reduction,
+            estimator: self.estimator,
+            focus,
+        }
+    }
+
     /// The reports of `state` once its messages are rewritten into `messages` (a clearing):
     /// the report its estimate was anchored to counts what the rewrite freed less (calibrated,
     /// [`Report::rewritten`]), so that the next estimate sees the smaller request until an
@@ -76,15 +111,7 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
     type Context = S::Context;
 
     fn facts(&self, state: &OwnedState) -> Result<RequestFacts> {
-        RequestFacts::of(&Request {
-            system_prompt: &state.system_prompt,
-            summary: &state.summary,
-            messages: &state.messages,
-            tools: &state.tools,
-            estimator: self.estimator,
-            reports: &state.reports,
-            ..Request::new(&[])
-        })
+        RequestFacts::of(&self.request(state))
     }
 
     fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
@@ -132,31 +159,63 @@ impl<S: Summarizer> StateCompactor for Local<'_, S> {
         facts: &'a RequestFacts,
         plan: &'a Plan,
         require_reduction: bool,
+        focus: Option<&'a str>,
         context: &'a S::Context,
     ) -> LocalFuture<'a, Result<(OwnedState, Record)>> {
         Box::pin(async move {
-            let slice = |range: std::ops::Range<usize>| state.messages.get(range).unwrap_or(&[]);
-            let input = ApplyInput {
-                facts,
-                summary: &state.summary,
-                history: slice(plan.messages_to_summarize.clone()),
-                turn_prefix: slice(plan.turn_prefix_messages.clone()),
-                require_reduction,
-                estimator: self.estimator,
-                focus: None,
-            };
+            let input = self.input(state, facts, plan, require_reduction, focus);
             let applied = self
                 .compactor
                 .apply_with_facts(input, plan, context)
                 .await?;
+            let kept = state.messages.get(plan.first_kept_index..).unwrap_or(&[]);
             let next = OwnedState {
                 summary: applied.summary,
-                messages: slice(plan.first_kept_index..state.messages.len()).to_vec(),
+                messages: kept.to_vec(),
                 reports: Vec::new(),
                 ..state.clone()
             };
             Ok((next, applied.record))
         })
+    }
+
+    fn draft<'a>(
+        &'a self,
+        state: &'a OwnedState,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        focus: Option<&'a str>,
+        context: &'a S::Context,
+    ) -> LocalFuture<'a, Result<Draft>> {
+        let input = self.input(state, facts, plan, false, focus);
+        Box::pin(self.compactor.draft_with_facts(input, plan, context))
+    }
+
+    fn covers(&self, state: &OwnedState, draft: &Draft) -> Result<()> {
+        let messages = &state.messages;
+        draft.check_covers(&state.summary, messages.len(), |range, _| {
+            // Canonical messages are whole units: a cut inside one is a cut at a step.
+            Ok(Digest::of_summarized(&[messages.get(range).unwrap_or(&[])]))
+        })
+    }
+
+    fn commit(
+        &self,
+        state: &OwnedState,
+        _facts: &RequestFacts,
+        draft: &Draft,
+    ) -> Result<(OwnedState, Record)> {
+        let committed = self.compactor.commit(&self.request(state), draft)?;
+        let next = OwnedState {
+            summary: committed.summary,
+            messages: committed.messages.into_owned(),
+            reports: Vec::new(),
+            ..state.clone()
+        };
+        let record = committed
+            .record
+            .ok_or_else(|| crate::Error::invalid_request("the draft committed nothing"))?;
+        Ok((next, record))
     }
 
     fn trims_messages(&self) -> bool {

@@ -6,6 +6,7 @@
 //! The manager works on any [`StateCompactor`]: [`Local`] for Rust callers, and the wasm layer's
 //! own for JavaScript state objects.
 
+mod ahead;
 mod learned;
 mod local;
 mod trim;
@@ -15,12 +16,14 @@ use trim::{finish, trim_oversized};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
+use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
 
+pub use ahead::{Ahead, AheadOutcome, DEFAULT_AHEAD_RATIO, PendingUse};
 pub use learned::{Learned, Lessons, Sent, rewritten_anchor};
 pub use local::{Local, OwnedState};
 
@@ -36,14 +39,18 @@ pub enum Reason {
     Threshold,
     /// The provider rejected the request as too large.
     Overflow,
+    /// The estimate was above the maintenance threshold and a pending draft made ahead of
+    /// time ([`ContextManager::prepare_ahead`]) was committed: no summary was waited for.
+    Pending,
 }
 
 impl Reason {
-    /// `"threshold"` or `"overflow"`.
+    /// `"threshold"`, `"overflow"` or `"pending"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Threshold => "threshold",
             Reason::Overflow => "overflow",
+            Reason::Pending => "pending",
         }
     }
 }
@@ -114,15 +121,48 @@ pub trait StateCompactor {
     }
     /// The compactor's trigger ratio.
     fn trigger_ratio(&self) -> f64;
-    /// Applies `plan` to `state`, returning the new state and its record.
+    /// Applies `plan` to `state`, returning the new state and its record; `focus` is what the
+    /// host asked the summary to focus on.
     fn apply<'a>(
         &'a self,
         state: &'a Self::State,
         facts: &'a RequestFacts,
         plan: &'a Plan,
         require_reduction: bool,
+        focus: Option<&'a str>,
         context: &'a Self::Context,
     ) -> LocalFuture<'a, Result<(Self::State, Record)>>;
+    /// The summary [`Self::apply`] would store for `plan`, not applied (a [`Draft`]). The
+    /// default makes none: a compactor without it never prepares ahead of time.
+    fn draft<'a>(
+        &'a self,
+        _state: &'a Self::State,
+        _facts: &'a RequestFacts,
+        _plan: &'a Plan,
+        _focus: Option<&'a str>,
+        _context: &'a Self::Context,
+    ) -> LocalFuture<'a, Result<Draft>> {
+        Box::pin(std::future::ready(Err(Error::invalid_request(
+            "this state cannot be summarized ahead of time",
+        ))))
+    }
+    /// Whether `draft` still covers `state`: [`Error::Stale`] unless the summary it replaces is
+    /// the state's and the messages it summarizes are there, unchanged
+    /// ([`Draft::check_covers`]).
+    fn covers(&self, _state: &Self::State, _draft: &Draft) -> Result<()> {
+        Err(Error::invalid_request("this state cannot commit a draft"))
+    }
+    /// Commits `draft` onto `state` (whose facts are `facts`): [`Error::Stale`] unless the
+    /// draft still covers it ([`Draft::check_covers`]), else the new state and its record, as
+    /// [`Self::apply`] would give them had the summarizer answered `draft.summary`.
+    fn commit(
+        &self,
+        _state: &Self::State,
+        _facts: &RequestFacts,
+        _draft: &Draft,
+    ) -> Result<(Self::State, Record)> {
+        Err(Error::invalid_request("this state cannot commit a draft"))
+    }
     /// Reports an event about `state` (the state being rewritten); must not fail.
     fn emit(&self, state: &Self::State, event: Event<'_>);
     /// Overflow recovery when no prefix can be removed: `state` with the middle of its newest
@@ -160,6 +200,9 @@ pub struct ManagerConfig {
     pub context_window_tokens: u64,
     /// Tokens kept free for the answer (default 16,384); a larger per-run max output wins.
     pub reserve_tokens: u64,
+    /// The ahead mark as a fraction of the threshold (default [`DEFAULT_AHEAD_RATIO`]): above
+    /// it, [`ContextManager::prepare_ahead`] makes the summary the next compaction would make.
+    pub ahead_ratio: f64,
 }
 
 impl Default for ManagerConfig {
@@ -167,6 +210,7 @@ impl Default for ManagerConfig {
         ManagerConfig {
             context_window_tokens: 0,
             reserve_tokens: DEFAULT_RESERVE_TOKENS,
+            ahead_ratio: DEFAULT_AHEAD_RATIO,
         }
     }
 }
@@ -185,11 +229,17 @@ impl ManagerConfig {
 
 /// Per-call maintenance inputs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MaintainOptions {
+pub struct MaintainOptions<'a> {
     /// The run's output limit, reserved when larger than `reserve_tokens`.
     pub max_output_tokens: u64,
     /// Estimated tokens of skill invocations, withheld from the budget first.
     pub skill_tokens: u64,
+    /// What the host asks a summary made by this call to focus on (`None`: nothing).
+    pub focus: Option<&'a str>,
+    /// A draft made ahead of time ([`ContextManager::prepare_ahead`]): over the threshold,
+    /// [`ContextManager::maintain`] commits it instead of waiting for a summary when it still
+    /// covers the state, and discards it otherwise.
+    pub pending: Option<&'a Draft>,
 }
 
 /// Why maintenance did or did not rewrite the conversation.
@@ -253,6 +303,22 @@ pub struct Maintained<S> {
     pub error: Option<Error>,
     /// What was cleared, when `outcome` is `Cleared`.
     pub cleared: Option<Clearing>,
+    /// What became of the pending draft the call was given.
+    pub pending: PendingUse,
+}
+
+impl<S> Maintained<S> {
+    /// `state` unchanged, with why and the failure behind it (no pending draft used).
+    fn skipped(state: S, outcome: Outcome, error: Option<Error>) -> Self {
+        Maintained {
+            state,
+            outcome,
+            record: None,
+            error,
+            cleared: None,
+            pending: PendingUse::None,
+        }
+    }
 }
 
 /// A run that got an answer.
@@ -291,10 +357,11 @@ pub struct RunError<S, E> {
 }
 
 /// Maintains a conversation around the host's model loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContextManager {
     context_window_tokens: u64,
     reserve_tokens: u64,
+    ahead_ratio: f64,
 }
 
 impl ContextManager {
@@ -303,12 +370,13 @@ impl ContextManager {
         ContextManager {
             context_window_tokens: config.context_window_tokens,
             reserve_tokens: config.reserve_tokens,
+            ahead_ratio: config.ahead_ratio,
         }
     }
 
     /// `max(0, window − max(reserve, max output)) − skill tokens`, or `None` when maintenance
     /// is disabled.
-    pub fn input_budget(&self, options: MaintainOptions) -> Option<u64> {
+    pub fn input_budget(&self, options: MaintainOptions<'_>) -> Option<u64> {
         if self.context_window_tokens == 0 {
             return None;
         }
@@ -321,64 +389,93 @@ impl ContextManager {
     }
 
     /// Proactive maintenance, before a prompt is sent or after a tool loop: over the
-    /// threshold, what the compactor decides ([`StateCompactor::decide`]: clearing old tool
-    /// results first when its policy is on, else a summary). Fails only when the rewrite
-    /// started and was cancelled; any other failure leaves the state unchanged and is reported
-    /// on the result.
+    /// threshold, the pending draft when one is given and still covers the state
+    /// ([`MaintainOptions::pending`]), then what the compactor decides
+    /// ([`StateCompactor::decide`]: clearing old tool results first when its policy is on, else
+    /// a summary). Fails only when the rewrite started and was cancelled; any other failure
+    /// leaves the state unchanged and is reported on the result.
     pub async fn maintain<C: StateCompactor>(
         &self,
         compactor: &C,
         state: C::State,
-        options: MaintainOptions,
+        options: MaintainOptions<'_>,
         context: &C::Context,
     ) -> Result<Maintained<C::State>> {
-        let skip = |state, outcome, error| {
-            Ok(Maintained {
-                state,
-                outcome,
-                record: None,
-                error,
-                cleared: None,
-            })
-        };
         let Some(budget) = self.input_budget(options) else {
-            return skip(state, Outcome::Disabled, None);
+            return Ok(Maintained::skipped(state, Outcome::Disabled, None));
         };
         let facts = match compactor.facts(&state) {
             Ok(facts) => facts,
-            Err(error) => return skip(state, Outcome::EstimateFailed, Some(error)),
+            Err(error) => {
+                return Ok(Maintained::skipped(
+                    state,
+                    Outcome::EstimateFailed,
+                    Some(error),
+                ));
+            }
         };
         let threshold = budget as f64 * compactor.trigger_ratio();
         if facts.total() as f64 <= threshold {
-            return skip(state, Outcome::BelowThreshold, None);
+            return Ok(Maintained::skipped(state, Outcome::BelowThreshold, None));
         }
+        // A pending draft first: committed (no summary waited for) when it covers the state.
+        let (state, facts, pending) = match options.pending {
+            None => (state, facts, ahead::Committed::None),
+            Some(draft) => match ahead::commit_pending(compactor, state, facts, draft, threshold) {
+                ahead::Pending::Done(done) => return Ok(done),
+                ahead::Pending::Further(state, facts, pending) => (state, facts, pending),
+            },
+        };
+        let options = MaintainOptions {
+            pending: None,
+            ..options
+        };
+        let done = self
+            .decided(compactor, state, &facts, budget, options, context)
+            .await?;
+        Ok(pending.merged(done))
+    }
+
+    /// Maintenance of `state` (facts `facts`) over its threshold: what the compactor decides.
+    async fn decided<C: StateCompactor>(
+        &self,
+        compactor: &C,
+        state: C::State,
+        facts: &RequestFacts,
+        budget: u64,
+        options: MaintainOptions<'_>,
+        context: &C::Context,
+    ) -> Result<Maintained<C::State>> {
+        let skip = |state, outcome, error| Ok(Maintained::skipped(state, outcome, error));
+        let threshold = budget as f64 * compactor.trigger_ratio();
         if facts.irreducible_tokens() as f64 > threshold {
             return skip(state, Outcome::Irreducible, None);
         }
-        let options = PlanOptions {
+        let plan_options = PlanOptions {
             input_token_budget: Some(budget),
             require_reduction: false,
         };
-        let (done, outcome, cleared) = match compactor.decide(&state, &facts, options) {
+        let (done, outcome, cleared) = match compactor.decide(&state, facts, plan_options) {
             Ok(Some(Planned::Summarize(plan))) => {
                 // A summary that cannot make the request fit is not worth its model call; a
                 // trimmed message may make it fit.
                 if let Some(error) = plan.too_large(&facts.messages, budget) {
-                    let trimmed = trim_oversized(compactor, &state, &facts, Some(&plan), budget);
+                    let trimmed = trim_oversized(compactor, &state, facts, Some(&plan), budget);
                     match trimmed {
                         Some(done) => return finish(state, done, Outcome::Trimmed, None),
                         None => return skip(state, Outcome::Irreducible, Some(error)),
                     }
                 }
                 let reason = Reason::Threshold;
-                let done = rewrite(compactor, &state, &facts, &plan, reason, context).await;
+                let how = (reason, options.focus);
+                let done = rewrite(compactor, &state, facts, &plan, how, context).await;
                 (done, Outcome::Compacted, None)
             }
             Ok(Some(Planned::Clear(clearing))) => {
-                let done = clear(compactor, &state, &facts, &clearing);
+                let done = clear(compactor, &state, facts, &clearing);
                 (done, Outcome::Cleared, Some(clearing))
             }
-            Ok(None) => match trim_oversized(compactor, &state, &facts, None, budget) {
+            Ok(None) => match trim_oversized(compactor, &state, facts, None, budget) {
                 Some(done) => (done, Outcome::Trimmed, None),
                 None => return skip(state, Outcome::NothingToRemove, None),
             },
@@ -392,7 +489,24 @@ impl ContextManager {
     pub async fn run<C, R, E>(
         &self,
         compactor: &C,
+        state: C::State,
+        context: &C::Context,
+        send: impl AsyncFnMut(&C::State) -> Result<R, E>,
+        is_overflow: impl Fn(&E) -> bool,
+    ) -> Result<Ran<C::State, R, E>, RunError<C::State, E>>
+    where
+        C: StateCompactor,
+    {
+        let focused = self.run_focused(compactor, state, None, context, send, is_overflow);
+        focused.await
+    }
+
+    /// [`ContextManager::run`] whose recoveries' summaries focus on `focus`.
+    pub async fn run_focused<C, R, E>(
+        &self,
+        compactor: &C,
         mut state: C::State,
+        focus: Option<&str>,
         context: &C::Context,
         mut send: impl AsyncFnMut(&C::State) -> Result<R, E>,
         is_overflow: impl Fn(&E) -> bool,
@@ -424,7 +538,7 @@ impl ContextManager {
             }
             failed_attempts.push(error);
             let window = self.input_budget(MaintainOptions::default());
-            match recover(compactor, &state, context, window).await {
+            match recover(compactor, &state, (focus, context), window).await {
                 Ok((next, record)) => {
                     state = next;
                     compactions.push(record);
@@ -448,7 +562,7 @@ impl ContextManager {
 async fn recover<C: StateCompactor>(
     compactor: &C,
     state: &C::State,
-    context: &C::Context,
+    (focus, context): (Option<&str>, &C::Context),
     window: Option<u64>,
 ) -> Result<(C::State, Record)> {
     let facts = compactor.facts(state)?;
@@ -462,8 +576,8 @@ async fn recover<C: StateCompactor>(
         Ok(Some(plan)) => match window.and_then(|w| plan.too_large(&facts.messages, w)) {
             Some(error) => Err(error),
             None => {
-                let reason = Reason::Overflow;
-                rewrite(compactor, state, &facts, &plan, reason, context).await
+                let how = (Reason::Overflow, focus);
+                rewrite(compactor, state, &facts, &plan, how, context).await
             }
         },
         Ok(None) => Err(Error::NoReduction(
@@ -561,13 +675,13 @@ fn clear<C: StateCompactor>(
     outcome
 }
 
-/// One rewrite between its start and end events.
+/// One rewrite between its start and end events, for `reason` and with the host's `focus`.
 async fn rewrite<C: StateCompactor>(
     compactor: &C,
     state: &C::State,
     facts: &RequestFacts,
     plan: &Plan,
-    reason: Reason,
+    (reason, focus): (Reason, Option<&str>),
     context: &C::Context,
 ) -> Result<(C::State, Record)> {
     compactor.emit(
@@ -580,7 +694,7 @@ async fn rewrite<C: StateCompactor>(
     );
     let require_reduction = reason == Reason::Overflow;
     let outcome = compactor
-        .apply(state, facts, plan, require_reduction, context)
+        .apply(state, facts, plan, require_reduction, focus, context)
         .await;
     match &outcome {
         Ok((_, record)) => compactor.emit(

@@ -1,7 +1,7 @@
 //! Maintenance's trim of an oversized user message (`trimOversized`, [`crate::oversized`]),
 //! and what a rewrite resolves to.
 
-use super::{Maintained, Outcome, Reason, StateCompactor, with_events};
+use super::{Maintained, Outcome, PendingUse, Reason, StateCompactor, with_events};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::error::{Error, Result};
@@ -22,6 +22,7 @@ pub(super) fn finish<S>(
             record: Some(record),
             error: None,
             cleared,
+            pending: PendingUse::None,
         }),
         Err(error @ Error::Cancelled { .. }) => Err(error),
         Err(error) => Ok(Maintained {
@@ -30,6 +31,7 @@ pub(super) fn finish<S>(
             record: None,
             error: Some(error),
             cleared: None,
+            pending: PendingUse::None,
         }),
     }
 }

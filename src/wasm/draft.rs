@@ -14,6 +14,7 @@ use super::walk;
 use crate::apply::CommitInput;
 use crate::draft::{Digest, Draft, cover};
 use crate::error::{Error, Result};
+use crate::facts::RequestFacts;
 use crate::formats::Format;
 use crate::{Plan, PlanFields};
 
@@ -105,24 +106,39 @@ pub(crate) fn covers(request: &JsRequest, draft: &Draft) -> Result<bool> {
 /// Commits `draft` onto `request`: `{ summary, messages, record }` as apply gives it, or
 /// `stale` when the request no longer holds what the draft covers.
 pub(crate) fn commit(engine: &Engine, request: &JsRequest, draft: &Draft) -> Result<JsValue> {
-    let messages = &request.messages;
-    let length = messages.length() as usize;
-    draft.check_covers(&request.summary, length, |range, part| {
-        covered(request, range, part)
-    })?;
     let facts = engine.facts(request)?;
-    let input = CommitInput {
-        facts: &facts,
-        require_reduction: request.require_reduction,
-        estimator: &request.estimator,
-    };
-    let applied = crate::apply::commit_with_facts(input, draft)?;
-    let kept = convert::kept(messages, &facts, &cut(draft)?)?;
+    let (applied, kept) = commit_with_facts(request, &facts, draft)?;
     Ok(convert::outcome(
         &applied.summary,
         kept,
         Some(&applied.record),
     ))
+}
+
+/// Checks that `draft` covers `request` ([`Draft::check_covers`], `stale` otherwise).
+pub(crate) fn check_covers(request: &JsRequest, draft: &Draft) -> Result<()> {
+    let length = request.messages.length() as usize;
+    draft.check_covers(&request.summary, length, |range, part| {
+        covered(request, range, part)
+    })
+}
+
+/// [`commit`] onto a request whose facts are `facts` (a manager's, calibrated to what it
+/// learned): the new summary and record, and the kept messages.
+pub(crate) fn commit_with_facts(
+    request: &JsRequest,
+    facts: &RequestFacts,
+    draft: &Draft,
+) -> Result<(crate::apply::Applied, Array)> {
+    check_covers(request, draft)?;
+    let input = CommitInput {
+        facts,
+        require_reduction: request.require_reduction,
+        estimator: &request.estimator,
+    };
+    let applied = crate::apply::commit_with_facts(input, draft)?;
+    let kept = convert::kept(&request.messages, facts, &cut(draft)?)?;
+    Ok((applied, kept))
 }
 
 /// A plan that only says where `draft` cuts (for the kept messages).

@@ -249,14 +249,21 @@ impl Engine {
 
     /// The draft of the job's plan (`null` for a no-op): summarized, reviewed, not applied.
     async fn draft(&self, job: &Job) -> Result<JsValue> {
+        Ok(match self.draft_of(job).await? {
+            None => JsValue::NULL,
+            Some(draft) => super::draft::to_js(&draft, job.context.kept_id.clone()),
+        })
+    }
+
+    /// The core draft of the job's plan (`None` for a no-op): `compactor.draft`'s, and the
+    /// manager's ahead of time.
+    pub(super) async fn draft_of(&self, job: &Job) -> Result<Option<crate::draft::Draft>> {
         let Some(plan) = &job.plan else {
-            return Ok(JsValue::NULL);
+            return Ok(None);
         };
-        let draft = self
-            .core
-            .draft_with_facts(job.input(), plan, &job.context)
-            .await?;
-        Ok(super::draft::to_js(&draft, job.context.kept_id.clone()))
+        let input = job.input();
+        let draft = self.core.draft_with_facts(input, plan, &job.context);
+        draft.await.map(Some)
     }
 
     /// Applies the job and builds the `{ summary, messages, record }` object, or (a draft

@@ -13,7 +13,7 @@ use super::compactor::JsCompactor;
 use super::convert::{self, object, out};
 use super::engine::Engine;
 use super::error::to_js;
-use super::fields::{field, optional_number, optional_whole};
+use super::fields::{field, optional_number, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use super::reported::{self, Lessons};
@@ -21,11 +21,12 @@ use super::{cache, clearing, stringify};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
+use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::manager::{
-    ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure, StateCompactor,
-    rewritten_anchor,
+    Ahead, AheadOutcome, ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure,
+    StateCompactor, rewritten_anchor,
 };
 use crate::out as shape;
 use crate::oversized::Oversized;
@@ -57,17 +58,26 @@ impl JsContextManager {
         Self::read(compactor, &options).map_err(JsValue::from)
     }
 
-    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`.
-    pub fn maintain(&self, state: JsValue, options: JsValue) -> Promise {
+    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error?,
+    /// pending? }` (`pending`: `"committed"` or `"discarded"` when `options.pending` was used).
+    /// With `ahead` (the package's `prepareAhead`), ahead-of-time compaction after a turn
+    /// instead: resolves to the pending draft to keep (a new one, `options.pending` itself
+    /// while it still covers the state) or `null`, and rejects when the summary fails or is
+    /// aborted (keep what you held). One future for both: one copy of the promise glue.
+    pub fn maintain(&self, state: JsValue, options: JsValue, ahead: bool) -> Promise {
         let compactor = self.compactor.clone();
         let core = self.core;
-        let prepared = maintain_options(&options).and_then(|o| Ok((o, convert::signal(&options)?)));
-        let (maintain, signal) = match prepared {
+        let (call, signal) = match Call::read(&options) {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
         future_to_promise(async move {
-            let done = core.maintain(&*compactor, state, maintain, &signal).await?;
+            let asked = call.options();
+            if ahead {
+                let ahead = core.prepare_ahead(&*compactor, &state, asked, &signal);
+                return Ok(compactor.pending(ahead.await?, &state, &call)?);
+            }
+            let done = core.maintain(&*compactor, state, asked, &signal).await?;
             let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
             Ok(out(&[done.state.clone(), error], |w| {
                 shape::maintained(w, &done)
@@ -80,7 +90,7 @@ impl JsContextManager {
         let compactor = self.compactor.clone();
         let core = self.core;
         let prepared = run_inputs(&send, &options);
-        let (send, is_overflow, signal) = match prepared {
+        let (send, is_overflow, signal, focus) = match prepared {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
@@ -102,8 +112,9 @@ impl JsContextManager {
                     .unwrap_or(false),
                 None => is_overflow_error(error),
             };
+            let focus = focus.as_deref();
             match core
-                .run(&*compactor, state, &signal, send_once, overflow)
+                .run_focused(&*compactor, state, focus, &signal, send_once, overflow)
                 .await
             {
                 Ok(ran) => Ok(object(&[
@@ -169,6 +180,10 @@ impl JsContextManager {
         {
             config.reserve_tokens = reserve;
         }
+        let ahead =
+            optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
+        config.ahead_ratio =
+            ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
         let core = ContextManager::new(config);
         let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
         super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
@@ -189,15 +204,52 @@ impl JsContextManager {
     }
 }
 
-fn maintain_options(options: &JsValue) -> Result<MaintainOptions> {
-    let whole = |key: &str| optional_whole(options, key, "options");
-    Ok(MaintainOptions {
-        max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
-        skill_tokens: whole("skillTokens")?.unwrap_or(0),
-    })
+/// A maintenance call's options, read before the first await: `{ maxOutputTokens,
+/// skillTokens, focus, pending, signal }`.
+struct Call {
+    max_output_tokens: u64,
+    skill_tokens: u64,
+    focus: Option<String>,
+    pending: Option<Draft>,
+    /// The caller's own pending object (handed back while it still covers the state).
+    pending_value: JsValue,
 }
 
-type RunInputs = (Function, Option<Function>, Option<AbortSignal>);
+impl Call {
+    fn read(options: &JsValue) -> Result<(Call, Option<AbortSignal>)> {
+        let whole = |key: &str| optional_whole(options, key, "options");
+        let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
+        let pending_value = field(options, "pending", "options")?;
+        let pending = match &pending_value {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(super::draft::read(v)?),
+        };
+        let call = Call {
+            max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
+            skill_tokens: whole("skillTokens")?.unwrap_or(0),
+            focus: focus.filter(|f| !f.trim().is_empty()),
+            pending,
+            pending_value,
+        };
+        Ok((call, convert::signal(options)?))
+    }
+
+    fn options(&self) -> MaintainOptions<'_> {
+        MaintainOptions {
+            max_output_tokens: self.max_output_tokens,
+            skill_tokens: self.skill_tokens,
+            focus: self.focus.as_deref(),
+            pending: self.pending.as_ref(),
+        }
+    }
+}
+
+type RunInputs = (
+    Function,
+    Option<Function>,
+    Option<AbortSignal>,
+    Option<String>,
+);
 
 fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
     let send = send
@@ -210,7 +262,9 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
             Error::invalid_request("options.isContextOverflow: expected a function")
         })?),
     };
-    Ok((send, is_overflow, convert::signal(options)?))
+    let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
+    let focus = focus.filter(|f| !f.trim().is_empty());
+    Ok((send, is_overflow, convert::signal(options)?, focus))
 }
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
@@ -228,6 +282,20 @@ pub fn is_context_overflow_error(error: JsValue) -> bool {
 }
 
 impl JsStateCompactor {
+    /// What `prepareAhead` resolves to: the caller's own pending object when kept, a new
+    /// draft (its `firstKeptId` read from `state`), or `null`.
+    fn pending(&self, ahead: Ahead, state: &JsValue, call: &Call) -> Result<JsValue> {
+        Ok(match (ahead.outcome, ahead.draft) {
+            (AheadOutcome::Kept, _) => call.pending_value.clone(),
+            (_, Some(draft)) => {
+                let messages = self.request(state)?.messages;
+                let id = convert::id_at(&messages, draft.first_kept_index);
+                super::draft::to_js(&draft, id)
+            }
+            (_, None) => JsValue::NULL,
+        })
+    }
+
     /// A plain copy of the caller's state (read once, so a throwing getter is an error here
     /// and nothing of the caller's is read again after an await).
     fn copy(state: &JsValue) -> Result<Object> {
@@ -386,12 +454,14 @@ impl StateCompactor for JsStateCompactor {
         facts: &'a RequestFacts,
         plan: &'a Plan,
         require_reduction: bool,
+        focus: Option<&'a str>,
         signal: &'a Option<AbortSignal>,
     ) -> LocalFuture<'a, Result<(JsValue, Record)>> {
         Box::pin(async move {
             let next = Self::copy(state)?;
             let mut request = self.request_of(&next)?;
             request.require_reduction = require_reduction;
+            request.focus = focus.map(str::to_owned);
             let job = self.engine.job_with_facts(
                 request,
                 facts.clone(),
@@ -407,6 +477,44 @@ impl StateCompactor for JsStateCompactor {
             let _ = Reflect::set(&next, &"messages".into(), &job.kept);
             Ok((next.into(), applied.record))
         })
+    }
+
+    fn draft<'a>(
+        &'a self,
+        state: &'a JsValue,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        focus: Option<&'a str>,
+        signal: &'a Option<AbortSignal>,
+    ) -> LocalFuture<'a, Result<Draft>> {
+        Box::pin(async move {
+            let mut request = self.request(state)?;
+            request.focus = focus.map(str::to_owned);
+            let (plan, signal) = (Some(plan.clone()), signal.clone());
+            let job = self
+                .engine
+                .job_with_facts(request, facts.clone(), plan, signal)?;
+            let draft = self.engine.draft_of(&job).await?;
+            draft.ok_or_else(|| Error::invalid_request("plan: missing"))
+        })
+    }
+
+    fn covers(&self, state: &JsValue, draft: &Draft) -> Result<()> {
+        super::draft::check_covers(&self.request(state)?, draft)
+    }
+
+    fn commit(
+        &self,
+        state: &JsValue,
+        facts: &RequestFacts,
+        draft: &Draft,
+    ) -> Result<(JsValue, Record)> {
+        let next = Self::copy(state)?;
+        let request = self.request_of(&next)?;
+        let (applied, kept) = super::draft::commit_with_facts(&request, facts, draft)?;
+        let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
+        let _ = Reflect::set(&next, &"messages".into(), &kept);
+        Ok((next.into(), applied.record))
     }
 
     fn trim(

@@ -8,7 +8,7 @@ import { Compactor, ContextManager, estimate, projectSummary, type BytesPlan, ty
 import type { StreamTextResult as Result5, ToolSet as Tools5 } from "ai5";
 import type { StreamTextResult as Result6, ToolSet as Tools6 } from "ai6";
 import type { StreamTextResult as Result7, ToolSet as Tools7 } from "ai7";
-import { ChatCompaction, ChatPreview, messageMetadata, type ChatCompactionState, type ClearedToolResult } from "context-compaction/ai-sdk";
+import { ChatCompaction, ChatPreview, messageMetadata, type ChatCompactionState, type ClearedToolResult, type PendingSummary } from "context-compaction/ai-sdk";
 
 declare const compactor: Compactor;
 declare const model5: Model5[];
@@ -88,7 +88,11 @@ export async function clearingChat(state: ChatCompactionState | null): Promise<C
     convertToModelMessages,
     clearing: { protectRecentTokens: 20_000, neverClear: ["todo"], clearArguments: true },
   });
-  const chat = await compaction.prepare(ui7, state);
+  const chat = await compaction.prepare(ui7, state, { pending: null, focus: "the tests" });
+  // Ahead of time: the pending summary to store beside the state, by UIMessage id and part.
+  const pending: PendingSummary | null = await chat.prepareAhead(ui7.at(-1));
+  const again = await compaction.prepareAhead(ui7, chat.stateAfter(ui7.at(-1)), { pending });
+  void [pending?.firstKeptId, pending?.firstKeptPart, again?.digest, chat.pending];
   const reason: "cleared" | "compacted" | string = chat.reason;
   const cleared: ClearedToolResult[] = chat.state?.cleared ?? [];
   void [reason, cleared.map((c) => [c.messageId, c.toolCallId, c.text, c.arguments])];

@@ -1,6 +1,6 @@
 // The hostile-input fuzzer, run with a fixed budget by fuzz.test.mjs and for a long
 // run by scripts/fuzz. fast-check builds each case: an entry point (plan, planBytes, apply,
-// compact, conversation, append, maintain, run, estimate, summarizerInput, projectSummary,
+// compact, conversation, append, maintain, prepareAhead, run, estimate, summarizerInput, projectSummary,
 // isContextOverflowError, countTokens), a format, a real history in it, and up to three places
 // in the request, its options, the Compactor config or the ContextManager and
 // HeuristicEstimator options replaced by hostile values (throwing or revoked Proxies, throwing
@@ -129,7 +129,7 @@ function places(value, out = [], depth = 0) {
 }
 
 const ENTRIES = [
-  "plan", "planBytes", "apply", "compact", "conversation", "append", "maintain", "run", "estimate", "summarizerInput",
+  "plan", "planBytes", "apply", "compact", "conversation", "append", "maintain", "prepareAhead", "run", "estimate", "summarizerInput",
   "projectSummary", "isContextOverflowError", "countTokens",
 ];
 
@@ -244,6 +244,7 @@ export async function check(api, c, reference) {
       break;
     }
     case "maintain":
+    case "prepareAhead":
     case "run": {
       let manager;
       try {
@@ -256,7 +257,8 @@ export async function check(api, c, reference) {
       let sent = 0;
       const overflow = Object.assign(new Error("prompt is too long: context window exceeded"), { status: 400 });
       const send = async () => (sent++ === 0 ? Promise.reject(overflow) : { ok: true });
-      await settles(() => (c.entry === "run" ? manager.run(r, send, o) : manager.maintain(r, o)));
+      const call = { run: () => manager.run(r, send, o), maintain: () => manager.maintain(r, o), prepareAhead: () => manager.prepareAhead(r, o) };
+      await settles(call[c.entry]);
       manager.free();
       break;
     }

@@ -105,7 +105,13 @@ async function main(): Promise<void> {
   const state = { systemPrompt: "s", summary: "", messages, tools: [], userId: 7 };
   const maintained: MaintainResult<typeof state> = await manager.maintain(state, { maxOutputTokens: 4096, skillTokens: 0 });
   void maintained.state.userId;
-  const ran = await manager.run(maintained.state, async (s) => s.messages.length, { isContextOverflow: isContextOverflowError });
+  // Ahead of time: a pending draft made after a turn, committed by the next maintenance when due.
+  const pending = await manager.prepareAhead(state, { maxOutputTokens: 4096, focus: "the open bugs" });
+  const due = await manager.maintain(state, { pending, focus: "the open bugs" });
+  const used: "committed" | "discarded" | undefined = due.pending;
+  void [used, pending?.digest, pending?.firstKeptIndex];
+  new ContextManager({ compactor, contextWindowTokens: 128_000, aheadRatio: 0.7 });
+  const ran = await manager.run(maintained.state, async (s) => s.messages.length, { isContextOverflow: isContextOverflowError, focus: "the plan" });
   const answer: number = ran.response;
   void answer;
   new Compactor({ summarizer: { model: "m", generate: openAICompatibleGenerator({ baseURL: "http://127.0.0.1:1/v1", apiKey: "k" }) } });

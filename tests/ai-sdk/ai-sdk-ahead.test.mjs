@@ -1,0 +1,125 @@
+// Ahead-of-time compaction in the AI SDK chat route: `prepareAhead` after each response makes
+// the pending summary the app stores beside the chat's state; the next `prepare` commits it when
+// due (no summary waited for), names its cut by UIMessage id and part, and discards a stale one
+// (an edited history, a late one from before a compaction). Against `ai` 7's
+// convertToModelMessages, through the packed tarball (scripts/test-js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
+
+const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
+const require = createRequire(`${root}/package.json`);
+const { convertToModelMessages } = await import(pathToFileURL(require.resolve("ai7")).href);
+
+const OPTIONS = { contextWindowTokens: 8_000, reserveTokens: 2_000, keepRecentTokens: 1_500, system: "You are a careful assistant." };
+const words = (label, n) => Array.from({ length: n }, (_, i) => `${label}${i % 7} word${i}`).join(" ");
+const ask = (turn) => ({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 90) }] });
+/** An answer; every fifth a two-step tool loop, so that a cut may fall between its steps. */
+function reply(turn) {
+  const text = { type: "text", text: words(`a${turn}`, 160), state: "done" };
+  if (turn % 5 !== 4) return { id: `r${turn}`, role: "assistant", parts: [{ type: "step-start" }, text] };
+  const read = { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, 200) };
+  return { id: `r${turn}`, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, text] };
+}
+
+function route() {
+  const calls = [];
+  const summarizer = {
+    summarize: async (req) => {
+      calls.push(req);
+      return `Summary ${calls.length}: ${req.messages.length} messages.`;
+    },
+  };
+  return { route: new ChatCompaction({ ...OPTIONS, summarizer, convertToModelMessages }), calls };
+}
+
+test("over 64 turns every compaction commits the pending summary made after a response; prepare never waits for one", async () => {
+  const { route: chat, calls } = route();
+  const preview = new ChatPreview(OPTIONS);
+  const messages = [];
+  let state = null;
+  let pending = null;
+  let committed = 0;
+  for (let turn = 0; turn < 64; turn++) {
+    messages.push(ask(turn));
+    // The page's preview shows the stored pending summary as one the route will commit.
+    preview.update(messages, state, { pending });
+    if (pending) assert.equal(preview.pending().covers, true, `turn ${turn}`);
+    const before = calls.length;
+    const prepared = await chat.prepare(messages, state, { pending });
+    assert.equal(prepared.error, undefined);
+    if (prepared.compacted) {
+      assert.equal(prepared.pending, "committed", `turn ${turn}: a compaction without a pending summary`);
+      assert.equal(calls.length, before, `turn ${turn}: prepare waited for a summary`);
+      // The stored state starts where the pending summary cut, by id and part, with its text.
+      assert.deepEqual([prepared.state.summary, prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart]);
+      assert.equal(prepared.record.receipt.digest, pending.digest);
+      // The model gets the summary first, then every message from the cut on.
+      assert.match(JSON.stringify(prepared.messages[0]), new RegExp(pending.summary.slice(0, 12)));
+      committed++;
+    }
+    const response = reply(turn);
+    messages.push(response);
+    state = prepared.stateAfter(response);
+    // After the response (`after()` in Next.js): the pending summary to store.
+    pending = await prepared.prepareAhead(response);
+  }
+  assert.ok(committed >= 4, `only ${committed} compactions`);
+});
+
+test("a stale pending summary is discarded: an edited history, or one made before a compaction", async () => {
+  const { route: chat, calls } = route();
+  const messages = [];
+  let state = null;
+  let pending = null;
+  let turn = 0;
+  // Up to the first pending summary.
+  for (; pending === null; turn++) {
+    messages.push(ask(turn));
+    const prepared = await chat.prepare(messages, state);
+    messages.push(reply(turn));
+    state = prepared.stateAfter(messages.at(-1));
+    pending = await prepared.prepareAhead(messages.at(-1));
+  }
+  // An edited early message (the user changed a question): the pending no longer covers it.
+  const edited = messages.map((m, i) => (i === 2 ? { ...m, parts: [{ type: "text", text: "an edited question" }] } : m));
+  let prepared;
+  for (; ; turn++) {
+    edited.push(ask(turn));
+    prepared = await chat.prepare(edited, state, { pending });
+    if (prepared.compacted) break;
+    edited.push(reply(turn));
+    state = prepared.stateAfter(edited.at(-1));
+  }
+  assert.equal(prepared.pending, "discarded");
+  const made = calls.length;
+  assert.ok(made >= 2, "the ordinary path summarized afresh");
+  // The same pending, late (its store raced the compaction): harmless, discarded when due.
+  let next = prepared.stateAfter(reply(turn));
+  edited.push(reply(turn));
+  const again = await chat.prepareAhead(edited, next, { pending });
+  assert.notEqual(again, pending, "a stale pending is never handed back");
+  for (turn++; ; turn++) {
+    edited.push(ask(turn));
+    const late = await chat.prepare(edited, next, { pending });
+    if (late.compacted) {
+      assert.equal(late.pending, "discarded");
+      assert.notEqual(late.state.summary, pending.summary);
+      break;
+    }
+    edited.push(reply(turn));
+    next = late.stateAfter(edited.at(-1));
+  }
+});
+
+test("a failed background summary changes nothing; a malformed pending is refused", async () => {
+  const failing = new ChatCompaction({ ...OPTIONS, summarizer: { summarize: async () => { throw new Error("down"); } }, convertToModelMessages });
+  const messages = [];
+  for (let turn = 0; turn < 14; turn++) messages.push(ask(turn), reply(turn));
+  const snapshot = structuredClone(messages);
+  await assert.rejects(failing.prepareAhead(messages, null), (e) => e.code === "summarization");
+  assert.deepEqual(messages, snapshot);
+  await assert.rejects(failing.prepare(messages, null, { pending: "nope" }), (e) => e.code === "invalid_request");
+});

@@ -1,0 +1,138 @@
+// Ahead-of-time compaction through the packed package: `manager.prepareAhead` makes the summary
+// the next compaction would make once past the ahead mark; `maintain(state, { pending })`
+// commits it at once when the threshold is passed and the state still holds what it covers,
+// and discards it otherwise; a failed or aborted background summary changes nothing.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { CompactionError, Compactor, ContextManager, estimate } from "context-compaction";
+import { conversation, say, user } from "./helpers.mjs";
+
+const stateOf = (messages, extra = {}) => ({ systemPrompt: "You help.", summary: "", messages, tools: [], ...extra });
+const total = (state) => estimate(state).total;
+/** Eight turns, past the ahead mark (0.7) of a window it fills to 85%. */
+const base = () => stateOf(conversation(8));
+const WINDOW = Math.ceil(total(base()) / 0.85);
+
+function setup({ text = "AHEAD", fail = false, window = WINDOW, aheadRatio } = {}) {
+  const asked = [];
+  const events = [];
+  const compactor = new Compactor({
+    keepRecentTokens: 300,
+    summarizer: {
+      summarize: async (req, { signal }) => {
+        asked.push(req);
+        if (fail) throw new Error("the summary model is down");
+        if (signal?.aborted) throw signal.reason;
+        return { text };
+      },
+    },
+  });
+  const manager = new ContextManager({ compactor, contextWindowTokens: window, reserveTokens: 0, aheadRatio, onEvent: (e) => events.push(e) });
+  return { manager, compactor, asked, events };
+}
+
+test("below the ahead mark nothing is drafted; above it, the summary the next compaction would make", async () => {
+  const below = setup({ window: Math.ceil(total(base()) / 0.6) });
+  assert.equal(await below.manager.prepareAhead(base()), null);
+  assert.equal(below.asked.length, 0);
+  const { manager, compactor, asked, events } = setup();
+  const draft = await manager.prepareAhead(base());
+  assert.equal(asked.length, 1);
+  assert.match(draft.summary, /^AHEAD/);
+  assert.match(draft.digest, /^[0-9a-f]{16}$/);
+  assert.deepEqual(events, [], "a draft applies nothing and reports no rewrite");
+  // The cut maintenance makes once the threshold is passed.
+  const plan = compactor.plan({ ...base(), inputTokenBudget: WINDOW, requireReduction: true });
+  assert.equal(draft.firstKeptIndex, plan.firstKeptIndex);
+});
+
+test("a pending draft is committed when the threshold is passed, with no summary call, as the ordinary path stores it", async () => {
+  const { manager, compactor, asked, events } = setup();
+  const pending = await manager.prepareAhead(base());
+  // Below the threshold it waits (not even looked at).
+  const early = await manager.maintain(base(), { pending });
+  assert.equal(early.reason, "belowThreshold");
+  assert.equal(early.pending, undefined);
+  const grown = stateOf(conversation(10));
+  assert.ok(total(grown) > WINDOW);
+  const done = await manager.maintain(grown, { pending });
+  assert.equal(asked.length, 1, "no summary was waited for");
+  assert.equal(done.compacted, true);
+  assert.equal(done.pending, "committed");
+  assert.deepEqual(events.map((e) => `${e.type} ${e.reason}`), ["compactionStart pending", "compactionEnd pending"]);
+  // What apply stores at that cut with a summarizer that answers the same text.
+  const plan = compactor.plan({ ...base(), inputTokenBudget: WINDOW, requireReduction: true });
+  const applied = await setup().compactor.apply({ ...grown, inputTokenBudget: WINDOW }, plan);
+  assert.equal(done.state.summary, applied.summary);
+  assert.deepEqual(done.state.messages, applied.messages);
+  assert.equal(done.state.messages.at(-1), grown.messages.at(-1), "your own objects, every one after the cut");
+  assert.deepEqual(done.record, applied.record);
+});
+
+test("edits before the cut, or another summary, discard the pending draft and the ordinary path runs", async () => {
+  const { manager, asked, events } = setup({ text: "FRESH" });
+  const pending = await manager.prepareAhead(base());
+  const edited = stateOf(conversation(10));
+  edited.messages[1] = user("an edited message");
+  const done = await manager.maintain(edited, { pending });
+  assert.equal(done.pending, "discarded");
+  assert.equal(done.compacted, true);
+  assert.equal(asked.length, 2, "the ordinary path summarized afresh");
+  assert.deepEqual(events.map((e) => e.reason), ["threshold", "threshold"]);
+  const other = await manager.maintain(stateOf(conversation(10), { summary: "another summary" }), { pending });
+  assert.equal(other.pending, "discarded");
+  // A message after the cut may change: it is kept, not summarized.
+  const later = stateOf(conversation(10));
+  later.messages[later.messages.length - 1] = say("changed after the cut, as long as before ".repeat(4));
+  assert.equal((await manager.maintain(later, { pending })).pending, "committed");
+});
+
+test("a valid pending draft is handed back as it is; a stale one is replaced", async () => {
+  const { manager, asked } = setup();
+  const pending = await manager.prepareAhead(base());
+  const grown = stateOf(conversation(9));
+  assert.equal(await manager.prepareAhead(grown, { pending }), pending);
+  assert.equal(asked.length, 1);
+  grown.messages[0] = user("edited");
+  const fresh = await manager.prepareAhead(grown, { pending });
+  assert.notEqual(fresh, pending);
+  assert.equal(asked.length, 2);
+});
+
+test("a failed or aborted background summary changes nothing", async () => {
+  const failing = setup({ fail: true });
+  const state = base();
+  const snapshot = structuredClone(state);
+  await assert.rejects(failing.manager.prepareAhead(state), (e) => e instanceof CompactionError && e.code === "summarization");
+  assert.deepEqual(state, snapshot);
+  assert.deepEqual(failing.events, []);
+  const aborted = setup();
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(aborted.manager.prepareAhead(state, { signal: controller.signal }), (e) => e.code === "aborted");
+  assert.deepEqual(state, snapshot);
+  // The next maintenance runs as if nothing had been tried.
+  const done = await aborted.manager.maintain(stateOf(conversation(10)));
+  assert.equal(done.compacted, true);
+  assert.equal(done.pending, undefined);
+});
+
+test("focus reaches the summary; aheadRatio is checked", async () => {
+  const { manager, asked } = setup();
+  await manager.maintain(stateOf(conversation(10)), { focus: "the files read" });
+  await manager.prepareAhead(base(), { focus: "the open bugs" });
+  let sent = 0;
+  const send = async () => {
+    if (sent++ === 0) throw Object.assign(new Error("request too large"), { status: 413 });
+    return "answer";
+  };
+  await manager.run(stateOf(conversation(10)), send, { focus: "the plan" });
+  assert.deepEqual(asked.map((req) => req.focus), ["the files read", "the open bugs", "the plan"]);
+  for (const aheadRatio of [0, 1.5, -1, Number.NaN]) {
+    assert.throws(() => setup({ aheadRatio }), (e) => e.code === "invalid_config" && /aheadRatio/.test(e.message));
+  }
+  // A lower mark drafts earlier.
+  const early = setup({ window: Math.ceil(total(base()) / 0.6), aheadRatio: 0.5 });
+  assert.notEqual(await early.manager.prepareAhead(base()), null);
+  await assert.rejects(early.manager.maintain(base(), { pending: { summary: 1 } }), (e) => e.code === "invalid_request");
+});
