@@ -89,7 +89,9 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
             let (text, path) = self.text(i);
             self.format.facts_json(text, &path, estimator)
         };
-        indices.iter().map(read).collect()
+        let mut facts = indices.iter().map(read).collect::<Result<Vec<_>>>()?;
+        crate::pinned::mark(self.parts.pinned, indices.iter().copied(), &mut facts);
+        Ok(facts)
     }
 
     fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>> {
@@ -101,7 +103,9 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
     }
 
     fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
-        crate::tail::size::of_texts(self.format, self.messages, only, skip_unreadable)
+        let sizes = crate::tail::size::of_texts(self.format, self.messages, only, skip_unreadable)?;
+        let system = crate::pinned::with_system(sizes.system, self.parts.pinned, only);
+        Ok(Sizes { system, ..sizes })
     }
 
     fn system_messages(&self) -> Result<Vec<u32>> {
@@ -136,6 +140,9 @@ pub struct Parts<'a> {
     pub estimator: &'a dyn Estimator,
     /// What the host said the provider counted for earlier requests.
     pub reported: &'a [Explicit],
+    /// The indices of the messages the host pinned by the request (sorted, no repeats: see
+    /// [`crate::pinned::checked`]), besides those its format's marker pins.
+    pub pinned: &'a [u32],
 }
 
 impl Parts<'_> {

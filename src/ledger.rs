@@ -24,6 +24,8 @@ pub struct Ledger {
     blocked: Vec<u32>,
     message_tokens: u64,
     pinned_tokens: u64,
+    /// Whether the host pinned a message (its pairs are then checked at each plan).
+    host_pinned: bool,
     raw: Raw,
 }
 
@@ -108,6 +110,7 @@ impl Ledger {
         if facts.is_pinned() {
             self.pinned_tokens += facts.tokens;
         }
+        self.host_pinned |= facts.pinned;
         self.facts.push(facts);
     }
 
@@ -215,6 +218,9 @@ impl Ledger {
         keep_recent_tokens: u64,
         trigger_ratio: f64,
     ) -> Result<Option<Plan>> {
+        if self.host_pinned {
+            crate::pinned::check_pairs(&self.facts)?;
+        }
         let history = History {
             facts: self.positions.as_ref().map_or(&self.facts, |p| &p.facts),
             valid_cut: &|limit| {

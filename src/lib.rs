@@ -72,6 +72,7 @@ mod message;
 pub mod out;
 mod overflow;
 pub mod parse;
+pub mod pinned;
 mod plan;
 mod prompt;
 mod record;

@@ -56,6 +56,7 @@ fn decided(compactor: &Compactor<Fixed>, messages: &[Value], budget: u64) -> bod
         tools: &[],
         estimator: &estimator,
         reported: &[],
+        pinned: &[],
     };
     let options = PlanOptions {
         input_token_budget: Some(budget),

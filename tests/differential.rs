@@ -120,6 +120,7 @@ impl Input {
                 tools: &[],
                 estimator: &ESTIMATOR,
                 reported: &[],
+                pinned: &[],
             },
         }
     }

@@ -66,6 +66,7 @@ impl History for Memory {
             tools: &[],
             estimator: &ESTIMATOR,
             reported: &self.reported,
+            pinned: &[],
         }
     }
 
@@ -464,6 +465,7 @@ fn the_session_s_long_histories_take_every_path_of_a_plan_from_the_tail() {
                     tools: &[],
                     estimator: &ESTIMATOR,
                     reported: &[],
+                    pinned: &[],
                 },
             },
             read: std::cell::Cell::new(0),

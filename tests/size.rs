@@ -102,6 +102,7 @@ fn an_in_memory_history_reads_and_sizes_its_texts() -> Result<()> {
             tools: &[],
             estimator: &estimator,
             reported: &[],
+            pinned: &[],
         },
     };
     assert_eq!(history.len(), 3);

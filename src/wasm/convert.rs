@@ -10,6 +10,7 @@ use super::estimator::AnyEstimator;
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
+use super::pinned::All;
 use super::stringify::{json_text, system_prompt};
 use crate::PlanFields;
 use crate::error::{Error, Result};
@@ -33,6 +34,9 @@ pub(crate) struct JsRequest {
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
     pub reported: Vec<crate::history::Explicit>,
+    /// The indices its `pinned` option pins, sorted (checked against the messages, or, for a
+    /// body, by the core once the body is read).
+    pub pinned: Vec<u32>,
 }
 
 impl JsRequest {
@@ -55,6 +59,7 @@ impl JsRequest {
             tools: &self.tools,
             estimator: &self.estimator,
             reported: &self.reported,
+            pinned: &self.pinned,
         }
     }
 }
@@ -67,24 +72,25 @@ pub(crate) fn request(value: &JsValue) -> Result<JsRequest> {
     }
     let messages = host::list(&field(value, "messages", "request")?, "messages")?
         .ok_or_else(|| Error::invalid_request("messages: expected an array"))?;
-    request_around(value, messages)
+    request_around(value, Some(messages))
 }
 
 /// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
 /// which must be left out.
 pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
     if value.is_undefined() || value.is_null() {
-        return request_around(&Object::new().into(), Array::new());
+        return request_around(&Object::new().into(), None);
     }
     if !field(value, "messages", "request")?.is_undefined() {
         return Err(Error::invalid_request(
             "request.messages: leave it out, the messages are the body",
         ));
     }
-    request_around(value, Array::new())
+    request_around(value, None)
 }
 
-fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
+/// Reads a request around `messages` (`None`: a body's, read later).
+fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
     if !value.is_object() {
         return Err(Error::invalid_request("request: expected an object"));
     }
@@ -99,17 +105,21 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         super::stringify::tools(&tools, "tools")?
     };
     let options = plan_options(value, "request")?;
+    let len = messages.as_ref().map(|m| m.length() as usize);
+    let pinned = field(value, "pinned", "request")?;
+    let pinned = super::pinned::read(&pinned, messages.as_ref(), len, "pinned", All::Refused)?;
     Ok(JsRequest {
         format,
         system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
         summary: optional_string(&field(value, "summary", "request")?, "summary")?
             .unwrap_or_default(),
-        messages,
+        messages: messages.unwrap_or_default(),
         tools,
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
         estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
         reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
+        pinned,
     })
 }
 

@@ -181,7 +181,7 @@ pub(crate) fn usages(
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
-/// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
+/// out (only the keys `format`'s reader reads, at its top level, and where its pin marker is), or `None` for one to be read
 /// through `JSON.stringify`.
 fn each(
     messages: &Array,
@@ -190,7 +190,8 @@ fn each(
     format: Format,
     each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
 ) -> Result<()> {
-    each_with(messages, indices, base, (format, &[]), each)
+    // The key a marker that pins the message sits under, where the reader reads no other.
+    each_with(messages, indices, base, (format, format.pin_root()), each)
 }
 
 /// [`each`] with `extra` keys laid out besides the format's own.
