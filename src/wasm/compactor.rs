@@ -104,9 +104,12 @@ impl JsCompactor {
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
-                Some(Planned::Summarize(plan)) => {
-                    Some(convert::bytes_plan_to_js(&plan, spans, &bytes))
-                }
+                Some(Planned::Summarize(plan)) => Some(convert::bytes_plan_to_js(
+                    &plan,
+                    &decided.facts.messages,
+                    spans,
+                    &bytes,
+                )),
                 None => None,
             })
         });

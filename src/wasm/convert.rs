@@ -338,7 +338,8 @@ fn plan_object(
         slice(history)
     };
     let slots = [kept_id, tokens, summarize.into(), prefix.into()];
-    Ok(out(&slots, |w| shape::plan(w, plan, true)))
+    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
+    Ok(out(&slots, |w| shape::plan(w, plan, &pinned, true)))
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -359,15 +360,17 @@ fn first_kept_id(messages: &Array, plan: &Plan) -> JsValue {
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
 pub(crate) fn bytes_plan_to_js(
     plan: &Plan,
+    facts: &[MessageFacts],
     spans: &[std::ops::Range<usize>],
     body: &[u8],
 ) -> JsValue {
+    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
     // The kept message's `id`, read from its span of the body.
     let id = crate::body::message_id(body, spans, plan.first_kept_index);
     let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
     let tokens = float64s(plan.message_tokens.iter().copied());
     out(&[id, tokens, spans_to_js(spans)], |w| {
-        shape::plan(w, plan, false)
+        shape::plan(w, plan, &pinned, false)
     })
 }
 

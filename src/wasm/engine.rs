@@ -162,6 +162,7 @@ impl Engine {
         let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
             plan.check_fits(facts.messages.len())?;
+            crate::pinned::check_pairs(&facts.messages)?;
             plan.check_part(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
