@@ -74,8 +74,14 @@ for (const major of [5, 7]) {
       // What the model is sent: the summary, then the pinned messages as they are, in order.
       const expected = [];
       for (const message of pinned) expected.push(...(await pinnedModels(convert, message)));
-      const from = chat.state?.summary ? 1 : 0;
-      assert.deepEqual(chat.messages.slice(from, from + expected.length), expected, `turn ${turn}: pinned messages first after the summary`);
+      // Every pinned message is sent, verbatim and in order (those before the cut right after
+      // the summary, the others in their places), and the task statement first.
+      const marked = chat.messages.filter((m) => m.providerOptions?.contextCompaction?.pinned === true);
+      assert.deepEqual(marked, expected, `turn ${turn}: the pinned messages, in order`);
+      assert.deepEqual(chat.messages[chat.state?.summary ? 1 : 0], expected[0], `turn ${turn}: first after the summary`);
+      if (chat.state?.summary && messages.indexOf(pinned.at(-1)) < messages.findIndex((m) => m.id === chat.state.firstKeptId)) {
+        assert.deepEqual(chat.messages.slice(1, 1 + expected.length), expected, `turn ${turn}: right after the summary`);
+      }
       const parts = answer(turn);
       // A decision reached in a tool loop is pinned, with its tool pair.
       const response = { id: `a${turn}`, role: "assistant", parts, ...(turn === 14 ? { metadata: { pinned: true } } : {}) };
@@ -100,3 +106,37 @@ for (const major of [5, 7]) {
     preview.free();
   });
 }
+
+test("between the steps of a tool loop, a model message marked pinned stays right after the summary at every compaction (ai 5 and 6 rebuild the list, ai 7 keeps it)", async () => {
+  for (const rebuild of [true, false]) {
+    const summarized = [];
+    const summarizer = { summarize: async (req) => (summarized.push(...req.messages, ...req.turnPrefixMessages), "Summary so far.") };
+    const route = new ChatCompaction({ ...OPTIONS, summarizer, convertToModelMessages: (ui) => sdk[7].convertToModelMessages(ui) });
+    const task = { role: "user", content: words("task", 80), providerOptions: { contextCompaction: { pinned: true } } };
+    const initial = [task, { role: "user", content: words("go", 20) }];
+    const prepareStep = route.prepareStep();
+    let list = initial;
+    const steps = [];
+    let compactions = 0;
+    for (let step = 0; step < 40; step++) {
+      const response = [
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: `c${step}`, toolName: "read", input: { path: `f${step}` } }] },
+        { role: "tool", content: [{ type: "tool-result", toolCallId: `c${step}`, toolName: "read", output: { type: "text", value: words(`r${step}`, 200) } }] },
+      ];
+      steps.push({ response: { messages: response } });
+      // ai 5 and 6: the request's messages and every step's; ai 7: what prepareStep returned last, and the new step.
+      list = rebuild ? [...initial, ...steps.flatMap((s) => s.response.messages)] : [...list, ...response];
+      const prepared = await prepareStep({ messages: list, steps });
+      if (!rebuild && prepared?.messages) list = prepared.messages;
+      const sent = prepared?.messages ?? list;
+      if (sent[0]?.content?.[0]?.text?.includes?.("Summary so far.") || JSON.stringify(sent[0]).includes("Summary so far.")) {
+        compactions++;
+        assert.equal(sent[1], task, `step ${step}: the pinned message right after the summary`);
+      }
+      assert.equal(sent.filter((m) => m === task).length, 1, `step ${step}: sent once`);
+    }
+    assert.ok(compactions >= 3, `${compactions} steps sent a summary`);
+    assert.ok(summarized.length > 0 && !summarized.includes(task), "never summarized");
+    route.free();
+  }
+});
