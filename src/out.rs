@@ -536,11 +536,13 @@ mod tests {
             "estimateBefore",
             "estimateAfterWithoutSummary",
             "messageTokens",
+            "pinnedIndices",
         ];
-        assert_eq!(keys(&tree(|w| self::plan(w, &plan, true))), objects);
-        let body = tree(|w| self::plan(w, &plan, false));
+        assert_eq!(keys(&tree(|w| self::plan(w, &plan, &[1], true))), objects);
+        let body = tree(|w| self::plan(w, &plan, &[1], false));
         assert_eq!(keys(&body).last(), Some(&"messageSpans"));
         assert_eq!(get(&body, "turnPrefixStart"), &Out::Count(2));
+        assert_eq!(get(&body, "pinnedIndices"), &Out::List(vec![Out::Count(1)]));
     }
 
     #[test]

@@ -8,8 +8,8 @@ use context_compaction::clearing::{self, ClearingPolicy};
 use context_compaction::formats::Format;
 use context_compaction::history::{Parts, Texts};
 use context_compaction::{
-    Compactor, CompactorConfig, Error, Heuristic, MessageFacts, PlanOptions, RequestFacts,
-    FileTracking,
+    Compactor, CompactorConfig, Error, FileTracking, Heuristic, MessageFacts, PlanOptions,
+    RequestFacts,
 };
 use serde_json::{Value, json};
 
@@ -62,20 +62,38 @@ fn parts<'a>(pinned: &'a [u32]) -> Parts<'a> {
 fn the_markers_pin_a_ui_message_and_a_model_message_and_only_true_does() {
     let ui = |metadata: Value| json!({ "id": "u", "role": "user", "metadata": metadata, "parts": [{ "type": "text", "text": "the task" }] });
     assert!(facts_of(Format::AiSdkUi, &ui(json!({ "pinned": true }))).pinned);
-    for other in [json!({ "pinned": "yes" }), json!({ "pinned": false }), json!(null)] {
+    for other in [
+        json!({ "pinned": "yes" }),
+        json!({ "pinned": false }),
+        json!(null),
+    ] {
         assert!(!facts_of(Format::AiSdkUi, &ui(other)).pinned);
     }
     let model = |options: Value| json!({ "role": "user", "content": "the task", "providerOptions": options });
     let marked = model(json!({ "contextCompaction": { "pinned": true }, "openai": {} }));
     assert!(facts_of(Format::AiSdk, &marked).pinned);
-    assert!(Format::AiSdk.read_json(&marked.to_string(), "m").unwrap().pinned);
-    assert!(!facts_of(Format::AiSdk, &model(json!({ "openai": { "pinned": true } }))).pinned);
+    assert!(
+        Format::AiSdk
+            .read_json(&marked.to_string(), "m")
+            .unwrap()
+            .pinned
+    );
+    assert!(
+        !facts_of(
+            Format::AiSdk,
+            &model(json!({ "openai": { "pinned": true } }))
+        )
+        .pinned
+    );
     // Provider formats have no marker (a provider may reject an unknown field): a field named
     // so is not read.
     let anthropic = json!({ "role": "user", "content": "x", "pinned": true });
     assert!(!facts_of(Format::Anthropic, &anthropic).pinned);
     // The tail's sizer finds the markers where the readers do.
-    let texts = [ui(json!({})).to_string(), ui(json!({ "pinned": true })).to_string()];
+    let texts = [
+        ui(json!({})).to_string(),
+        ui(json!({ "pinned": true })).to_string(),
+    ];
     let sizes =
         context_compaction::tail::size::of_texts(Format::AiSdkUi, &texts, None, false).unwrap();
     assert_eq!(sizes.system, vec![1]);
@@ -97,7 +115,10 @@ fn a_pinned_ui_message_is_kept_whole_with_its_tool_parts() {
     let messages = |pinned| vec![user("u0", 600), assistant(pinned), user("u1", 5)];
     let plan = |pinned| {
         let facts = request(Format::AiSdkUi, &messages(pinned));
-        (compactor(700).plan_with_facts(&facts, REDUCE).unwrap(), facts)
+        (
+            compactor(700).plan_with_facts(&facts, REDUCE).unwrap(),
+            facts,
+        )
     };
     // Unpinned, the cut falls between its steps.
     let (unpinned, _) = plan(false);
@@ -136,25 +157,33 @@ fn the_request_pins_by_index_in_every_path() {
     };
     use context_compaction::History;
     let all = history.all_facts().unwrap();
-    assert_eq!(all.iter().map(|f| f.pinned).collect::<Vec<_>>(), [false, true, false, false]);
+    assert_eq!(
+        all.iter().map(|f| f.pinned).collect::<Vec<_>>(),
+        [false, true, false, false]
+    );
     assert_eq!(history.sizes(None, false).unwrap().system, vec![1]);
     assert_eq!(history.sizes(Some(&[0, 1]), false).unwrap().system, vec![1]);
     let planned = compactor(10).plan_history(&history, REDUCE).unwrap();
     let plan = planned.plan.expect("a plan");
     assert!(plan.first_kept_index > 1);
-    let kept: Vec<usize> = plan.kept(&planned.facts.messages, 4).map(|(i, _)| i).collect();
+    let kept: Vec<usize> = plan
+        .kept(&planned.facts.messages, 4)
+        .map(|(i, _)| i)
+        .collect();
     assert_eq!(kept[0], 1);
     // A body: the same pins, checked against the messages it holds.
     let bytes = serde_json::to_vec(&messages).unwrap();
     let c = compactor(10);
     let decided = body::decide(&c, &bytes, Format::Anthropic, &parts(&pins), REDUCE).unwrap();
     assert!(decided.facts.messages[1].pinned);
-    let error = body::decide(&c, &bytes, Format::Anthropic, &parts(&[4]), REDUCE)
-        .err()
-        .expect("out of range");
+    let Err(error) = body::decide(&c, &bytes, Format::Anthropic, &parts(&[4]), REDUCE) else {
+        panic!("an index past the end is refused");
+    };
     assert!(matches!(error, Error::InvalidRequest { .. }));
     assert!(
-        error.to_string().contains("pinned: index 4 is out of range for 4 messages"),
+        error
+            .to_string()
+            .contains("pinned: index 4 is out of range for 4 messages"),
         "{error}"
     );
 }
