@@ -90,7 +90,7 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
             self.format.facts_json(text, &path, estimator)
         };
         let mut facts = indices.iter().map(read).collect::<Result<Vec<_>>>()?;
-        crate::pinned::mark(self.parts.pinned, indices.iter().copied(), &mut facts);
+        crate::pinned::mark(self.parts.pinned, indices, &mut facts);
         Ok(facts)
     }
 
@@ -140,8 +140,9 @@ pub struct Parts<'a> {
     pub estimator: &'a dyn Estimator,
     /// What the host said the provider counted for earlier requests.
     pub reported: &'a [Explicit],
-    /// The indices of the messages the host pinned by the request (sorted, no repeats: see
-    /// [`crate::pinned::checked`]), besides those its format's marker pins.
+    /// The indices of the messages the host pinned by the request, besides those its format's
+    /// marker pins: sorted, no repeats ([`crate::pinned::checked`]; a body's are checked once
+    /// it is read).
     pub pinned: &'a [u32],
 }
 

@@ -10,27 +10,49 @@ use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::hash::{HashMap, map_with_capacity};
 
-/// The request's pinned indices, checked: in order, without repeats, each below `len`
-/// (`path` names the list in errors).
-pub fn checked(mut indices: Vec<u32>, len: usize, path: &str) -> Result<Vec<u32>> {
-    indices.sort_unstable();
-    indices.dedup();
-    match indices.last() {
+/// The request's pinned indices, checked: each below `len` (`path` names the list in errors);
+/// returned in order, without repeats.
+pub fn checked(indices: Vec<u32>, len: usize, path: &str) -> Result<Vec<u32>> {
+    match indices.iter().max() {
         Some(&last) if last as usize >= len => Err(Error::invalid_request(format!(
             "{path}: index {last} is out of range for {len} messages"
         ))),
-        _ => Ok(indices),
+        _ => Ok(in_order(&indices, len)),
     }
+}
+
+/// `indices` (each below `len`) in order, without repeats: marked in a table rather than
+/// sorted, so that no sort is compiled into the module for this.
+fn in_order(indices: &[u32], len: usize) -> Vec<u32> {
+    let mut marked = vec![false; len];
+    for &i in indices {
+        if let Some(slot) = marked.get_mut(i as usize) {
+            *slot = true;
+        }
+    }
+    (0..len as u32)
+        .filter(|&i| marked.get(i as usize) == Some(&true))
+        .collect()
 }
 
 /// Marks the facts of messages `indices` (in the order of `facts`) pinned when the request's
 /// sorted list `pinned` holds them.
-pub fn mark(pinned: &[u32], indices: impl IntoIterator<Item = u32>, facts: &mut [MessageFacts]) {
+pub fn mark(pinned: &[u32], indices: &[u32], facts: &mut [MessageFacts]) {
     if pinned.is_empty() {
         return;
     }
-    for (i, f) in indices.into_iter().zip(facts.iter_mut()) {
-        if pinned.binary_search(&i).is_ok() {
+    for (i, f) in indices.iter().zip(facts.iter_mut()) {
+        if pinned.binary_search(i).is_ok() {
+            f.pinned = true;
+        }
+    }
+}
+
+/// Marks the facts of the first messages (`facts` from message 0 on) the request's `pinned`
+/// indices name.
+pub fn mark_first(pinned: &[u32], facts: &mut [MessageFacts]) {
+    for &i in pinned {
+        if let Some(f) = facts.get_mut(i as usize) {
             f.pinned = true;
         }
     }
@@ -42,20 +64,19 @@ pub fn with_system(system: Vec<u32>, pinned: &[u32], only: Option<&[u32]>) -> Ve
     if pinned.is_empty() {
         return system;
     }
-    let places: Vec<u32> = match only {
+    let places = match only {
         None => pinned.to_vec(),
         Some(only) => (0..only.len() as u32)
             .filter(|&k| {
-                let i = only.get(k as usize).copied().unwrap_or(u32::MAX);
-                pinned.binary_search(&i).is_ok()
+                only.get(k as usize)
+                    .is_some_and(|i| pinned.binary_search(i).is_ok())
             })
             .collect(),
     };
     let mut all = system;
     all.extend(places);
-    all.sort_unstable();
-    all.dedup();
-    all
+    let len = all.iter().max().map_or(0, |&last| last as usize + 1);
+    in_order(&all, len)
 }
 
 /// The messages before `end` kept because the host pinned them (system messages, kept too,
@@ -159,14 +180,18 @@ mod tests {
     #[test]
     fn request_indices_are_checked_and_placed() {
         assert_eq!(checked(vec![3, 1, 3], 4, "pinned").unwrap(), vec![1, 3]);
+        assert_eq!(with_system(vec![1, 4], &[0, 4, 6], None), vec![0, 1, 4, 6]);
         let error = checked(vec![4], 4, "pinned").unwrap_err().to_string();
         assert!(error.contains("pinned: index 4 is out of range for 4 messages"));
         assert_eq!(with_system(vec![0, 5], &[2, 5], None), vec![0, 2, 5]);
         assert_eq!(with_system(vec![0], &[7], Some(&[3, 7, 9])), vec![0, 1]);
         let mut all = vec![MessageFacts::default(); 3];
-        mark(&[1, 4], [0, 1, 4], &mut all);
+        mark(&[1, 4], &[0, 1, 4], &mut all);
         let flags: Vec<bool> = all.iter().map(|f| f.pinned).collect();
         assert_eq!(flags, [false, true, true]);
         assert_eq!(kept_before(&all, 2), vec![1]);
+        let mut first = vec![MessageFacts::default(); 2];
+        mark_first(&[1, 5], &mut first);
+        assert!(!first[0].pinned && first[1].pinned);
     }
 }

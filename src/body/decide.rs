@@ -40,7 +40,7 @@ pub fn decide<S: Summarizer>(
     facts.messages = read.messages;
     // The request's pinned indices, checked now that the body says how many messages it holds.
     let pinned = crate::pinned::checked(parts.pinned.to_vec(), facts.messages.len(), "pinned")?;
-    crate::pinned::mark(&pinned, 0.., &mut facts.messages);
+    crate::pinned::mark_first(&pinned, &mut facts.messages);
     let spans = read.spans;
     let reports = reports(body, &spans, format, parts, &facts)?;
     anchor::calibrate(&mut facts, &reports);

@@ -34,8 +34,8 @@ pub(crate) struct JsRequest {
     pub estimator: AnyEstimator,
     /// Its `reportedUsage`.
     pub reported: Vec<crate::history::Explicit>,
-    /// The indices its `pinned` option pins, sorted (checked against the messages, or, for a
-    /// body, by the core once the body is read).
+    /// The indices its `pinned` option pins, sorted (checked against the messages; for a body,
+    /// as given, checked by the core once the body is read).
     pub pinned: Vec<u32>,
 }
 

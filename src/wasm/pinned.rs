@@ -1,7 +1,7 @@
 //! The `pinned` option of a request (and of a conversation's `append`) read into the message
 //! indices the core pins ([`crate::pinned`]): an array of indices, a predicate
-//! `(message, index) => boolean` called once per message, or (`append` only) `true` for every
-//! message given.
+//! `(message, index) => boolean` called once per message (not for a body), or (`append` only)
+//! `true` for every message given.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -18,8 +18,8 @@ pub(crate) enum All {
 }
 
 /// The indices `value` pins among `messages` (`len` of them; `messages` is `None` when they
-/// are a body, which a predicate cannot be called on), sorted without repeats; `path` names
-/// the option in errors.
+/// are a body, which a predicate cannot be called on), sorted without repeats (a body's as
+/// given, checked by the core); `path` names the option in errors.
 pub(crate) fn read(
     value: &JsValue,
     messages: Option<&Array>,
@@ -27,30 +27,25 @@ pub(crate) fn read(
     path: &str,
     all: All,
 ) -> Result<Vec<u32>> {
-    if value.is_undefined() || value.is_null() || value.as_bool() == Some(false) {
-        return Ok(Vec::new());
-    }
-    let indices = if value.as_bool() == Some(true) && all == All::Allowed {
-        (0..len.unwrap_or(0) as u32).collect()
-    } else if let Some(predicate) = value.dyn_ref::<Function>() {
-        let Some(messages) = messages else {
-            return Err(Error::invalid_request(format!(
-                "{path}: a predicate needs the messages as objects: give the indices"
-            )));
-        };
-        chosen(predicate, messages, path)?
-    } else if let Some(list) = host::list(value, path)? {
-        indices(&list, path)?
-    } else {
-        let or_true = if all == All::Allowed { ", true" } else { "" };
-        return Err(Error::invalid_request(format!(
-            "{path}: expected an array of message indices or a function (message, index) => boolean{or_true}, got {}",
-            describe(value)
-        )));
+    let indices = match (value.as_bool(), value.dyn_ref::<Function>(), messages) {
+        (Some(false), _, _) => return Ok(Vec::new()),
+        _ if value.is_undefined() || value.is_null() => return Ok(Vec::new()),
+        (Some(true), _, _) if all == All::Allowed => (0..len.unwrap_or(0) as u32).collect(),
+        (_, Some(predicate), Some(messages)) => chosen(predicate, messages, path)?,
+        _ => match host::list(value, path)? {
+            Some(list) => indices(&list, path)?,
+            None => {
+                return Err(Error::invalid_request(format!(
+                    "{path}: expected an array of message indices or (not with a body) a function (message, index) => boolean, got {}",
+                    describe(value)
+                )));
+            }
+        },
     };
+    // A body's are checked by the core once it has read how many messages the body holds.
     match len {
         Some(len) => crate::pinned::checked(indices, len, path),
-        None => crate::pinned::checked(indices, usize::MAX, path),
+        None => Ok(indices),
     }
 }
 
