@@ -13,12 +13,24 @@ use crate::hash::{HashMap, map_with_capacity};
 /// The request's pinned indices, checked: each below `len` (`path` names the list in errors);
 /// returned in order, without repeats.
 pub fn checked(indices: Vec<u32>, len: usize, path: &str) -> Result<Vec<u32>> {
-    match indices.iter().max() {
-        Some(&last) if last as usize >= len => Err(Error::invalid_request(format!(
+    match largest(&indices) {
+        Some(last) if last as usize >= len => Err(Error::invalid_request(format!(
             "{path}: index {last} is out of range for {len} messages"
         ))),
         _ => Ok(in_order(&indices, len)),
     }
+}
+
+/// The largest of `indices`. (Loops rather than iterator adapters in this module: each chain
+/// of adapters is code of its own in the module.)
+fn largest(indices: &[u32]) -> Option<u32> {
+    let mut largest = None;
+    for &i in indices {
+        if largest.is_none_or(|l| i > l) {
+            largest = Some(i);
+        }
+    }
+    largest
 }
 
 /// `indices` (each below `len`) in order, without repeats: marked in a table rather than
@@ -30,9 +42,13 @@ fn in_order(indices: &[u32], len: usize) -> Vec<u32> {
             *slot = true;
         }
     }
-    (0..len as u32)
-        .filter(|&i| marked.get(i as usize) == Some(&true))
-        .collect()
+    let mut out = Vec::new();
+    for (i, &m) in marked.iter().enumerate() {
+        if m {
+            out.push(i as u32);
+        }
+    }
+    out
 }
 
 /// Marks the facts of messages `indices` (in the order of `facts`) pinned when the request's
@@ -64,18 +80,18 @@ pub fn with_system(system: Vec<u32>, pinned: &[u32], only: Option<&[u32]>) -> Ve
     if pinned.is_empty() {
         return system;
     }
-    let places = match only {
-        None => pinned.to_vec(),
-        Some(only) => (0..only.len() as u32)
-            .filter(|&k| {
-                only.get(k as usize)
-                    .is_some_and(|i| pinned.binary_search(i).is_ok())
-            })
-            .collect(),
-    };
     let mut all = system;
-    all.extend(places);
-    let len = all.iter().max().map_or(0, |&last| last as usize + 1);
+    match only {
+        None => all.extend_from_slice(pinned),
+        Some(only) => {
+            for (k, i) in only.iter().enumerate() {
+                if pinned.binary_search(i).is_ok() {
+                    all.push(k as u32);
+                }
+            }
+        }
+    }
+    let len = largest(&all).map_or(0, |last| last as usize + 1);
     in_order(&all, len)
 }
 
@@ -83,8 +99,13 @@ pub fn with_system(system: Vec<u32>, pinned: &[u32], only: Option<&[u32]>) -> Ve
 /// are not listed): what a plan reports as `pinnedIndices`.
 pub fn kept_before(facts: &[MessageFacts], end: usize) -> Vec<usize> {
     let before = facts.get(..end).unwrap_or(facts);
-    let pinned = before.iter().enumerate().filter(|(_, f)| f.pinned);
-    pinned.map(|(i, _)| i).collect()
+    let mut out = Vec::new();
+    for (i, f) in before.iter().enumerate() {
+        if f.pinned {
+            out.push(i);
+        }
+    }
+    out
 }
 
 /// Checks that no tool pair is split between a pinned message and one that is not: a pinned

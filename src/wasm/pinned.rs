@@ -30,7 +30,7 @@ pub(crate) fn read(
     let indices = match (value.as_bool(), value.dyn_ref::<Function>(), messages) {
         (Some(false), _, _) => return Ok(Vec::new()),
         _ if value.is_undefined() || value.is_null() => return Ok(Vec::new()),
-        (Some(true), _, _) if all == All::Allowed => (0..len.unwrap_or(0) as u32).collect(),
+        (Some(true), _, _) if all == All::Allowed => every(len.unwrap_or(0)),
         (_, Some(predicate), Some(messages)) => chosen(predicate, messages, path)?,
         _ => match host::list(value, path)? {
             Some(list) => indices(&list, path)?,
@@ -51,15 +51,25 @@ pub(crate) fn read(
 
 /// The indices of `list`, each a whole number.
 fn indices(list: &Array, path: &str) -> Result<Vec<u32>> {
-    let read = |(k, value): (u32, JsValue)| {
-        let n = value.as_f64().ok_or_else(|| {
-            Error::invalid_request(format!("{path}[{k}]: expected a message index"))
-        })?;
-        let n = whole_number(n, &format!("{path}[{k}]")).map_err(Error::invalid_request)?;
-        u32::try_from(n)
-            .map_err(|_| Error::invalid_request(format!("{path}[{k}]: {n} is out of range")))
-    };
-    (0..list.length()).map(|k| read((k, list.get(k)))).collect()
+    let mut out = Vec::new();
+    for k in 0..list.length() {
+        let n = list.get(k).as_f64().unwrap_or(f64::NAN);
+        let place = format!("{path}[{k}]");
+        let n = whole_number(n, &place).map_err(Error::invalid_request)?;
+        let n = u32::try_from(n)
+            .map_err(|_| Error::invalid_request(format!("{place}: out of range")))?;
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// `0..len` as indices.
+fn every(len: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len as u32 {
+        out.push(i);
+    }
+    out
 }
 
 /// The indices of `messages` for which `predicate(message, index)` is truthy; a throw is an
