@@ -108,6 +108,19 @@ pub fn kept_before(facts: &[MessageFacts], end: usize) -> Vec<usize> {
     out
 }
 
+/// The request's `pinned` indices renumbered for the messages `plan` keeps (of `facts`): their
+/// places among the kept messages, in order (a pinned message is always kept). What a caller
+/// that holds the next request (a `ContextManager`'s state) passes next time.
+pub fn renumbered(pinned: &[u32], plan: &crate::Plan, facts: &[MessageFacts]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (place, (i, _)) in plan.kept(facts, facts.len()).enumerate() {
+        if pinned.binary_search(&(i as u32)).is_ok() {
+            out.push(place as u32);
+        }
+    }
+    out
+}
+
 /// Checks that no tool pair is split between a pinned message and one that is not: a pinned
 /// message is sent as it is after the summary, so the other half of each of its pairs must
 /// be sent too (pinned with it, or in the same message, as a UIMessage's tool parts are).
@@ -196,6 +209,24 @@ mod tests {
             facts(&[], &["call_0"], true),
         ];
         assert!(check_pairs(&all).is_ok());
+    }
+
+    #[test]
+    fn pinned_indices_follow_their_messages_into_what_a_plan_keeps() {
+        let mut all = vec![MessageFacts::default(); 6];
+        mark_first(&[1, 4], &mut all);
+        let plan = crate::Plan {
+            first_kept_index: 3,
+            first_kept_part: 0,
+            messages_to_summarize: 0..3,
+            turn_prefix_messages: 3..3,
+            split_turn: false,
+            estimate_before: 0,
+            estimate_after_without_summary: 0,
+            message_tokens: Vec::new(),
+        };
+        // Kept: messages 1, 3, 4, 5 (the pinned 1 first), so 1 → 0 and 4 → 2.
+        assert_eq!(renumbered(&[1, 4], &plan, &all), vec![0, 2]);
     }
 
     #[test]

@@ -112,31 +112,36 @@ test("a bad pinned option is an invalid_request naming it; a throwing predicate'
   c.free();
 });
 
-test("a ContextManager keeps messages a predicate pins through ten compactions of the replayed session (openai-chat)", async () => {
-  const { history, openAIChat } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
-  const session = openAIChat(history(1_400));
-  const first = session.find((m) => m.role === "user");
-  const middle = session.find((m, i) => i >= session.length / 2 && m.role === "user");
-  const keep = new Set([first, middle]);
-  const seen = new Set();
-  const c = new Compactor({ keepRecentTokens: 4_000, summarizer: { summarize: async (req) => (req.messages.forEach((m) => seen.add(m)), "S") } });
-  const manager = new ContextManager({ compactor: c, contextWindowTokens: 16_000, reserveTokens: 4_000 });
-  let state = { format: "openai-chat", messages: [], summary: null, pinned: (m) => keep.has(m) };
-  let compactions = 0;
-  for (const message of session) {
-    state = { ...state, messages: [...state.messages, message] };
-    const done = await manager.maintain(state, { maxOutputTokens: 1_000 });
-    assert.equal(done.error, undefined);
-    if (!done.compacted) continue;
-    compactions++;
-    state = { ...done.state, pinned: state.pinned };
-    const expected = [first, middle].filter((m) => session.indexOf(m) <= session.indexOf(message));
-    assert.ok(done.record.estimateAfter < 12_000);
-    assert.deepEqual(state.messages.filter((m) => keep.has(m)), expected, `after compaction ${compactions}`);
-    assert.equal(state.messages[0], first, "first after the summary");
-  }
-  assert.ok(compactions >= 10, `${compactions} compactions`);
-  assert.ok(!seen.has(first) && !seen.has(middle), "never summarized");
-  manager.free();
-  c.free();
-});
+for (const by of ["predicate", "indices"]) {
+  test(`a ContextManager keeps messages pinned by ${by} through ten compactions of the replayed session (openai-chat)`, async () => {
+    const { history, openAIChat } = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
+    const session = openAIChat(history(1_400));
+    const first = session.find((m) => m.role === "user");
+    const middle = session.find((m, i) => i >= session.length / 2 && m.role === "user");
+    const keep = new Set([first, middle]);
+    const seen = new Set();
+    const c = new Compactor({ keepRecentTokens: 4_000, summarizer: { summarize: async (req) => (req.messages.forEach((m) => seen.add(m)), "S") } });
+    const manager = new ContextManager({ compactor: c, contextWindowTokens: 16_000, reserveTokens: 4_000 });
+    let state = { format: "openai-chat", messages: [], summary: null, pinned: by === "predicate" ? (m) => keep.has(m) : [] };
+    let compactions = 0;
+    for (const message of session) {
+      state = { ...state, messages: [...state.messages, message] };
+      // Indices: the host names a message as it arrives; the manager renumbers them after a compaction.
+      if (by === "indices" && keep.has(message)) state.pinned = [...state.pinned, state.messages.length - 1];
+      const done = await manager.maintain(state, { maxOutputTokens: 1_000 });
+      assert.equal(done.error, undefined);
+      if (!done.compacted) continue;
+      compactions++;
+      state = done.state;
+      assert.ok(done.record.estimateAfter < 12_000);
+      const expected = [first, middle].filter((m) => session.indexOf(m) <= session.indexOf(message));
+      assert.deepEqual(state.messages.filter((m) => keep.has(m)), expected, `after compaction ${compactions}`);
+      assert.equal(state.messages[0], first, "first after the summary");
+      if (by === "indices") assert.deepEqual(state.pinned.map((i) => state.messages[i]), expected, "renumbered");
+    }
+    assert.ok(compactions >= 10, `${compactions} compactions`);
+    assert.ok(!seen.has(first) && !seen.has(middle), "never summarized");
+    manager.free();
+    c.free();
+  });
+}
