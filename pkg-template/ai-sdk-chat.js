@@ -14,7 +14,7 @@
 // A pending summary names its cut by UIMessage id and part, as the state does, and the core
 // checks by digest that the chat still holds what it covers: a late or stale one is harmless.
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
-import { convertLive, read, readUiMessage } from "./ai-sdk-ui.js";
+import { convertLive, isPinnedModel, read, readUiMessage } from "./ai-sdk-ui.js";
 import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
 import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, pendingCut, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
 import { guardedOr, list, record } from "./host.js";
@@ -66,7 +66,10 @@ export class ChatCompaction {
     // posts the message whole again, and it is trimmed again).
     if (result.compacted && result.reason !== "trimmed") {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
-      const first = origin(firstNonSystem(kept), chat) ?? pastEnd(chat.live);
+      // The kept suffix starts at the record's first kept message: the pinned messages before
+      // it are kept too, and stay before the state's first kept message.
+      const start = result.reason === "compacted" ? suffixStart(kept, chat.messages[result.record?.firstKeptIndex]) : 0;
+      const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
     const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
@@ -186,6 +189,18 @@ function withResponse(messages, responseMessage) {
   return continues ? [...posted.slice(0, -1), responseMessage] : [...posted, responseMessage];
 }
 
+/**
+ * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
+ * the suffix) the suffix starts: at `at` (the message the record's `firstKeptIndex` names), or
+ * the copy of it the cut made (the same `id`); past the end when nothing is kept after the cut.
+ */
+function suffixStart(kept, at) {
+  if (at === undefined) return kept.length;
+  const id = guardedOr(() => at.id, undefined);
+  const found = kept.findIndex((message) => message === at || (id !== undefined && guardedOr(() => message.id === id, false)));
+  return found < 0 ? kept.length : found;
+}
+
 /** The signal of `options` (`{ signal }` or nothing), read once. */
 function signalOf(options, path) {
   const copy = read(() => record(options, path));
@@ -292,7 +307,10 @@ class StepCompaction {
       this.#cleared = presentInSteps(this.#cleared, result.state.messages, this.#origins);
       this.#summary = result.state.summary;
       this.#projection = projectSummary(this.#summary, "ai-sdk");
-      const keptFrom = firstNonSystem(result.state.messages) ?? null;
+      // The suffix starts at the record's first kept message (model messages are never split).
+      const kept = result.state.messages;
+      const at = live[result.record?.firstKeptIndex];
+      const keptFrom = firstNonSystem(kept.slice(at === undefined || !kept.includes(at) ? kept.length : kept.indexOf(at))) ?? null;
       this.#keptFrom = sdkOwn.get(keptFrom) ?? keptFrom;
       this.#keptStep = stepOf(this.#keptFrom, steps);
       return { messages: [this.#projection, ...result.state.messages] };
@@ -305,8 +323,9 @@ class StepCompaction {
   #live(messages) {
     if (this.#projection && messages[0] === this.#projection) return messages.slice(1);
     const at = this.#keptFrom ? messages.indexOf(this.#keptFrom) : -1;
-    // System messages before the cut stay (never cut); the earlier projection is a user message.
-    if (at >= 0) return [...messages.slice(0, at).filter((m) => guardedOr(() => m.role === "system", false)), ...messages.slice(at)];
+    // System and pinned messages before the cut stay (never cut); the earlier projection is a user message.
+    const stays = (m) => guardedOr(() => m.role === "system", false) || isPinnedModel(m);
+    if (at >= 0) return [...messages.slice(0, at).filter(stays), ...messages.slice(at)];
     // The kept message was not found (the SDK copied the list): the request's own messages.
     return this.#state?.summary && messages[0] === this.initialMessages?.[0] ? messages.slice(1) : messages;
   }

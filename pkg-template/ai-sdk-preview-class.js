@@ -88,7 +88,8 @@ export function chatPreviewOn(Compactor) {
     /**
      * The plan in UIMessage terms, or `null` when nothing would be compacted: where the kept
      * messages start (`firstKeptId`, `firstKeptPart` of the posted message), the estimates, and
-     * per live UIMessage its tokens and what happens to it (`summarized`, `kept`, or `split`).
+     * per live UIMessage its tokens and what happens to it (`summarized`, `kept`, `split`, or
+     * `pinned`: before the cut, kept after the summary because it is pinned).
      * With `clearing` on, a plan that clearing old tool results is enough for has `kind:
      * "clear"`: the results it would clear (`cleared`), `tokensFreed`, `estimateAfter`, and the
      * messages holding them with the fate `cleared`.
@@ -101,10 +102,12 @@ export function chatPreviewOn(Compactor) {
       const base = this.#state && live[plan.firstKeptIndex]?.id === this.#state.firstKeptId ? this.#state.firstKeptPart : 0;
       const firstKeptPart = plan.firstKeptPart + base;
       if (plan.kind === "clear") return clearPlan(plan, live);
+      const pinned = new Set(plan.pinnedIndices);
       const messages = live.map((message, index) => {
         const summarized = index < plan.firstKeptIndex && message.role !== "system";
         const split = index === plan.firstKeptIndex && plan.firstKeptPart > 0;
-        const entry = { id: message.id, role: message.role, tokens: plan.messageTokens[index], fate: split ? "split" : summarized ? "summarized" : "kept" };
+        const fate = split ? "split" : pinned.has(index) ? "pinned" : summarized ? "summarized" : "kept";
+        const entry = { id: message.id, role: message.role, tokens: plan.messageTokens[index], fate };
         if (split) entry.firstKeptPart = firstKeptPart;
         return entry;
       });

@@ -9,19 +9,39 @@ import { describe, guardedOr, list, record } from "./host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 
-/** `{ id, role, parts }` of a UIMessage, read once (its getters may throw). */
+/** `{ id, role, parts, pinned }` of a UIMessage, read once (its getters may throw). */
 export function readUiMessage(message, path) {
   try {
     if (message === null || typeof message !== "object") throw bad(`${path} must be a UIMessage object`);
     const { id, role, parts } = message;
     if (typeof id !== "string") throw bad(`${path}.id must be a string (useChat gives every message one)`);
     if (!Array.isArray(parts)) throw bad(`${path}.parts must be an array`);
-    return { id, role, parts: [...parts], source: message };
+    return { id, role, parts: [...parts], source: message, pinned: pinnedMark(message) };
   } catch (error) {
     if (error instanceof CompactionError) throw error;
     throw bad(`${path}: reading it threw: ${describe(error)}`, error);
   }
 }
+
+/**
+ * Whether a UIMessage carries the pin marker, `metadata.pinned === true` (own properties, as
+ * the compactor's reader sees the message): never cut, so kept before the state's first kept
+ * message as system messages are.
+ */
+function pinnedMark(message) {
+  const metadata = Object.hasOwn(message, "metadata") ? message.metadata : undefined;
+  return metadata !== null && typeof metadata === "object" && Object.hasOwn(metadata, "pinned") && metadata.pinned === true;
+}
+
+/** `providerOptions` of a model message with the package's pin marker added (a copy). */
+export function withPinMark(model) {
+  const options = guardedOr(() => record(model.providerOptions, "providerOptions"), null) ?? {};
+  const own = guardedOr(() => record(options.contextCompaction, "contextCompaction"), null) ?? {};
+  return { ...model, providerOptions: { ...options, contextCompaction: { ...own, pinned: true } } };
+}
+
+/** Whether a model message carries the pin marker (`providerOptions.contextCompaction.pinned`). */
+export const isPinnedModel = (model) => guardedOr(() => model.providerOptions.contextCompaction.pinned === true, false);
 
 /** Where the step blocks of `parts` start: 0 and every `step-start` part. */
 export function blockStarts(parts) {
@@ -63,8 +83,9 @@ export function read(copy) {
 
 /**
  * The UIMessages still live under `state`: `{ message, from }` from the first kept one (system
- * messages before it stay: they are never cut). `null` when the state's first kept message is
- * gone (the client edited or regenerated the history before it): the state no longer applies.
+ * and pinned messages before it stay: they are never cut). `null` when the state's first kept
+ * message is gone (the client edited or regenerated the history before it): the state no
+ * longer applies.
  */
 export function liveMessages(messages, state) {
   const copy = read(() => list(messages, "messages"));
@@ -73,8 +94,10 @@ export function liveMessages(messages, state) {
   if (!state) return all.map((message) => ({ message, from: 0 }));
   const at = all.findIndex((message) => message.id === state.firstKeptId);
   if (at < 0) return null;
-  const systems = all.slice(0, at).filter((message) => message.role === "system");
-  return [...systems.map((message) => ({ message, from: 0 })), { message: all[at], from: state.firstKeptPart }, ...all.slice(at + 1).map((message) => ({ message, from: 0 }))];
+  const systems = all.slice(0, at).filter((message) => message.role === "system" || message.pinned);
+  // A pinned message is never split: a state past its end (nothing else kept) still sends it.
+  const from = all[at].pinned ? 0 : state.firstKeptPart;
+  return [...systems.map((message) => ({ message, from: 0 })), { message: all[at], from }, ...all.slice(at + 1).map((message) => ({ message, from: 0 }))];
 }
 
 /**
@@ -88,7 +111,10 @@ export async function convertLive(convert, live) {
   for (const { message, from, base = 0 } of live) {
     for (const block of await convertMessage(convert, message)) {
       if (block.part < from) continue;
-      for (const model of block.messages) {
+      for (const converted of block.messages) {
+        // A pinned UIMessage's model messages carry the ModelMessage pin marker: maintenance
+        // between a request's steps keeps them too.
+        const model = message.pinned ? withPinMark(converted) : converted;
         origins.set(model, { id: message.id, part: base + block.part, role: message.role });
         messages.push(model);
       }

@@ -282,8 +282,11 @@ export interface PreviewMessage {
   role: "system" | "user" | "assistant";
   /** Estimated tokens of what it sends. */
   tokens: number;
-  /** `split`: summarized up to `firstKeptPart`, kept from there; `cleared`: holds results a clear plan clears. */
-  fate: "summarized" | "kept" | "split" | "cleared";
+  /**
+   * `split`: summarized up to `firstKeptPart`, kept from there; `cleared`: holds results a clear
+   * plan clears; `pinned`: before the cut but pinned (`metadata.pinned`), sent after the summary.
+   */
+  fate: "summarized" | "kept" | "split" | "cleared" | "pinned";
   firstKeptPart?: number;
 }
 

@@ -52,7 +52,7 @@ export interface AssistantMessage {
   stopReason?: StopReason;
   errorMessage?: string;
   usage?: MessageUsage;
-  /** `true` pins the message (never summarized); not allowed with tool calls. */
+  /** `true` pins the message (never summarized); its tool results must be pinned with it. */
   pinned?: boolean;
 }
 export interface ToolResultMessage {
@@ -176,10 +176,17 @@ type AiSdkOutput =
 type AiSdkToolResult = Part<"tool-result", { toolCallId: string; toolName: string; output: AiSdkOutput; providerOptions?: unknown }>;
 type AiSdkFile = Part<"file" | "reasoning-file", { data: unknown; mediaType: string; filename?: string; providerOptions?: unknown }>;
 
+/** The package's own `providerOptions` namespace on a ModelMessage: `pinned: true` pins the message (docs/behaviour.md, Pinned messages). */
+export interface PinnedProviderOptions {
+  contextCompaction?: { pinned?: boolean };
+}
+
 /**
  * Vercel AI SDK `ModelMessage`s (`format: "ai-sdk"`), as `ai` 5, 6 and 7 type them: what
  * `convertToModelMessages` returns and `generateText`/`streamText` take. Tool approval requests
  * and responses pair with their calls; `providerOptions` are kept and not counted.
+ * `providerOptions: { contextCompaction: { pinned: true } }` on a message pins it
+ * ({@link PinnedProviderOptions}; providers ignore a namespace not theirs).
  */
 export type AiSdkMessage =
   | { role: "system"; content: string; providerOptions?: unknown }
@@ -268,7 +275,7 @@ export type AiSdkUIPart =
  * Vercel AI SDK `UIMessage`s (`format: "ai-sdk-ui"`): what `useChat` holds and posts, `ai` 5 to
  * 7. They estimate as the `ModelMessage`s `convertToModelMessages` makes of them; a cut may fall
  * between the steps of one assistant message (see `Plan.firstKeptPart`). `metadata` is kept and
- * not counted.
+ * not counted; `metadata.pinned === true` pins the message (its tool parts with it).
  */
 export interface AiSdkUIMessage {
   id: string;
@@ -315,7 +322,16 @@ export interface ReportedUsage {
   tools?: readonly ToolDefinition[] | null;
 }
 
+/**
+ * Messages to pin (never summarized or cleared, sent as they are after the summary, in order):
+ * their indices in `messages`, or a predicate called once per message. For formats without a
+ * marker on the message (OpenAI, Anthropic), or besides it. `planBytes` takes indices only.
+ */
+export type PinnedOption = readonly number[] | ((message: any, index: number) => boolean);
+
 interface RequestOptions {
+  /** Messages to pin besides those their format's marker pins (see {@link PinnedOption}). */
+  pinned?: PinnedOption | null;
   /** What the provider counted for earlier requests (anchoring and calibration; see docs/usage.md). */
   reportedUsage?: ReportedUsage | readonly ReportedUsage[] | null;
   /** A string, or (Anthropic's `system`) an array of text blocks. */
@@ -388,6 +404,11 @@ export interface Plan<M extends AnyMessage = Message> {
    */
   messageTokens: Float64Array;
   /**
+   * The messages before `firstKeptIndex` kept because they are pinned (by their marker or the
+   * request's `pinned`), in order: `apply` sends them after the summary. Empty in a clear plan.
+   */
+  pinnedIndices: number[];
+  /**
    * `"clear"` for a clear plan (config `clearing`): the tool results in `clearedResults` are
    * replaced by placeholders and nothing is summarized (`firstKeptIndex` is 0, the arrays empty).
    */
@@ -432,6 +453,8 @@ export interface BytesPlan {
   estimateAfterWithoutSummary: number;
   /** Estimated tokens of each message (framing included), in order. */
   messageTokens: Float64Array;
+  /** As `Plan.pinnedIndices`. */
+  pinnedIndices: number[];
   /** Byte offsets of each message's JSON in the body: start and end, two per message. */
   messageSpans: Uint32Array;
   /** As `Plan.kind` (a clear plan: `apply` it with the messages as objects). */
@@ -708,6 +731,14 @@ export interface ConversationOptions<F extends MessageFormat = "canonical"> {
   messages?: readonly MessageFormats[F][] | null;
   /** As a request's `providerCompaction`. */
   providerCompaction?: ProviderCompactionMode | null;
+  /** Which of `messages` to pin, as `append`'s `pinned`. */
+  pinned?: PinnedOption | true | null;
+}
+
+/** Options of `Conversation.append` and `reset`. */
+export interface AppendOptions {
+  /** Which of the messages given to pin (indices into them, a predicate, or `true` for all), besides their format's marker. */
+  pinned?: PinnedOption | true | null;
 }
 
 /** Options of `Conversation.plan`: the request without its messages. */
@@ -722,11 +753,11 @@ export interface ConversationPlanOptions {
 /** A growing history: `append` as messages arrive, `plan` before every turn (O(kept messages)). */
 export interface Conversation<M extends AnyMessage = Message> extends Disposer {
   /** Appends a message or an array of them; returns the new length. Nothing is appended when one is invalid. */
-  append(messages: M | readonly M[]): number;
+  append(messages: M | readonly M[], options?: AppendOptions | null): number;
   /** The same plan `compactor.plan` gives for these messages, calibrated to the usage the latest assistant messages carry as it is (`reportedUsage` is not read here). */
   plan(options?: ConversationPlanOptions): Plan<M> | null;
   /** Starts over with `messages` (after a compaction: the kept ones). */
-  reset(messages: readonly M[]): void;
+  reset(messages: readonly M[], options?: AppendOptions | null): void;
   /** The messages so far (the conversation's own array: do not change it). */
   readonly messages: M[];
   readonly length: number;

@@ -24,13 +24,13 @@ const inherited = (() => {
 /**
  * Writes the size of `messages[i]` for i below `sizes.length` into `sizes` (a Float64Array);
  * returns `[system, failed]`: the indices of the messages whose top-level `role` is one of
- * `systemRoles` or whose `pinKey` is `true` (the host pinned them; none when `pinKey` is
- * null), and of those whose `role` is `failRole` and whose `failKey` is one of
+ * `systemRoles` or whose value at `pinPath` (keys from the message down) is `true` (the
+ * host pinned them; none when `pinPath` is null), and of those whose `role` is `failRole` and whose `failKey` is one of
  * `failValues` (none when `failKey` is null); or a `Fault` (host.js) naming the message that
  * threw, or with `skipThrows`, NaN for its size. `keys`: the top-level keys the format's
  * reader reads (all when null).
  */
-export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues, skipThrows = false, pinKey = null) {
+export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues, skipThrows = false, pinPath = null) {
   const system = [];
   const failed = [];
   // A Set: most of a message's keys are not the reader's, and a miss in a Set is cheaper
@@ -49,7 +49,7 @@ export function sizes(messages, sizes, keys, systemRoles, failRole, failKey, fai
         }
         sizes[i] = only === null ? size(m, 0) : top(m, only);
         const role = m.role;
-        if ((checkSystem && systemRoles.includes(role)) || (pinKey !== null && m[pinKey] === true)) system.push(i);
+        if ((checkSystem && systemRoles.includes(role)) || (pinPath !== null && pinnedAt(m, pinPath))) system.push(i);
         else if (failKey !== null && role === failRole && failValues.includes(m[failKey]) && Object.hasOwn(m, failKey)) {
           // Its own key, as JSON.stringify (and so the reader) sees it.
           failed.push(i);
@@ -114,18 +114,28 @@ function sizeOwn(v, depth) {
   return n;
 }
 
+/** Whether the own property at `path` of `m` (keys from the message down) is `true`, as the reader sees it. */
+function pinnedAt(m, path) {
+  let at = m;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return false;
+    at = at[key];
+  }
+  return at === true;
+}
+
 /**
- * The indices of `messages` whose top-level `role` is one of `systemRoles` or whose `pinKey`
- * is `true` (no other key is read), or a `Fault` naming the message that threw.
+ * The indices of `messages` whose top-level `role` is one of `systemRoles` or whose value at
+ * `pinPath` is `true` (no other key is read), or a `Fault` naming the message that threw.
  */
-export function roles(messages, systemRoles, pinKey = null) {
+export function roles(messages, systemRoles, pinPath = null) {
   let i = 0;
   try {
     const found = [];
     for (const count = messages.length; i < count; i++) {
       const m = messages[i];
       if (typeof m !== "object" || m === null) continue;
-      if (systemRoles.includes(m.role) || (pinKey !== null && m[pinKey] === true)) found.push(i);
+      if (systemRoles.includes(m.role) || (pinPath !== null && pinnedAt(m, pinPath))) found.push(i);
     }
     return found;
   } catch (cause) {

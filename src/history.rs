@@ -89,7 +89,9 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
             let (text, path) = self.text(i);
             self.format.facts_json(text, &path, estimator)
         };
-        indices.iter().map(read).collect()
+        let mut facts = indices.iter().map(read).collect::<Result<Vec<_>>>()?;
+        crate::pinned::mark(self.parts.pinned, indices, &mut facts);
+        Ok(facts)
     }
 
     fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>> {
@@ -101,7 +103,9 @@ impl<T: AsRef<str>> History for Texts<'_, T> {
     }
 
     fn sizes(&self, only: Option<&[u32]>, skip_unreadable: bool) -> Result<Sizes> {
-        crate::tail::size::of_texts(self.format, self.messages, only, skip_unreadable)
+        let sizes = crate::tail::size::of_texts(self.format, self.messages, only, skip_unreadable)?;
+        let system = crate::pinned::with_system(sizes.system, self.parts.pinned, only);
+        Ok(Sizes { system, ..sizes })
     }
 
     fn system_messages(&self) -> Result<Vec<u32>> {
@@ -138,6 +142,10 @@ pub struct Parts<'a> {
     pub reported: &'a [Explicit],
     /// Whether the messages before the newest provider summary count ([`crate::window`]).
     pub provider_compaction: crate::window::ProviderCompaction,
+    /// The indices of the messages the host pinned by the request, besides those its format's
+    /// marker pins: sorted, no repeats ([`crate::pinned::checked`]; a body's are checked once
+    /// it is read).
+    pub pinned: &'a [u32],
 }
 
 impl Parts<'_> {

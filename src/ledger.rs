@@ -25,6 +25,8 @@ pub struct Ledger {
     blocked: Vec<u32>,
     message_tokens: u64,
     pinned_tokens: u64,
+    /// Whether the host pinned a message (its pairs are then checked at each plan).
+    host_pinned: bool,
     raw: Raw,
     /// Whether the messages before the newest provider summary count ([`crate::window`]).
     mode: ProviderCompaction,
@@ -122,6 +124,7 @@ impl Ledger {
             self.pinned_tokens += facts.tokens;
         }
         let opens = facts.provider_summary && self.mode == ProviderCompaction::Window;
+        self.host_pinned |= facts.pinned;
         self.facts.push(facts);
         if opens {
             self.open_window();
@@ -271,6 +274,9 @@ impl Ledger {
         keep_recent_tokens: u64,
         trigger_ratio: f64,
     ) -> Result<Option<Plan>> {
+        if self.host_pinned {
+            crate::pinned::check_pairs(&self.facts)?;
+        }
         let history = History {
             facts: self.positions.as_ref().map_or(&self.facts, |p| &p.facts),
             valid_cut: &|limit| {

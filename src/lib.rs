@@ -74,6 +74,7 @@ pub mod out;
 mod overflow;
 pub mod oversized;
 pub mod parse;
+pub mod pinned;
 mod plan;
 mod prompt;
 mod record;

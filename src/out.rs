@@ -202,8 +202,9 @@ pub fn estimate<W: Sink>(w: &mut W, facts: &RequestFacts) {
 
 /// A summary plan, its slots those of [`plan_slot`]: where the kept suffix starts, the message
 /// arrays (`with_messages`: none for a plan of a body), the turn prefix, the estimates,
-/// `messageTokens`, then (a plan of a body) `messageSpans`.
-pub fn plan<W: Sink>(w: &mut W, plan: &Plan, with_messages: bool) {
+/// `messageTokens`, `pinnedIndices` (the messages before the cut kept because the host
+/// pinned them: `pinned`), then (a plan of a body) `messageSpans`.
+pub fn plan<W: Sink>(w: &mut W, plan: &Plan, pinned: &[usize], with_messages: bool) {
     w.open("", false);
     w.count("firstKeptIndex", plan.first_kept_index as u64);
     w.count("firstKeptPart", plan.first_kept_part as u64);
@@ -218,6 +219,11 @@ pub fn plan<W: Sink>(w: &mut W, plan: &Plan, with_messages: bool) {
     let after = plan.estimate_after_without_summary;
     w.count("estimateAfterWithoutSummary", after);
     w.slot("messageTokens", plan_slot::TOKENS);
+    w.open("pinnedIndices", true);
+    for &i in pinned {
+        w.count("", i as u64);
+    }
+    w.close();
     if !with_messages {
         w.slot("messageSpans", plan_slot::FIRST);
     }
@@ -245,6 +251,9 @@ pub fn clear_plan<W: Sink>(
     let after = clearing.estimate_after.saturating_sub(facts.summary);
     w.count("estimateAfterWithoutSummary", after);
     w.slot("messageTokens", 0);
+    // A clearing summarizes nothing: no message is kept for being pinned.
+    w.open("pinnedIndices", true);
+    w.close();
     w.open("clearedResults", true);
     for r in &clearing.results {
         w.open("", false);
@@ -582,11 +591,13 @@ mod tests {
             "estimateBefore",
             "estimateAfterWithoutSummary",
             "messageTokens",
+            "pinnedIndices",
         ];
-        assert_eq!(keys(&tree(|w| self::plan(w, &plan, true))), objects);
-        let body = tree(|w| self::plan(w, &plan, false));
+        assert_eq!(keys(&tree(|w| self::plan(w, &plan, &[1], true))), objects);
+        let body = tree(|w| self::plan(w, &plan, &[1], false));
         assert_eq!(keys(&body).last(), Some(&"messageSpans"));
         assert_eq!(get(&body, "turnPrefixStart"), &Out::Count(2));
+        assert_eq!(get(&body, "pinnedIndices"), &Out::List(vec![Out::Count(1)]));
     }
 
     #[test]

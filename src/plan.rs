@@ -169,6 +169,7 @@ pub(crate) fn plan_without_tokens(
     keep_recent_tokens: u64,
     trigger_ratio: f64,
 ) -> Result<Option<Plan>> {
+    crate::pinned::check_pairs(&facts.messages)?;
     // With steps inside messages, the plan is made over positions and turned back.
     let positions = Positions::of(&facts.messages);
     let planned = positions.as_ref().map_or(&facts.messages, |p| &p.facts);

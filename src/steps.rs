@@ -57,6 +57,7 @@ impl Positions {
 /// what the later ones do not.
 fn part_tokens(message: &MessageFacts, part: usize) -> u64 {
     match part {
+        0 if message.pinned => message.tokens,
         0 => message
             .tokens
             .saturating_sub(message.steps.iter().map(|s| s.tokens).sum()),
@@ -71,8 +72,13 @@ fn part_tokens(message: &MessageFacts, part: usize) -> u64 {
 /// The steps of one message as facts of their own, each with the part it starts at: the first
 /// step (everything before the first later step), then each later one.
 fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
-    if message.steps.is_empty() {
-        return vec![(0, message.clone())];
+    // A pinned message is kept whole, as it is: no cut falls inside it.
+    if message.steps.is_empty() || message.pinned {
+        let whole = MessageFacts {
+            steps: Default::default(),
+            ..message.clone()
+        };
+        return vec![(0, whole)];
     }
     let later = |count: fn(&crate::facts::Step) -> usize| -> usize {
         message.steps.iter().map(count).sum()

@@ -57,6 +57,7 @@ fn decided(compactor: &Compactor<Fixed>, messages: &[Value], budget: u64) -> bod
         estimator: &estimator,
         reported: &[],
         provider_compaction: Default::default(),
+        pinned: &[],
     };
     let options = PlanOptions {
         input_token_budget: Some(budget),

@@ -121,6 +121,7 @@ impl Input {
                 estimator: &ESTIMATOR,
                 reported: &[],
                 provider_compaction: Default::default(),
+                pinned: &[],
             },
         }
     }

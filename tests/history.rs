@@ -67,6 +67,7 @@ impl History for Memory {
             estimator: &ESTIMATOR,
             reported: &self.reported,
             provider_compaction: Default::default(),
+            pinned: &[],
         }
     }
 
@@ -466,6 +467,7 @@ fn the_session_s_long_histories_take_every_path_of_a_plan_from_the_tail() {
                     estimator: &ESTIMATOR,
                     reported: &[],
                     provider_compaction: Default::default(),
+                    pinned: &[],
                 },
             },
             read: std::cell::Cell::new(0),

@@ -1,6 +1,6 @@
 //! Pinned messages (`pinned: true` on a canonical message): never summarized, kept verbatim
 //! after the summary in their order, counted by the estimate and the cut, refused where a tool
-//! pair would be broken, and a clear `too_large` when they alone do not fit.
+//! pair would be split between a pinned message and one that is not, and a clear `too_large` when they alone do not fit.
 
 use context_compaction::formats::Format;
 use context_compaction::{
@@ -142,20 +142,48 @@ fn too_large_names_a_pinned_message_kept_from_before_the_cut() {
 
 #[test]
 fn a_tool_pair_cannot_be_pinned_by_halves() {
-    let call = pin(
-        json!({ "role": "assistant", "content": [{ "type": "toolCall", "id": "c1", "name": "read", "arguments": {} }] }),
-    );
-    let error = facts_of(&call, 4).unwrap_err().to_string();
+    let call = json!({ "role": "assistant", "content": [{ "type": "toolCall", "id": "c1", "name": "read", "arguments": {} }] });
+    let result =
+        json!({ "role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": "x" });
+    let long = json!({ "role": "user", "content": "word ".repeat(2_000) }).to_string();
+    let tail = json!({ "role": "user", "content": "go on" }).to_string();
+    // The call pinned, its result not: the plan names both messages.
+    let texts = vec![
+        long.clone(),
+        pin(call.clone()),
+        result.to_string(),
+        tail.clone(),
+    ];
+    let error = compactor(10)
+        .plan_with_facts(&request(&texts, ""), budget(100))
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(matches!(error, Error::InvalidRequest { .. }), "{error:?}");
     assert!(
-        error.contains("messages[4].pinned") && error.contains("tool calls"),
-        "{error}"
+        text.contains("messages[1]: pinned") && text.contains("messages[2]"),
+        "{text}"
     );
-    let result = pin(json!({ "role": "toolResult", "toolCallId": "c1", "content": "x" }));
-    let error = facts_of(&result, 5).unwrap_err().to_string();
-    assert!(
-        error.contains("messages[5].pinned") && error.contains("tool result"),
-        "{error}"
-    );
+    // The result pinned, its call not.
+    let texts = vec![
+        long.clone(),
+        call.to_string(),
+        pin(result.clone()),
+        tail.clone(),
+    ];
+    let text = compactor(10)
+        .plan_with_facts(&request(&texts, ""), budget(100))
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("messages[2]: pinned"), "{text}");
+    // Both pinned: the pair is kept whole, in order, after the summary.
+    let texts = vec![long, pin(call), pin(result), tail];
+    let facts = request(&texts, "");
+    let plan = compactor(10)
+        .plan_with_facts(&facts, budget(500))
+        .unwrap()
+        .expect("a plan");
+    let kept: Vec<usize> = plan.kept(&facts.messages, 4).map(|(i, _)| i).collect();
+    assert_eq!(kept, vec![1, 2, 3]);
     // An assistant message of text alone may be pinned (a decision).
     let decision =
         pin(json!({ "role": "assistant", "content": [{ "type": "text", "text": "we use X" }] }));

@@ -208,6 +208,7 @@ fn decided(
         estimator: &estimator,
         reported: &[],
         provider_compaction: mode,
+        pinned: &[],
     };
     let body = serde_json::to_vec(messages).unwrap();
     body::decide(compactor, &body, format, &parts, options)

@@ -103,6 +103,7 @@ fn an_in_memory_history_reads_and_sizes_its_texts() -> Result<()> {
             estimator: &estimator,
             reported: &[],
             provider_compaction: Default::default(),
+            pinned: &[],
         },
     };
     assert_eq!(history.len(), 3);

@@ -38,6 +38,9 @@ pub fn decide<S: Summarizer>(
     let read = super::facts(body, format, parts.estimator)?;
     let mut facts = parts.fixed_facts()?;
     facts.messages = read.messages;
+    // The request's pinned indices, checked now that the body says how many messages it holds.
+    let pinned = crate::pinned::checked(parts.pinned.to_vec(), facts.messages.len(), "pinned")?;
+    crate::pinned::mark_first(&pinned, &mut facts.messages);
     let spans = read.spans;
     let reports = reports(body, &spans, format, parts, &facts)?;
     anchor::calibrate(&mut facts, &reports);

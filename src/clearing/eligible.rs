@@ -134,7 +134,9 @@ pub(super) fn eligible<'f>(
     for (k, f) in found.results.iter().enumerate().rev() {
         let protected = newer_output < protect;
         newer_output += f.tokens;
-        if protected || f.index >= protected_from || f.index < window || !f.editable {
+        // A pinned message is sent as it is: its results are never cleared.
+        let pinned = facts.messages.get(f.index).is_some_and(|m| m.pinned);
+        if protected || pinned || f.index >= protected_from || f.index < window || !f.editable {
             continue;
         }
         let name = f

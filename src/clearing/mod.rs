@@ -373,7 +373,9 @@ pub fn trim(
     let excess = facts.total().saturating_sub(budget);
     let last = found.results.len().saturating_sub(1);
     let newest = found.results.last();
-    let Some(newest) = newest.filter(|r| r.editable && excess > 0 && !repeated(found, last)) else {
+    let pinned = |r: &&FoundResult| facts.messages.get(r.index).is_some_and(|m| m.pinned);
+    let trimmable = |r: &&FoundResult| r.editable && !pinned(r) && !repeated(found, last);
+    let Some(newest) = newest.filter(|r| excess > 0 && trimmable(r)) else {
         return Ok(None);
     };
     // The excess in the estimator's own units (the facts are calibrated).

@@ -26,7 +26,6 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let pinned = r.bool("pinned")?;
     let role = r.required_str("role")?;
     if pinned {
-        check_pinnable(r, &role)?;
         sink.pin();
     }
     match role.as_ref() {
@@ -50,28 +49,6 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             ),
         )),
     }
-}
-
-/// A pinned message is sent as it is after the summary: a tool call or result in it would be
-/// kept without the other half of its pair (summarized with the history), which a provider
-/// rejects. So only messages without calls or results may be pinned.
-fn check_pinnable(r: &Obj, role: &str) -> Result<()> {
-    let has_call = || {
-        r.get("content").is_some_and(|content| {
-            content.kind() == Kind::Array
-                && content
-                    .children()
-                    .any(|block| block.get("type").is_some_and(|t| t.is("toolCall")))
-        })
-    };
-    let refused = match role {
-        "toolResult" => "a tool result cannot be pinned: it is kept only with its call",
-        "assistant" if has_call() => {
-            "a message with tool calls cannot be pinned: its results would be summarized without it"
-        }
-        _ => return Ok(()),
-    };
-    Err(r.error("pinned", refused))
 }
 
 /// User or tool-result content at `key` of `owner`: a string, or text and image blocks.

@@ -60,6 +60,22 @@ pub enum Format {
     AiSdkUi,
 }
 
+/// The `providerOptions` namespace of the package's own marks on a ModelMessage
+/// (`providerOptions.contextCompaction.pinned`).
+pub const PIN_NAMESPACE: &str = "contextCompaction";
+
+/// Whether the value at `path` of `message` (keys from the message down) is `true`: any
+/// other value, or none, leaves a marker-pinned format's message unpinned.
+pub(crate) fn pinned_at(message: Val, path: &[&str]) -> bool {
+    let mut at = Some(message);
+    for key in path {
+        at = at
+            .filter(|v| v.kind() == tape::Kind::Object)
+            .and_then(|v| v.field(key));
+    }
+    at.is_some_and(|v| v.kind() == tape::Kind::Bool && v.raw() == "true")
+}
+
 /// How a format marks a failed attempt at the top level of a message ([`Format::failed_mark`]):
 /// its `role` is this one and its `key` one of `values`.
 #[derive(Debug, Clone, Copy)]
@@ -128,12 +144,27 @@ impl Format {
         }
     }
 
-    /// The top-level key whose value `true` pins a message of this format, where the format
-    /// has one: a plan from the tail reads such messages wherever they are, as system ones.
-    pub fn pin_key(self) -> Option<&'static str> {
+    /// The path (keys from the message down) whose value `true` pins a message of this format,
+    /// where the format has a place for it: `pinned` on a canonical message, `metadata.pinned`
+    /// on a UIMessage, `providerOptions.contextCompaction.pinned` on a ModelMessage (providers
+    /// ignore a namespace not theirs). A plan from the tail reads such messages wherever they
+    /// are, as system ones. Provider formats have none: their requests list pinned indices.
+    pub fn pin_path(self) -> Option<&'static [&'static str]> {
         match self {
-            Format::Canonical => Some("pinned"),
+            Format::Canonical => Some(&["pinned"]),
+            Format::AiSdkUi => Some(&["metadata", "pinned"]),
+            Format::AiSdk => Some(&["providerOptions", PIN_NAMESPACE, "pinned"]),
             _ => None,
+        }
+    }
+
+    /// The top-level key of [`Format::pin_path`] when the format's reader does not read it
+    /// otherwise: laid out for the reader besides [`Format::keys`].
+    pub fn pin_root(self) -> &'static [&'static str] {
+        match self {
+            Format::AiSdkUi => &["metadata"],
+            Format::AiSdk => &["providerOptions"],
+            _ => &[],
         }
     }
 
@@ -232,6 +263,10 @@ impl Format {
         sink: &mut dyn Sink<'a>,
     ) -> Result<()> {
         let r = Obj::message(message, path, self.keys())?;
+        // The canonical reader reads its own marker (a top-level key it checks).
+        if self != Format::Canonical && self.pin_path().is_some_and(|p| pinned_at(message, p)) {
+            sink.pin();
+        }
         match self {
             Format::Canonical => canonical::read(&r, sink),
             Format::OpenAIChat => openai_chat::read(&r, sink),

@@ -8,7 +8,7 @@
 //! test checks the two agree on every fixture).
 //!
 //! A size pass also names the messages a size would misdescribe: the system messages (by
-//! their top-level `role`, [`Format::system_roles`]), the pinned ones ([`Format::pin_key`],
+//! their top-level `role`, [`Format::system_roles`]), the pinned ones ([`Format::pin_path`],
 //! listed with them: both are read exactly) and the failed attempts
 //! ([`Format::failed_mark`]).
 
@@ -63,9 +63,8 @@ pub fn of_texts<T: AsRef<str>>(
             value.is_some_and(|v| v.kind() == Kind::String && words.iter().any(|w| v.is(w)))
         };
         let pinned = format
-            .pin_key()
-            .and_then(|key| message.get(key))
-            .is_some_and(|v| v.kind() == Kind::Bool && v.raw() == "true");
+            .pin_path()
+            .is_some_and(|path| formats::pinned_at(message, path));
         if pinned || is(role, format.system_roles()) {
             found.system.push(k as u32);
         } else if let Some(mark) = format.failed_mark()

@@ -104,9 +104,12 @@ impl JsCompactor {
                     let _ = js_sys::Reflect::set(&plan, &"messageSpans".into(), &spans);
                     Some(plan)
                 }
-                Some(Planned::Summarize(plan)) => {
-                    Some(convert::bytes_plan_to_js(&plan, spans, &bytes))
-                }
+                Some(Planned::Summarize(plan)) => Some(convert::bytes_plan_to_js(
+                    &plan,
+                    &decided.facts.messages,
+                    spans,
+                    &bytes,
+                )),
                 None => None,
             })
         });
@@ -197,7 +200,7 @@ impl JsCompactor {
                 .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
         };
         let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
-        let digest = super::draft::digest(&request.messages, first, part, request.format)?;
+        let digest = super::draft::digest(&request, first, part)?;
         Ok(digest.to_hex())
     }
 

@@ -13,6 +13,7 @@ use super::engine::Engine;
 use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
+use super::pinned::All;
 use super::stringify;
 use super::walk;
 use super::{clearing, convert};
@@ -75,13 +76,15 @@ impl JsConversation {
             usage: Carried::default(),
             provider_compaction,
         };
-        history.append_all(&field(options, "messages", "options")?)?;
+        let pinned = field(options, "pinned", "options")?;
+        history.append_all(&field(options, "messages", "options")?, &pinned)?;
         Ok(history)
     }
 
-    /// Appends a message or an array of them; nothing is appended when one is invalid.
-    fn append_all(&mut self, value: &JsValue) -> Result<()> {
-        let read = self.read(value, self.ledger.len())?;
+    /// Appends a message or an array of them, those `pinned` names pinned; nothing is
+    /// appended when one is invalid.
+    fn append_all(&mut self, value: &JsValue, pinned: &JsValue) -> Result<()> {
+        let read = self.read(value, self.ledger.len(), pinned)?;
         self.push(read);
         Ok(())
     }
@@ -96,8 +99,9 @@ impl JsConversation {
     }
 
     /// Reads a message or an array of them, numbered from `start` in errors, with the usage
-    /// of the latest assistant ones.
-    fn read(&self, value: &JsValue, start: usize) -> Result<Read> {
+    /// of the latest assistant ones; `pinned` (the `pinned` option: indices into them, a
+    /// predicate, or `true` for all) pins some.
+    fn read(&self, value: &JsValue, start: usize, pinned: &JsValue) -> Result<Read> {
         if value.is_undefined() || value.is_null() {
             return Ok(Read {
                 messages: Vec::new(),
@@ -109,7 +113,15 @@ impl JsConversation {
             Some(list) => list,
             None => Array::of1(value),
         };
-        let messages = self.read_messages(&incoming, start)?;
+        let len = Some(incoming.length() as usize);
+        let pins =
+            super::pinned::read(pinned, Some(&incoming), len, "options.pinned", All::Allowed)?;
+        let mut messages = self.read_messages(&incoming, start)?;
+        for &k in &pins {
+            if let Some((_, facts)) = messages.get_mut(k as usize) {
+                facts.pinned = true;
+            }
+        }
         let usage = self.usage_of(&incoming, &messages, start)?;
         Ok(Read { messages, usage })
     }
@@ -263,15 +275,19 @@ impl JsConversation {
 impl JsConversation {
     /// Appends a message or an array of messages (in the conversation's format); returns the
     /// new length. Messages are treated as immutable once appended.
-    pub fn append(&mut self, messages: JsValue) -> Result<f64, JsValue> {
-        self.append_all(&messages)?;
+    /// `options.pinned` pins some of them (indices into those given, a predicate
+    /// `(message, index) => boolean`, or `true` for all): they are never summarized.
+    pub fn append(&mut self, messages: JsValue, options: JsValue) -> Result<f64, JsValue> {
+        let pinned = pinned_option(&options)?;
+        self.append_all(&messages, &pinned)?;
         Ok(self.ledger.len() as f64)
     }
 
-    /// Starts over with `messages` (after a compaction: the kept ones); unchanged when one
-    /// is invalid.
-    pub fn reset(&mut self, messages: JsValue) -> Result<(), JsValue> {
-        let read = self.read(&messages, 0)?;
+    /// Starts over with `messages` (after a compaction: the kept ones), `options.pinned`
+    /// pinning some as [`JsConversation::append`] does; unchanged when one is invalid.
+    pub fn reset(&mut self, messages: JsValue, options: JsValue) -> Result<(), JsValue> {
+        let pinned = pinned_option(&options)?;
+        let read = self.read(&messages, 0, &pinned)?;
         self.ledger = Ledger::with_mode(self.provider_compaction);
         self.messages = Array::new();
         self.usage = Carried::default();
@@ -304,4 +320,12 @@ impl JsConversation {
     pub fn format(&self) -> String {
         self.format.name().to_owned()
     }
+}
+
+/// The `pinned` of `append` / `reset` options (`undefined` when none are given).
+fn pinned_option(options: &JsValue) -> Result<JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    field(options, "pinned", "options")
 }

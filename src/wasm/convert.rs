@@ -10,6 +10,7 @@ use super::estimator::AnyEstimator;
 use super::fields::{field, optional_bool, optional_string, optional_whole};
 use super::host;
 use super::js::AbortSignal;
+use super::pinned::All;
 use super::stringify::{json_text, system_prompt};
 use crate::PlanFields;
 use crate::error::{Error, Result};
@@ -37,6 +38,9 @@ pub(crate) struct JsRequest {
     pub focus: Option<String>,
     /// Its `providerCompaction`.
     pub provider_compaction: crate::window::ProviderCompaction,
+    /// The indices its `pinned` option pins, sorted (checked against the messages; for a body,
+    /// as given, checked by the core once the body is read).
+    pub pinned: Vec<u32>,
 }
 
 impl JsRequest {
@@ -55,6 +59,7 @@ impl JsRequest {
             estimator: &self.estimator,
             reported: &self.reported,
             provider_compaction: self.provider_compaction,
+            pinned: &self.pinned,
         }
     }
 }
@@ -67,24 +72,25 @@ pub(crate) fn request(value: &JsValue) -> Result<JsRequest> {
     }
     let messages = host::list(&field(value, "messages", "request")?, "messages")?
         .ok_or_else(|| Error::invalid_request("messages: expected an array"))?;
-    request_around(value, messages)
+    request_around(value, Some(messages))
 }
 
 /// Reads a request whose messages come as a body (`planBytes`): everything but `messages`,
 /// which must be left out.
 pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
     if value.is_undefined() || value.is_null() {
-        return request_around(&Object::new().into(), Array::new());
+        return request_around(&Object::new().into(), None);
     }
     if !field(value, "messages", "request")?.is_undefined() {
         return Err(Error::invalid_request(
             "request.messages: leave it out, the messages are the body",
         ));
     }
-    request_around(value, Array::new())
+    request_around(value, None)
 }
 
-fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
+/// Reads a request around `messages` (`None`: a body's, read later).
+fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
     if !value.is_object() {
         return Err(Error::invalid_request("request: expected an object"));
     }
@@ -99,12 +105,15 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         super::stringify::tools(&tools, "tools")?
     };
     let options = plan_options(value, "request")?;
+    let len = messages.as_ref().map(|m| m.length() as usize);
+    let pinned = field(value, "pinned", "request")?;
+    let pinned = super::pinned::read(&pinned, messages.as_ref(), len, "pinned", All::Refused)?;
     Ok(JsRequest {
         format,
         system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
         summary: optional_string(&field(value, "summary", "request")?, "summary")?
             .unwrap_or_default(),
-        messages,
+        messages: messages.unwrap_or_default(),
         tools,
         input_token_budget: options.input_token_budget,
         require_reduction: options.require_reduction,
@@ -112,6 +121,7 @@ fn request_around(value: &JsValue, messages: Array) -> Result<JsRequest> {
         reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
         focus: optional_string(&field(value, "focus", "request")?, "focus")?,
         provider_compaction: provider_compaction(&field(value, "providerCompaction", "request")?)?,
+        pinned,
     })
 }
 
@@ -338,7 +348,8 @@ fn plan_object(
         slice(history)
     };
     let slots = [kept_id, tokens, summarize.into(), prefix.into()];
-    Ok(out(&slots, |w| shape::plan(w, plan, true)))
+    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
+    Ok(out(&slots, |w| shape::plan(w, plan, &pinned, true)))
 }
 
 /// The `id` of the message the kept suffix starts in, when it is a string (UIMessages have
@@ -363,15 +374,17 @@ pub(crate) fn id_at(messages: &Array, i: usize) -> JsValue {
 /// (`messageSpans`: start and end byte offsets, two per message), no message arrays.
 pub(crate) fn bytes_plan_to_js(
     plan: &Plan,
+    facts: &[MessageFacts],
     spans: &[std::ops::Range<usize>],
     body: &[u8],
 ) -> JsValue {
+    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
     // The kept message's `id`, read from its span of the body.
     let id = crate::body::message_id(body, spans, plan.first_kept_index);
     let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
     let tokens = float64s(plan.message_tokens.iter().copied());
     out(&[id, tokens, spans_to_js(spans)], |w| {
-        shape::plan(w, plan, false)
+        shape::plan(w, plan, &pinned, false)
     })
 }
 

@@ -15,7 +15,6 @@ use crate::apply::CommitInput;
 use crate::draft::{Digest, Draft, cover};
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
-use crate::formats::Format;
 use crate::{Plan, PlanFields};
 
 /// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`.
@@ -55,12 +54,8 @@ pub(crate) fn read(value: &JsValue) -> Result<Draft> {
 
 /// The digest of what a cut at part `part` of message `first` covers in `messages`: the units
 /// a summary of them is given.
-pub(crate) fn digest(
-    messages: &Array,
-    first: usize,
-    part: usize,
-    format: Format,
-) -> Result<Digest> {
+pub(crate) fn digest(request: &JsRequest, first: usize, part: usize) -> Result<Digest> {
+    let messages = &request.messages;
     let (range, part) = cover(first, part);
     if range.end > messages.length() as usize {
         return Err(Error::invalid_request(format!(
@@ -68,21 +63,18 @@ pub(crate) fn digest(
             messages.length()
         )));
     }
-    digest_of(messages, range, part, format)?.ok_or_else(|| {
+    digest_of(request, range, part)?.ok_or_else(|| {
         Error::invalid_request(format!(
             "messages[{first}]: no step starts at part {part} (firstKeptPart)"
         ))
     })
 }
 
-/// [`digest`] of `range` (`None` when the last message has no step at part `part`).
-fn digest_of(
-    messages: &Array,
-    range: Range<usize>,
-    part: usize,
-    format: Format,
-) -> Result<Option<Digest>> {
-    let units = walk::units(messages, range, part, format)?;
+/// [`digest`] of `range` (`None` when the last message has no step at part `part`); the
+/// messages the request pins are in no summary, so in no digest.
+fn digest_of(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Option<Digest>> {
+    let (messages, format) = (&request.messages, request.format);
+    let units = walk::units(messages, range, part, format, &request.pinned)?;
     Ok(units.map(|units| Digest::of_summarized(&[&units])))
 }
 
@@ -90,7 +82,7 @@ fn digest_of(
 /// step at its part any more changed since, so the draft is stale.
 fn covered(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Digest> {
     let last = range.end.saturating_sub(1);
-    digest_of(&request.messages, range, part, request.format)?.ok_or_else(|| {
+    digest_of(request, range, part)?.ok_or_else(|| {
         Error::Stale(format!("messages[{last}] has no step at part {part} any more (a message the draft summarizes changed)"))
     })
 }

@@ -165,6 +165,7 @@ impl Engine {
         let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
             plan.check_fits(facts.messages.len())?;
+            crate::pinned::check_pairs(&facts.messages)?;
             plan.check_part(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
@@ -173,8 +174,8 @@ impl Engine {
             if let Some(partial) = convert::summarized_part(messages, plan)? {
                 context.prefix.push(&partial);
             }
-            history = summarized_units(messages, plan, h.clone(), 0, request.format)?;
-            prefix = prefix_units(messages, plan, request.format)?;
+            history = summarized_units(&request, plan, h.clone(), 0)?;
+            prefix = prefix_units(&request, plan)?;
             kept = convert::kept(messages, &facts, plan)?;
             context.kept_id = convert::id_at(messages, plan.first_kept_index);
         }
@@ -208,8 +209,8 @@ impl Engine {
         let h = plan.messages_to_summarize.clone();
         if generator.context_window_tokens.is_some() {
             // A window's chunks are counted from units, as apply counts them.
-            let history = summarized_units(messages, plan, h, 0, request.format)?;
-            let prefix = prefix_units(messages, plan, request.format)?;
+            let history = summarized_units(request, plan, h, 0)?;
+            let prefix = prefix_units(&request, plan)?;
             let asked = crate::SummarizeRequest {
                 previous_summary: &request.summary,
                 messages: &history,
@@ -220,10 +221,10 @@ impl Engine {
             return Ok(prompts_to_js(generator, generator.prompts(&asked)?));
         }
         // Records written as the messages are read: no units are built.
-        let history = summarized_records(messages, plan, h, 0, request.format)?;
+        let history = summarized_records(request, plan, h, 0)?;
         let (p, part) = plan.prefix_range();
-        let prefix = summarized_records(messages, plan, p, part, request.format)?;
-        let units = || prefix_units(messages, plan, request.format);
+        let prefix = summarized_records(request, plan, p, part)?;
+        let units = || prefix_units(request, plan);
         let prompts = generator.prompts_of(
             &request.summary,
             history.as_deref(),
@@ -339,31 +340,31 @@ fn prompts_to_js(
 
 /// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
 /// message cut inside.
-fn prefix_units(messages: &Array, plan: &Plan, format: Format) -> Result<Vec<Message>> {
+fn prefix_units(request: &JsRequest, plan: &Plan) -> Result<Vec<Message>> {
     let (range, part) = plan.prefix_range();
-    summarized_units(messages, plan, range, part, format)
+    summarized_units(request, plan, range, part)
 }
 
 /// The records of messages `range` a plan summarizes (see [`walk::records`]); a plan whose
 /// `first_kept_part` starts no step is an error.
 fn summarized_records(
-    messages: &Array,
+    request: &JsRequest,
     plan: &Plan,
     range: std::ops::Range<usize>,
     last_part: usize,
-    format: Format,
 ) -> Result<Option<String>> {
-    walk::records(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
+    let (messages, format, pinned) = (&request.messages, request.format, &request.pinned);
+    walk::records(messages, range, last_part, format, pinned)?.ok_or_else(|| plan.part_error())
 }
 
 /// The units of messages `range` a plan summarizes (see [`walk::units`]); a plan whose
 /// `first_kept_part` starts no step is an error.
 fn summarized_units(
-    messages: &Array,
+    request: &JsRequest,
     plan: &Plan,
     range: std::ops::Range<usize>,
     last_part: usize,
-    format: Format,
 ) -> Result<Vec<Message>> {
-    walk::units(messages, range, last_part, format)?.ok_or_else(|| plan.part_error())
+    let (messages, format, pinned) = (&request.messages, request.format, &request.pinned);
+    walk::units(messages, range, last_part, format, pinned)?.ok_or_else(|| plan.part_error())
 }

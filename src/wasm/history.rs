@@ -26,16 +26,22 @@ impl History for JsHistory<'_> {
     }
 
     fn facts(&self, indices: &[u32]) -> Result<Vec<MessageFacts>> {
-        cache::messages_facts(self.request, indices, self.cache)
+        let mut facts = cache::messages_facts(self.request, indices, self.cache)?;
+        crate::pinned::mark(&self.request.pinned, indices, &mut facts);
+        Ok(facts)
     }
 
     fn facts_before(&self, end: usize) -> Result<Vec<MessageFacts>> {
         let end = end.min(self.len()) as u32;
-        cache::messages_facts_before(self.request, end, self.cache)
+        let mut facts = cache::messages_facts_before(self.request, end, self.cache)?;
+        crate::pinned::mark_first(&self.request.pinned, &mut facts);
+        Ok(facts)
     }
 
     fn all_facts(&self) -> Result<Vec<MessageFacts>> {
-        cache::all_messages_facts(self.request, self.cache)
+        let mut facts = cache::all_messages_facts(self.request, self.cache)?;
+        crate::pinned::mark_first(&self.request.pinned, &mut facts);
+        Ok(facts)
     }
 
     fn usages(&self, indices: &[u32]) -> Result<Vec<Option<MessageUsage>>> {

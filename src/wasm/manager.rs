@@ -475,6 +475,13 @@ impl StateCompactor for JsStateCompactor {
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
             let _ = Reflect::set(&next, &"messages".into(), &job.kept);
+            // Pinned indices name the kept messages now (a predicate needs nothing).
+            let pinned = Reflect::get(&next, &"pinned".into()).unwrap_or_default();
+            if js_sys::Array::is_array(&pinned) {
+                let pins = crate::pinned::renumbered(&job.request.pinned, plan, &facts.messages);
+                let pins: js_sys::Array = pins.into_iter().map(JsValue::from).collect();
+                let _ = Reflect::set(&next, &"pinned".into(), &pins);
+            }
             Ok((next.into(), applied.record))
         })
     }

@@ -33,6 +33,7 @@ mod host;
 mod js;
 #[cfg(feature = "full")]
 mod manager;
+mod pinned;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod reported;
 mod seam;

@@ -59,7 +59,7 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
     let mut args = vec![messages.into(), sizes.clone().into()];
     args.extend(format_args(format));
     args.push(skip_throws.into());
-    args.push(pin_key(format));
+    args.push(pin_path(format));
     let found = call(|s| &s.sizes, &args)?;
     let (system, failed) =
         match Array::is_array(&found).then(|| (indices(&found, 0), indices(&found, 1))) {
@@ -68,16 +68,22 @@ pub(super) fn sizes(request: &JsRequest, only: Option<&[u32]>, skip_throws: bool
         };
     Ok(Sizes {
         sizes: sizes.to_vec(),
-        system,
+        system: crate::pinned::with_system(system, &request.pinned, only),
         failed,
     })
 }
 
-/// The indices of the system messages of `request` (by their top-level `role`), reading
-/// nothing else; none for a format without system messages.
+/// The indices of the system messages of `request` (by their top-level `role`) and of the
+/// pinned ones (by their format's marker, or the request's list), reading nothing else.
 pub(super) fn system_messages(request: &JsRequest) -> Result<Vec<u32>> {
+    let found = marked_system(request)?;
+    Ok(crate::pinned::with_system(found, &request.pinned, None))
+}
+
+/// [`system_messages`] without the request's list of pinned indices.
+fn marked_system(request: &JsRequest) -> Result<Vec<u32>> {
     let roles = request.format.system_roles();
-    if roles.is_empty() && request.format.pin_key().is_none() {
+    if roles.is_empty() && request.format.pin_path().is_none() {
         return Ok(Vec::new());
     }
     let found = call(
@@ -85,7 +91,7 @@ pub(super) fn system_messages(request: &JsRequest) -> Result<Vec<u32>> {
         &[
             request.messages.clone().into(),
             strings(roles).into(),
-            pin_key(request.format),
+            pin_path(request.format),
         ],
     )?;
     let list = Array::of1(&found);
@@ -136,9 +142,11 @@ fn format_args(format: Format) -> [JsValue; 5] {
     ]
 }
 
-/// The top-level key that pins a message of `format` (`null` when none).
-fn pin_key(format: Format) -> JsValue {
-    format.pin_key().map_or(JsValue::NULL, JsValue::from_str)
+/// The path of keys that pins a message of `format` (`null` when none).
+fn pin_path(format: Format) -> JsValue {
+    format
+        .pin_path()
+        .map_or(JsValue::NULL, |path| strings(path).into())
 }
 
 fn strings(all: &[&str]) -> Array {

@@ -64,6 +64,14 @@ pub(crate) fn facts(
     })
 }
 
+/// The messages of `range` but those the request's `pinned` option pins (sorted indices): what
+/// a summary is given of them (a pinned message is kept, not summarized; one its format's
+/// marker pins is left out as it is read).
+fn unpinned(range: Range<usize>, pinned: &[u32]) -> Vec<u32> {
+    let range = range.start as u32..range.end as u32;
+    range.filter(|i| pinned.binary_search(i).is_err()).collect()
+}
+
 /// The canonical units of host messages `range` but the pinned ones (kept, not summarized);
 /// with `last_part` > 0, of the last one only the units before the step that starts at that
 /// part (`None` when no step starts there).
@@ -72,9 +80,10 @@ pub(crate) fn units(
     range: Range<usize>,
     last_part: usize,
     format: Format,
+    pinned: &[u32],
 ) -> Result<Option<Vec<Message>>> {
     let mut found = last_part == 0;
-    let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
+    let indices = unpinned(range.clone(), pinned);
     let mut out = Vec::new();
     each(messages, &indices, 0, format, &mut |i, message| {
         let mut host = match message {
@@ -107,8 +116,9 @@ pub(crate) fn records(
     range: Range<usize>,
     last_part: usize,
     format: Format,
+    pinned: &[u32],
 ) -> Result<Option<Option<String>>> {
-    let indices: Vec<u32> = range.clone().map(|i| i as u32).collect();
+    let indices = unpinned(range.clone(), pinned);
     let mut records = Records::default();
     each(messages, &indices, 0, format, &mut |i, message| {
         if last_part > 0 && i + 1 == range.end {
@@ -184,7 +194,7 @@ pub(crate) fn usages(
 }
 
 /// Calls `each(base + index, message)` for each of `indices` in order, with the message laid
-/// out (only the keys `format`'s reader reads, at its top level), or `None` for one to be read
+/// out (only the keys `format`'s reader reads, at its top level, and where its pin marker is), or `None` for one to be read
 /// through `JSON.stringify`.
 fn each(
     messages: &Array,
@@ -193,7 +203,8 @@ fn each(
     format: Format,
     each: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
 ) -> Result<()> {
-    each_with(messages, indices, base, (format, &[]), each)
+    // The key a marker that pins the message sits under, where the reader reads no other.
+    each_with(messages, indices, base, (format, format.pin_root()), each)
 }
 
 /// [`each`] with `extra` keys laid out besides the format's own.

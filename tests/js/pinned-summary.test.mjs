@@ -15,15 +15,22 @@ function history() {
   return messages;
 }
 
-for (const window of [undefined, 8000]) {
-  test(`the built-in summarizer is never sent a pinned message (summary model window ${window ?? "none"})`, async () => {
-    const messages = history();
+// Pinned by its marker, by the request's indices, by a predicate.
+const pins = {
+  marker: (messages) => ({ messages }),
+  indices: (messages) => ({ messages: messages.map(({ pinned, ...rest }) => rest), pinned: [2] }),
+  predicate: (messages) => ({ messages: messages.map(({ pinned, ...rest }) => rest), pinned: (m) => String(m.content).startsWith("THE PINNED") }),
+};
+
+for (const [how, pin] of Object.entries(pins)) for (const window of [undefined, 8000]) {
+  test(`the built-in summarizer is never sent a pinned message (pinned by ${how}, summary model window ${window ?? "none"})`, async () => {
+    const { messages, pinned } = pin(history());
     const prompts = [];
     const compactor = new Compactor({
       keepRecentTokens: 2000,
       summarizer: { model: "m", contextWindowTokens: window, generate: async (req) => { prompts.push(req.messages[0].content); return "summary"; } },
     });
-    const request = { messages, inputTokenBudget: 5000 };
+    const request = { messages, inputTokenBudget: 5000, pinned };
     const plan = compactor.plan(request);
     assert.ok(plan.firstKeptIndex > 2, "the pinned message is before the cut");
     const previewed = compactor.summarizerInput(request, plan).map((p) => p.prompt).join("\n");

@@ -1,7 +1,7 @@
 // Pinned messages (`pinned: true` on a canonical message) through the packed package: never handed
 // to the summarizer, kept after the summary as the host's own objects in their order, through ten
 // successive compactions of the real session; too_large when they alone exceed the budget; a
-// pinned tool call or result refused.
+// tool pair split by the pin refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -76,16 +76,25 @@ test("pinned messages that alone exceed the budget fail with too_large, naming t
   );
 });
 
-test("a pinned tool call or tool result is refused with invalid_request naming it", () => {
+test("a tool pair split by the pin is refused with invalid_request naming both; pinned together it is kept", () => {
   const call = { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "read", arguments: {} }], pinned: true };
   const result = { role: "toolResult", toolCallId: "c1", toolName: "read", content: "x" };
-  const refused = (messages, at) =>
+  const { compactor } = recording();
+  const plan = (messages) => compactor.plan({ format: "canonical", messages, requireReduction: true });
+  const refused = (messages, at, other) =>
     assert.throws(
-      () => estimate({ format: "canonical", messages }),
-      (e) => e instanceof CompactionError && e.code === "invalid_request" && e.message.includes(`messages[${at}].pinned`),
+      () => plan(messages),
+      (e) => e instanceof CompactionError && e.code === "invalid_request" && e.message.includes(`messages[${at}]: pinned`) && e.message.includes(`messages[${other}]`),
     );
-  refused([{ role: "user", content: "go" }, call, result], 1);
-  refused([{ role: "user", content: "go" }, { ...call, pinned: false }, { ...result, pinned: true }], 2);
+  // The newest message alone is past what the compactor keeps: the cut falls before it.
+  const go = { role: "user", content: "go" };
+  const next = { role: "user", content: "word ".repeat(8000) };
+  refused([go, call, result, next], 1, 2);
+  refused([go, { ...call, pinned: false }, { ...result, pinned: true }, next], 2, 1);
+  const kept = plan([go, call, { ...result, pinned: true }, next]);
+  assert.deepEqual(kept.pinnedIndices, [1, 2]);
+  // Reading alone (an estimate) does not plan: nothing to refuse.
+  assert.equal(estimate({ format: "canonical", messages: [go, call, result] }).messages.length, 3);
 });
 
 test("a plan from the tail of a long history reads a pinned message before the tail, as a system one", async () => {
