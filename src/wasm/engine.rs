@@ -210,7 +210,7 @@ impl Engine {
         if generator.context_window_tokens.is_some() {
             // A window's chunks are counted from units, as apply counts them.
             let history = summarized_units(request, plan, h, 0)?;
-            let prefix = prefix_units(&request, plan)?;
+            let prefix = prefix_units(request, plan)?;
             let asked = crate::SummarizeRequest {
                 previous_summary: &request.summary,
                 messages: &history,
