@@ -9,6 +9,8 @@
 mod ahead;
 mod learned;
 mod local;
+mod outcome;
+mod state;
 mod trim;
 
 use trim::{finish, trim_oversized};
@@ -21,11 +23,12 @@ use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::summarizer::LocalFuture;
 
 pub use ahead::{Ahead, AheadOutcome, DEFAULT_AHEAD_RATIO, PendingUse};
 pub use learned::{Learned, Lessons, Sent, rewritten_anchor};
 pub use local::{Local, OwnedState};
+pub use outcome::{Maintained, Outcome, Ran, RunError, RunFailure};
+pub use state::StateCompactor;
 
 /// `reserveTokens` when none is configured.
 pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
@@ -78,121 +81,6 @@ pub enum Event<'a> {
     },
 }
 
-/// A compactor bound to one kind of host state: what the manager needs to estimate, plan and
-/// rewrite that state.
-pub trait StateCompactor {
-    /// The host's conversation state.
-    type State;
-    /// The per-call context (the wasm layer's `AbortSignal`).
-    type Context: ?Sized;
-
-    /// The facts of `state` (the estimate's inputs).
-    fn facts(&self, state: &Self::State) -> Result<RequestFacts>;
-    /// Plans with the compactor's policy.
-    fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>>;
-    /// What maintenance does with `state` over its threshold: with the compactor's clearing
-    /// policy on, clearing old tool results when that is enough, else the summary plan
-    /// ([`crate::Compactor::decide_with`]). The default only summarizes ([`Self::plan`]).
-    fn decide(
-        &self,
-        _state: &Self::State,
-        facts: &RequestFacts,
-        options: PlanOptions,
-    ) -> Result<Option<Planned>> {
-        Ok(self.plan(facts, options)?.map(Planned::Summarize))
-    }
-    /// Rewrites `state` with a `clearing` [`Self::decide`] gave: the new state (its summary
-    /// unchanged) and the record ([`Clearing::record`]). The default clears nothing: a
-    /// compactor whose `decide` never clears is never asked to.
-    fn clear(
-        &self,
-        _state: &Self::State,
-        _facts: &RequestFacts,
-        clearing: &Clearing,
-    ) -> Result<(Self::State, Record)> {
-        let _ = clearing;
-        Err(Error::invalid_request("this state cannot be cleared"))
-    }
-    /// Reports an event of a `clearing` of `state` (its start's `plan` is the clearing as a
-    /// plan that summarizes nothing, [`Clearing::as_plan`]); the default as any other event.
-    fn emit_clearing(&self, state: &Self::State, event: Event<'_>, clearing: &Clearing) {
-        let _ = clearing;
-        self.emit(state, event);
-    }
-    /// The compactor's trigger ratio.
-    fn trigger_ratio(&self) -> f64;
-    /// Applies `plan` to `state`, returning the new state and its record; `focus` is what the
-    /// host asked the summary to focus on.
-    fn apply<'a>(
-        &'a self,
-        state: &'a Self::State,
-        facts: &'a RequestFacts,
-        plan: &'a Plan,
-        require_reduction: bool,
-        focus: Option<&'a str>,
-        context: &'a Self::Context,
-    ) -> LocalFuture<'a, Result<(Self::State, Record)>>;
-    /// The summary [`Self::apply`] would store for `plan`, not applied (a [`Draft`]). The
-    /// default makes none: a compactor without it never prepares ahead of time.
-    fn draft<'a>(
-        &'a self,
-        _state: &'a Self::State,
-        _facts: &'a RequestFacts,
-        _plan: &'a Plan,
-        _focus: Option<&'a str>,
-        _context: &'a Self::Context,
-    ) -> LocalFuture<'a, Result<Draft>> {
-        Box::pin(std::future::ready(Err(Error::invalid_request(
-            "this state cannot be summarized ahead of time",
-        ))))
-    }
-    /// Whether `draft` still covers `state`: [`Error::Stale`] unless the summary it replaces is
-    /// the state's and the messages it summarizes are there, unchanged
-    /// ([`Draft::check_covers`]).
-    fn covers(&self, _state: &Self::State, _draft: &Draft) -> Result<()> {
-        Err(Error::invalid_request("this state cannot commit a draft"))
-    }
-    /// Commits `draft` onto `state` (whose facts are `facts`): [`Error::Stale`] unless the
-    /// draft still covers it ([`Draft::check_covers`]), else the new state and its record, as
-    /// [`Self::apply`] would give them had the summarizer answered `draft.summary`.
-    fn commit(
-        &self,
-        _state: &Self::State,
-        _facts: &RequestFacts,
-        _draft: &Draft,
-    ) -> Result<(Self::State, Record)> {
-        Err(Error::invalid_request("this state cannot commit a draft"))
-    }
-    /// Reports an event about `state` (the state being rewritten); must not fail.
-    fn emit(&self, state: &Self::State, event: Event<'_>);
-    /// Overflow recovery when no prefix can be removed: `state` with the middle of its newest
-    /// tool result trimmed so that its estimate comes down to `budget`, and the record (the
-    /// summary unchanged, `first_kept_index` 0, `trimmed`). The default trims nothing.
-    fn trim(
-        &self,
-        _state: &Self::State,
-        _facts: &RequestFacts,
-        _budget: u64,
-    ) -> Result<Option<(Self::State, Record)>> {
-        Ok(None)
-    }
-    /// Whether an oversized user message may be trimmed (`trimOversized`). Off by default.
-    fn trims_messages(&self) -> bool {
-        false
-    }
-    /// `state` with the user message `over` names trimmed ([`crate::oversized`]), and the
-    /// record (the summary unchanged, `first_kept_index` 0, `trimmed`). The default trims
-    /// nothing.
-    fn trim_message(
-        &self,
-        _state: &Self::State,
-        _facts: &RequestFacts,
-        _over: &crate::oversized::Oversized,
-    ) -> Result<Option<(Self::State, Record)>> {
-        Ok(None)
-    }
-}
-
 /// How a [`ContextManager`] is configured.
 #[derive(Debug, Clone, Copy)]
 pub struct ManagerConfig {
@@ -240,120 +128,6 @@ pub struct MaintainOptions<'a> {
     /// [`ContextManager::maintain`] commits it instead of waiting for a summary when it still
     /// covers the state, and discards it otherwise.
     pub pending: Option<&'a Draft>,
-}
-
-/// Why maintenance did or did not rewrite the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// It compacted.
-    Compacted,
-    /// It cleared old tool results (no summary).
-    Cleared,
-    /// No positive context window is configured.
-    Disabled,
-    /// The estimate is not strictly above the threshold.
-    BelowThreshold,
-    /// System prompt, tools, summary and in-flight tail alone exceed the threshold: compacting
-    /// cannot get below it, so maintenance does not try on every call. Also when what a
-    /// compaction would keep exceeds the budget by itself (a pasted document larger than the
-    /// window): then the result carries [`Error::TooLarge`], naming the message, and no model
-    /// call is made.
-    Irreducible,
-    /// No raw prefix can be removed.
-    NothingToRemove,
-    /// An oversized user message was trimmed (`trimOversized`, [`crate::oversized`]): no
-    /// summary was made.
-    Trimmed,
-    /// Estimating failed (no events).
-    EstimateFailed,
-    /// Planning failed (no events).
-    PlanFailed,
-    /// The rewrite started and failed; the state is unchanged.
-    RewriteFailed,
-}
-
-impl Outcome {
-    /// The name the JavaScript result uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Compacted => "compacted",
-            Outcome::Cleared => "cleared",
-            Outcome::Disabled => "disabled",
-            Outcome::BelowThreshold => "belowThreshold",
-            Outcome::Irreducible => "irreducible",
-            Outcome::NothingToRemove => "nothingToRemove",
-            Outcome::Trimmed => "trimmed",
-            Outcome::EstimateFailed => "estimateFailed",
-            Outcome::PlanFailed => "planFailed",
-            Outcome::RewriteFailed => "rewriteFailed",
-        }
-    }
-}
-
-/// The result of [`ContextManager::maintain`].
-#[derive(Debug)]
-pub struct Maintained<S> {
-    /// The state to continue with (unchanged unless `outcome` is `Compacted`).
-    pub state: S,
-    /// What happened.
-    pub outcome: Outcome,
-    /// The record of the rewrite.
-    pub record: Option<Record>,
-    /// The failure behind `EstimateFailed`, `PlanFailed` or `RewriteFailed`.
-    pub error: Option<Error>,
-    /// What was cleared, when `outcome` is `Cleared`.
-    pub cleared: Option<Clearing>,
-    /// What became of the pending draft the call was given.
-    pub pending: PendingUse,
-}
-
-impl<S> Maintained<S> {
-    /// `state` unchanged, with why and the failure behind it (no pending draft used).
-    fn skipped(state: S, outcome: Outcome, error: Option<Error>) -> Self {
-        Maintained {
-            state,
-            outcome,
-            record: None,
-            error,
-            cleared: None,
-            pending: PendingUse::None,
-        }
-    }
-}
-
-/// A run that got an answer.
-#[derive(Debug)]
-pub struct Ran<S, R, E> {
-    /// The provider's answer.
-    pub response: R,
-    /// The state that was sent last (compacted by every recovery).
-    pub state: S,
-    /// One record per successful rewrite.
-    pub compactions: Vec<Record>,
-    /// The overflow rejections that were recovered from.
-    pub failed_attempts: Vec<E>,
-}
-
-/// What ended a run without an answer.
-#[derive(Debug)]
-pub enum RunFailure<E> {
-    /// The provider's error: not an overflow, or the third overflow.
-    Provider(E),
-    /// Recovery could not compact (planning, summarizing, no reduction, cancellation).
-    Compaction(Error),
-}
-
-/// A run that ended without an answer; `state` keeps every rewrite committed before it.
-#[derive(Debug)]
-pub struct RunError<S, E> {
-    /// Why it ended.
-    pub failure: RunFailure<E>,
-    /// The state with all committed rewrites.
-    pub state: S,
-    /// One record per successful rewrite.
-    pub compactions: Vec<Record>,
-    /// The overflow rejections that were recovered from.
-    pub failed_attempts: Vec<E>,
 }
 
 /// Maintains a conversation around the host's model loop.
