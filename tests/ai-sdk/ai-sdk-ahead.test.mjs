@@ -47,6 +47,7 @@ test("over 64 turns every compaction commits the pending summary made after a re
     // The page's preview shows the stored pending summary as one the route will commit.
     preview.update(messages, state, { pending });
     if (pending) assert.equal(preview.pending().covers, true, `turn ${turn}`);
+    const plan = preview.plan();
     const before = calls.length;
     const prepared = await chat.prepare(messages, state, { pending });
     assert.equal(prepared.error, undefined);
@@ -56,6 +57,10 @@ test("over 64 turns every compaction commits the pending summary made after a re
       // The stored state starts where the pending summary cut, by id and part, with its text.
       assert.deepEqual([prepared.state.summary, prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart]);
       assert.equal(prepared.record.receipt.digest, pending.digest);
+      // The preview's plan shows that cut: what the route did.
+      assert.deepEqual([plan?.kind, plan?.firstKeptId, plan?.firstKeptPart], ["summary", pending.firstKeptId, pending.firstKeptPart], `turn ${turn}: the preview's plan`);
+      const summarized = plan.messages.filter((m) => m.fate === "summarized").map((m) => m.id);
+      assert.ok(!summarized.includes(pending.firstKeptId) && summarized.every((id) => messages.findIndex((m) => m.id === id) < messages.findIndex((m) => m.id === pending.firstKeptId)), `turn ${turn}`);
       // The model gets the summary first, then every message from the cut on.
       assert.match(JSON.stringify(prepared.messages[0]), new RegExp(pending.summary.slice(0, 12)));
       committed++;
