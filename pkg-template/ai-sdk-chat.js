@@ -31,6 +31,7 @@ export class ChatCompaction {
   #maxOutputTokens;
   #estimator;
   #clearable;
+  #clearing;
 
   constructor(options) {
     const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY_KEYS);
@@ -41,6 +42,7 @@ export class ChatCompaction {
     this.#estimator = read.estimator;
     this.#compactor = new Compactor(compactorConfig(read, read.summarizer));
     this.#clearable = clearableOf(this.#compactor, read);
+    this.#clearing = read.clearing !== undefined && read.clearing !== null && read.clearing !== false;
     const { contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio } = read;
     this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio });
   }
@@ -74,9 +76,13 @@ export class ChatCompaction {
     }
     const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
     const { messages: model, origins } = await convertLive(this.#convert, live);
-    const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier() });
-    // A pending summary not looked at (below the threshold) is still the one to keep.
+    // A pending summary not looked at (below the threshold) is still the one to keep, and the
+    // one a step that passes the threshold commits.
     const unused = result.pending === undefined ? pending : null;
+    // With `clearing`, a step that commits it may clear the kept messages too, which a step's
+    // clearing (index for index) cannot map yet: those steps summarize as before.
+    const ahead = unused === null || this.#clearing ? null : this.#stepDraft(unused, located, chat, valid?.summary ?? null);
+    const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier(), ahead });
     return {
       messages: steps.initialMessages,
       state: next,
@@ -122,9 +128,37 @@ export class ChatCompaction {
     return { format: "ai-sdk-ui", systemPrompt: this.#system, summary, messages };
   }
 
-  /** Maintenance of model messages under `summary` (between the steps of a request). */
-  #maintain(summary, messages, signal) {
-    return this.#manager.maintain({ format: "ai-sdk", systemPrompt: this.#system, summary, messages }, { signal, maxOutputTokens: this.#maxOutputTokens });
+  /** Maintenance of model messages under `summary` (between the steps of a request), with a pending draft of them when given. */
+  #maintain(summary, messages, signal, pending = null) {
+    return this.#manager.maintain({ format: "ai-sdk", systemPrompt: this.#system, summary, messages }, { signal, maxOutputTokens: this.#maxOutputTokens, ...(pending === null ? {} : { pending }) });
+  }
+
+  /**
+   * For a request whose `prepare` stayed below the threshold with pending draft `pending` (of
+   * the posted chat; `located` its cut in `chat.messages`): when the core finds that it covers
+   * the chat as posted, a function giving the same draft over a step's model messages (cut at
+   * the model message that starts where the pending's cut is, its digest taken there), or null
+   * when no step message starts there. `null` when it does not cover the chat: the steps then
+   * summarize as they would without it.
+   */
+  #stepDraft(pending, located, chat, summary) {
+    let covers = false;
+    try {
+      covers = this.#compactor.covers(this.#uiRequest(summary, chat.messages), located);
+    } catch {
+      // A draft the core cannot read covers nothing (prepare checked the messages already).
+    }
+    if (!covers) return null;
+    const request = (messages) => ({ format: "ai-sdk", systemPrompt: this.#system, summary, messages });
+    return (messages, originOf) => {
+      const at = messages.findIndex((message) => {
+        const origin = originOf(message);
+        return origin?.id === pending.firstKeptId && origin.part === pending.firstKeptPart;
+      });
+      if (at < 0) return null;
+      const digest = this.#compactor.digest(request(messages), { firstKeptIndex: at, firstKeptPart: 0 });
+      return { ...pending, digest, firstKeptIndex: at, firstKeptPart: 0 };
+    };
   }
 
   /** A request of model messages for the compactor (the route's estimator, as maintenance has it). */
@@ -137,7 +171,7 @@ export class ChatCompaction {
   }
 
   #maintainer() {
-    return (summary, messages, signal) => this.#maintain(summary, messages, signal);
+    return (summary, messages, signal, pending) => this.#maintain(summary, messages, signal, pending);
   }
 
   free() {
@@ -261,8 +295,12 @@ class StepCompaction {
   /** Whether a step cleared anything (the state to store then changes). */
   #clearedInSteps = false;
 
-  constructor(maintain, state, kept, { origins = new Map(), last, signal, reapply } = {}) {
+  /** The pending draft over a step's messages (`ChatCompaction`'s `#stepDraft`), until a step commits or drops it. */
+  #ahead;
+
+  constructor(maintain, state, kept, { origins = new Map(), last, signal, reapply, ahead = null } = {}) {
     this.#maintain = maintain;
+    this.#ahead = ahead;
     this.#reapply = reapply;
     this.#state = state;
     this.#summary = state?.summary ?? null;
@@ -288,9 +326,18 @@ class StepCompaction {
     // The SDK's own object of each copy made here: ai 5 and 6 hand the same list again.
     const sdkOwn = new Map(live.flatMap((message, index) => (message === before[index] ? [] : [[message, before[index]]])));
     const withUsage = carryUsage(live, steps);
-    const result = await this.#maintain(this.#summary, withUsage.messages, abortSignal ?? this.#signal);
+    // The pending draft `prepare` was given, cut where it cut the posted chat: committed by the
+    // step that passes the threshold, without a summary call.
+    const originOf = (message) => {
+      const own = withUsage.restore([message])[0];
+      return posted(this.#origins.get(own) ?? this.#origins.get(sdkOwn.get(own)));
+    };
+    const pending = this.#ahead === null ? null : this.#ahead(withUsage.messages, originOf);
+    const result = await this.#maintain(this.#summary, withUsage.messages, abortSignal ?? this.#signal, pending);
     // A step message that cannot be read would fail the SDK's own request too: named here.
     if (result.error?.code === "invalid_request") throw result.error;
+    // Used (committed, or stale) or not placeable: the next steps summarize as usual.
+    if (pending === null || result.pending !== undefined) this.#ahead = null;
     if (result.compacted) {
       result.state.messages = withUsage.restore(result.state.messages);
       if (result.reason === "trimmed") return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };

@@ -10,7 +10,7 @@
 import { CompactionError } from "./error.js";
 import { read } from "./ai-sdk-ui.js";
 import { record } from "./host.js";
-import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, readChatOptions } from "./ai-sdk-plan.js";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, pendingPlan, readChatOptions } from "./ai-sdk-plan.js";
 
 /** The `ChatPreview` class over `Compactor` (the whole module's or the plan-only one's). */
 export function chatPreviewOn(Compactor) {
@@ -95,9 +95,12 @@ export function chatPreviewOn(Compactor) {
      * messages holding them with the fate `cleared`.
      */
     plan() {
-      const plan = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget });
-      if (!plan) return null;
+      const planned = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget });
+      if (!planned) return null;
       const live = this.#conversation.messages;
+      // A pending summary that covers the chat is what the route commits: its cut.
+      const cut = this.#pending !== null && this.#covers(this.#pending) ? pendingCut(this.#live, this.#pending) : null;
+      const plan = cut === null ? planned : pendingPlan(planned, cut, live);
       // The state's first kept message is live from its part `firstKeptPart` on.
       const base = this.#state && live[plan.firstKeptIndex]?.id === this.#state.firstKeptId ? this.#state.firstKeptPart : 0;
       const firstKeptPart = plan.firstKeptPart + base;

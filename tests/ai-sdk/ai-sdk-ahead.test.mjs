@@ -47,6 +47,7 @@ test("over 64 turns every compaction commits the pending summary made after a re
     // The page's preview shows the stored pending summary as one the route will commit.
     preview.update(messages, state, { pending });
     if (pending) assert.equal(preview.pending().covers, true, `turn ${turn}`);
+    const plan = preview.plan();
     const before = calls.length;
     const prepared = await chat.prepare(messages, state, { pending });
     assert.equal(prepared.error, undefined);
@@ -56,6 +57,10 @@ test("over 64 turns every compaction commits the pending summary made after a re
       // The stored state starts where the pending summary cut, by id and part, with its text.
       assert.deepEqual([prepared.state.summary, prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart]);
       assert.equal(prepared.record.receipt.digest, pending.digest);
+      // The preview's plan shows that cut: what the route did.
+      assert.deepEqual([plan?.kind, plan?.firstKeptId, plan?.firstKeptPart], ["summary", pending.firstKeptId, pending.firstKeptPart], `turn ${turn}: the preview's plan`);
+      const summarized = plan.messages.filter((m) => m.fate === "summarized").map((m) => m.id);
+      assert.ok(!summarized.includes(pending.firstKeptId) && summarized.every((id) => messages.findIndex((m) => m.id === id) < messages.findIndex((m) => m.id === pending.firstKeptId)), `turn ${turn}`);
       // The model gets the summary first, then every message from the cut on.
       assert.match(JSON.stringify(prepared.messages[0]), new RegExp(pending.summary.slice(0, 12)));
       committed++;
@@ -122,4 +127,36 @@ test("a failed background summary changes nothing; a malformed pending is refuse
   await assert.rejects(failing.prepareAhead(messages, null), (e) => e.code === "summarization");
   assert.deepEqual(messages, snapshot);
   await assert.rejects(failing.prepare(messages, null, { pending: "nope" }), (e) => e.code === "invalid_request");
+});
+
+test("a tool loop that passes the threshold between steps commits the pending summary prepare was given: no summary call", async () => {
+  const { route: chat, calls } = route();
+  const messages = [];
+  let state = null;
+  let pending = null;
+  let committed = 0;
+  for (let turn = 0; turn < 40; turn++) {
+    messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 30) }] });
+    const prepared = await chat.prepare(messages, state, { pending });
+    assert.equal(prepared.error, undefined);
+    // Every fourth turn the first step reads a large file: the second step's request may pass
+    // the threshold that the posted chat did not.
+    const id = `r${turn}`;
+    const read = { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, turn % 4 === 3 ? 500 : 20) };
+    const done = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, read] }]);
+    const before = calls.length;
+    await prepared.prepareStep({ messages: [...prepared.messages, ...done], steps: [{ response: { messages: done } }] });
+    const response = { id, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, { type: "text", text: words(`a${turn}`, 40), state: "done" }] };
+    messages.push(response);
+    const after = prepared.stateAfter(response);
+    if (!prepared.compacted && pending && after?.summary !== prepared.state?.summary) {
+      // Compacted between the steps, with a pending summary given: it is the one committed.
+      assert.equal(calls.length, before, `turn ${turn}: a step waited for a summary`);
+      assert.deepEqual([after.summary, after.firstKeptId, after.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart], `turn ${turn}`);
+      committed++;
+    }
+    state = after;
+    pending = await prepared.prepareAhead(response);
+  }
+  assert.ok(committed >= 2, `only ${committed} compactions between steps with a pending summary`);
 });
