@@ -3,7 +3,7 @@
 //! threshold), kept by the host as a pending [`Draft`], and committed at once by the
 //! maintenance that passes the threshold, when the state still extends what it covers.
 
-use super::{ContextManager, Event, MaintainOptions, Maintained, Outcome, Reason, StateCompactor};
+use super::{ContextManager, MaintainOptions, Maintained, Outcome, Reason, StateCompactor};
 use crate::apply::Record;
 use crate::draft::Draft;
 use crate::error::{Error, Result};
@@ -247,27 +247,8 @@ fn report<C: StateCompactor>(
     draft: &Draft,
     record: &Record,
 ) {
-    let reason = Reason::Pending;
     let plan = plan_of(draft, facts);
-    let estimate = facts.total();
-    compactor.emit(
-        state,
-        Event::Start {
-            reason,
-            estimate,
-            plan: &plan,
-        },
-    );
-    let record = Some(record);
-    let error = None;
-    compactor.emit(
-        state,
-        Event::End {
-            reason,
-            record,
-            error,
-        },
-    );
+    super::report_done(compactor, state, facts, &plan, record, Reason::Pending);
 }
 
 /// The plan a committed draft carried out, for its events: every message before its cut

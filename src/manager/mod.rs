@@ -399,24 +399,37 @@ pub(super) fn with_events<C: StateCompactor>(
     reason: Reason,
 ) -> (C::State, Record) {
     let plan = crate::clearing::nothing_summarized(facts, record.estimate_after);
+    report_done(compactor, state, facts, &plan, &record, reason);
+    (next, record)
+}
+
+/// The start and end events of a rewrite already done: `plan` carried out, `record` its
+/// outcome.
+pub(super) fn report_done<C: StateCompactor>(
+    compactor: &C,
+    state: &C::State,
+    facts: &RequestFacts,
+    plan: &Plan,
+    record: &Record,
+    reason: Reason,
+) {
     let estimate = facts.total();
     compactor.emit(
         state,
         Event::Start {
             reason,
             estimate,
-            plan: &plan,
+            plan,
         },
     );
     compactor.emit(
         state,
         Event::End {
             reason,
-            record: Some(&record),
+            record: Some(record),
             error: None,
         },
     );
-    (next, record)
 }
 
 /// A clearing between its start and end events (reason `Threshold`).
