@@ -1,301 +1,43 @@
-//! The exported `ContextManagerCore` (the package's `ContextManager` wraps it): maintenance
-//! and overflow recovery over JavaScript state objects `{ systemPrompt, summary, messages,
-//! tools }`. All rules are the core manager's; this file converts and bridges.
+//! The host's state objects as the core manager sees them: a [`StateCompactor`] over
+//! JavaScript state objects `{ systemPrompt, summary, messages, tools }`, its events reported to
+//! `onEvent`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, JSON, Object, Promise, Reflect};
+use js_sys::{Function, JSON, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
-use super::compactor::JsCompactor;
-use super::convert::{self, object, out};
-use super::engine::Engine;
-use super::error::to_js;
-use super::fields::{field, optional_number, optional_string, optional_whole};
-use super::host;
-use super::js::AbortSignal;
-use super::reported::{self, Lessons};
-use super::{cache, clearing, stringify};
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::compactor::Planned;
 use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
-use crate::manager::{
-    Ahead, AheadOutcome, ContextManager, Event, MaintainOptions, ManagerConfig, RunFailure,
-    StateCompactor, rewritten_anchor,
-};
+use crate::manager::{Event, StateCompactor, rewritten_anchor};
 use crate::out as shape;
 use crate::oversized::Oversized;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
 use crate::summarizer::LocalFuture;
+use crate::wasm::convert::{self, out};
+use crate::wasm::engine::Engine;
+use crate::wasm::error::to_js;
+use crate::wasm::host;
+use crate::wasm::js::AbortSignal;
+use crate::wasm::reported::{self, Lessons};
+use crate::wasm::{cache, clearing, stringify};
 
 /// State objects compacted by a compactor, reported to `onEvent`.
-struct JsStateCompactor {
-    engine: Rc<Engine>,
-    estimator: JsValue,
-    on_event: Option<Function>,
+pub(super) struct JsStateCompactor {
+    pub(super) engine: Rc<Engine>,
+    pub(super) estimator: JsValue,
+    pub(super) on_event: Option<Function>,
     /// What the responses of `run` said the latest requests cost.
-    learned: RefCell<Lessons>,
-}
-
-/// `ContextManager`'s engine; construct it through the package's `ContextManager`.
-#[wasm_bindgen(js_name = ContextManagerCore)]
-pub struct JsContextManager {
-    core: ContextManager,
-    compactor: Rc<JsStateCompactor>,
-}
-
-#[wasm_bindgen(js_class = ContextManagerCore)]
-impl JsContextManager {
-    /// `new ContextManagerCore(compactor, { contextWindowTokens, reserveTokens, estimator, onEvent })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(compactor: &JsCompactor, options: JsValue) -> Result<JsContextManager, JsValue> {
-        Self::read(compactor, &options).map_err(JsValue::from)
-    }
-
-    /// Proactive maintenance; resolves to `{ state, compacted, reason, record, error?,
-    /// pending? }` (`pending`: `"committed"` or `"discarded"` when `options.pending` was used).
-    /// With `ahead` (the package's `prepareAhead`), ahead-of-time compaction after a turn
-    /// instead: resolves to the pending draft to keep (a new one, `options.pending` itself
-    /// while it still covers the state) or `null`, and rejects when the summary fails or is
-    /// aborted (keep what you held). One future for both: one copy of the promise glue.
-    pub fn maintain(&self, state: JsValue, options: JsValue, ahead: bool) -> Promise {
-        let compactor = self.compactor.clone();
-        let core = self.core;
-        let (call, signal) = match Call::read(&options) {
-            Ok(prepared) => prepared,
-            Err(error) => return Promise::reject(&to_js(&error)),
-        };
-        future_to_promise(async move {
-            let asked = call.options();
-            if ahead {
-                let ahead = core.prepare_ahead(&*compactor, &state, asked, &signal);
-                return Ok(compactor.pending(ahead.await?, &state, &call)?);
-            }
-            let done = core.maintain(&*compactor, state, asked, &signal).await?;
-            let error = done.error.as_ref().map_or(JsValue::UNDEFINED, to_js);
-            Ok(out(&[done.state.clone(), error], |w| {
-                shape::maintained(w, &done)
-            }))
-        })
-    }
-
-    /// Sends `state` through `send(state, { signal })`, recovering from context overflow.
-    pub fn run(&self, state: JsValue, send: JsValue, options: JsValue) -> Promise {
-        let compactor = self.compactor.clone();
-        let core = self.core;
-        let prepared = run_inputs(&send, &options);
-        let (send, is_overflow, signal, focus) = match prepared {
-            Ok(prepared) => prepared,
-            Err(error) => return Promise::reject(&to_js(&error)),
-        };
-        future_to_promise(async move {
-            let options = object(&[(
-                "signal",
-                signal.clone().map_or(JsValue::UNDEFINED, JsValue::from),
-            )]);
-            let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
-                let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                let response = host::settle(&returned).await?;
-                compactor.learn(state, &response);
-                Ok(response)
-            };
-            let overflow = |error: &JsValue| match &is_overflow {
-                Some(custom) => custom
-                    .call1(&JsValue::UNDEFINED, error)
-                    .map(|v| v.is_truthy())
-                    .unwrap_or(false),
-                None => is_overflow_error(error),
-            };
-            let focus = focus.as_deref();
-            match core
-                .run_focused(&*compactor, state, focus, &signal, send_once, overflow)
-                .await
-            {
-                Ok(ran) => Ok(object(&[
-                    ("response", ran.response),
-                    ("state", ran.state),
-                    (
-                        "compactions",
-                        out(&[], |w| shape::records(w, &ran.compactions)),
-                    ),
-                    (
-                        "failedAttempts",
-                        ran.failed_attempts.iter().collect::<Array>().into(),
-                    ),
-                ])),
-                Err(failed) => {
-                    let error = match &failed.failure {
-                        RunFailure::Provider(error) => error.clone(),
-                        RunFailure::Compaction(error) => to_js(error),
-                    };
-                    // Nothing is lost: the error carries the state with every committed rewrite.
-                    if error.is_object() {
-                        let attach = |key: &str, value: JsValue| {
-                            let descriptor = object(&[
-                                ("value", value),
-                                ("configurable", true.into()),
-                                ("writable", true.into()),
-                            ]);
-                            let _ = Reflect::define_property(
-                                error.unchecked_ref::<Object>(),
-                                &key.into(),
-                                descriptor.unchecked_ref::<Object>(),
-                            );
-                        };
-                        attach("state", failed.state);
-                        let compactions = out(&[], |w| shape::records(w, &failed.compactions));
-                        attach("compactions", compactions);
-                        attach(
-                            "failedAttempts",
-                            failed.failed_attempts.iter().collect::<Array>().into(),
-                        );
-                    }
-                    Err(error)
-                }
-            }
-        })
-    }
-}
-
-impl JsContextManager {
-    fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
-        let invalid = |message: String| Error::invalid_config(message);
-        let window = optional_number(options, "contextWindowTokens", "options")
-            .map_err(Error::into_config)?;
-        let context_window_tokens =
-            ManagerConfig::context_window(window, "options.contextWindowTokens")
-                .map_err(invalid)?;
-        let mut config = ManagerConfig {
-            context_window_tokens,
-            ..ManagerConfig::default()
-        };
-        if let Some(reserve) =
-            optional_whole(options, "reserveTokens", "options").map_err(Error::into_config)?
-        {
-            config.reserve_tokens = reserve;
-        }
-        let ahead =
-            optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
-        config.ahead_ratio =
-            ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
-        let core = ContextManager::new(config);
-        let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
-        super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
-        let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(
-                v.dyn_into::<Function>()
-                    .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
-            ),
-        };
-        let compactor = Rc::new(JsStateCompactor {
-            engine: compactor.engine(),
-            estimator,
-            on_event,
-            learned: RefCell::default(),
-        });
-        Ok(JsContextManager { core, compactor })
-    }
-}
-
-/// A maintenance call's options, read before the first await: `{ maxOutputTokens,
-/// skillTokens, focus, pending, signal }`.
-struct Call {
-    max_output_tokens: u64,
-    skill_tokens: u64,
-    focus: Option<String>,
-    pending: Option<Draft>,
-    /// The caller's own pending object (handed back while it still covers the state).
-    pending_value: JsValue,
-}
-
-impl Call {
-    fn read(options: &JsValue) -> Result<(Call, Option<AbortSignal>)> {
-        let whole = |key: &str| optional_whole(options, key, "options");
-        let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
-        let pending_value = field(options, "pending", "options")?;
-        let pending = match &pending_value {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(super::draft::read(v)?),
-        };
-        let call = Call {
-            max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
-            skill_tokens: whole("skillTokens")?.unwrap_or(0),
-            focus: focus.filter(|f| !f.trim().is_empty()),
-            pending,
-            pending_value,
-        };
-        Ok((call, convert::signal(options)?))
-    }
-
-    fn options(&self) -> MaintainOptions<'_> {
-        MaintainOptions {
-            max_output_tokens: self.max_output_tokens,
-            skill_tokens: self.skill_tokens,
-            focus: self.focus.as_deref(),
-            pending: self.pending.as_ref(),
-        }
-    }
-}
-
-type RunInputs = (
-    Function,
-    Option<Function>,
-    Option<AbortSignal>,
-    Option<String>,
-);
-
-fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
-    let send = send
-        .clone()
-        .dyn_into::<Function>()
-        .map_err(|_| Error::invalid_request("send: expected a function"))?;
-    let is_overflow = match field(options, "isContextOverflow", "options")? {
-        v if v.is_undefined() || v.is_null() => None,
-        v => Some(v.dyn_into::<Function>().map_err(|_| {
-            Error::invalid_request("options.isContextOverflow: expected a function")
-        })?),
-    };
-    let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
-    let focus = focus.filter(|f| !f.trim().is_empty());
-    Ok((send, is_overflow, convert::signal(options)?, focus))
-}
-
-/// The default overflow test over a thrown value: its message (or the provider body's), its
-/// HTTP status and its error code, as the core reads them.
-pub(crate) fn is_overflow_error(error: &JsValue) -> bool {
-    super::error::thrown(error).is_context_overflow()
-}
-
-/// `isContextOverflowError(err)`: whether a provider error says the request exceeded the
-/// context window.
-#[allow(unreachable_pub)] // exported to JavaScript
-#[wasm_bindgen(js_name = isContextOverflowError)]
-pub fn is_context_overflow_error(error: JsValue) -> bool {
-    is_overflow_error(&error)
+    pub(super) learned: RefCell<Lessons>,
 }
 
 impl JsStateCompactor {
-    /// What `prepareAhead` resolves to: the caller's own pending object when kept, a new
-    /// draft (its `firstKeptId` read from `state`), or `null`.
-    fn pending(&self, ahead: Ahead, state: &JsValue, call: &Call) -> Result<JsValue> {
-        Ok(match (ahead.outcome, ahead.draft) {
-            (AheadOutcome::Kept, _) => call.pending_value.clone(),
-            (_, Some(draft)) => {
-                let messages = self.request(state)?.messages;
-                let id = convert::id_at(&messages, draft.first_kept_index);
-                super::draft::to_js(&draft, id)
-            }
-            (_, None) => JsValue::NULL,
-        })
-    }
-
     /// A plain copy of the caller's state (read once, so a throwing getter is an error here
     /// and nothing of the caller's is read again after an await).
     fn copy(state: &JsValue) -> Result<Object> {
@@ -304,12 +46,12 @@ impl JsStateCompactor {
         })
     }
 
-    fn request(&self, state: &JsValue) -> Result<convert::JsRequest> {
+    pub(super) fn request(&self, state: &JsValue) -> Result<convert::JsRequest> {
         self.request_of(&Self::copy(state)?)
     }
 
     /// Keeps what `response` says the request of `state` cost, if it says it.
-    fn learn(&self, state: &JsValue, response: &JsValue) {
+    pub(super) fn learn(&self, state: &JsValue, response: &JsValue) {
         let request = self.request(state).ok();
         if let Some(learned) = request.and_then(|r| reported::from_response(response, &r)) {
             self.learned.borrow_mut().remember(learned);
@@ -507,7 +249,7 @@ impl StateCompactor for JsStateCompactor {
     }
 
     fn covers(&self, state: &JsValue, draft: &Draft) -> Result<()> {
-        super::draft::check_covers(&self.request(state)?, draft)
+        super::super::draft::check_covers(&self.request(state)?, draft)
     }
 
     fn commit(
@@ -518,7 +260,7 @@ impl StateCompactor for JsStateCompactor {
     ) -> Result<(JsValue, Record)> {
         let next = Self::copy(state)?;
         let request = self.request_of(&next)?;
-        let (applied, kept) = super::draft::commit_with_facts(&request, facts, draft)?;
+        let (applied, kept) = super::super::draft::commit_with_facts(&request, facts, draft)?;
         let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
         let _ = Reflect::set(&next, &"messages".into(), &kept);
         Ok((next.into(), applied.record))
