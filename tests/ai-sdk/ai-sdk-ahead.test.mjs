@@ -160,3 +160,36 @@ test("a tool loop that passes the threshold between steps commits the pending su
   }
   assert.ok(committed >= 2, `only ${committed} compactions between steps with a pending summary`);
 });
+
+test("a step whose messages before the pending summary's cut changed since prepare does not commit it: stale there, summarized as usual", async () => {
+  const { route: chat, calls } = route();
+  const messages = [];
+  let state = null;
+  let pending = null;
+  let refused = 0;
+  for (let turn = 0; turn < 40; turn++) {
+    messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 30) }] });
+    const prepared = await chat.prepare(messages, state, { pending });
+    const id = `r${turn}`;
+    const read = { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, turn % 4 === 3 ? 500 : 20) };
+    const done = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, read] }]);
+    // The step's messages with the first one sent after the summary rewritten (a middleware
+    // that edits the history): the pending summary no longer covers what the step sends.
+    const sent = [...prepared.messages];
+    const at = state?.summary ? 1 : 0;
+    sent[at] = { ...sent[at], content: [{ type: "text", text: "rewritten since prepare" }] };
+    const before = calls.length;
+    await prepared.prepareStep({ messages: [...sent, ...done], steps: [{ response: { messages: done } }] });
+    const response = { id, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, { type: "text", text: words(`a${turn}`, 40), state: "done" }] };
+    messages.push(response);
+    const after = prepared.stateAfter(response);
+    if (!prepared.compacted && pending && after?.summary !== prepared.state?.summary) {
+      assert.notEqual(after.summary, pending.summary, `turn ${turn}: a stale pending summary committed`);
+      assert.equal(calls.length, before + 1, `turn ${turn}: summarized instead`);
+      refused++;
+    }
+    state = after;
+    pending = await prepared.prepareAhead(response);
+  }
+  assert.ok(refused >= 2, `only ${refused} compactions between steps with a pending summary`);
+});

@@ -56,7 +56,7 @@ test("a draft's digest does not cover a pinned message: editing it leaves the dr
 // Every pin kind, every path: the messages an application summarizer is handed (its slices,
 // from facts), those the built-in summarizer's prompts quote (records as the messages are read,
 // or units when the summary model has a window) and those a draft's digest covers must be the
-// same ones: the history before the cut but the pinned and system messages.
+// same ones: the history before the cut (a split turn's prefix too) but the pinned and system messages.
 const TEXT = (i) => `[m${i}] ${"word ".repeat(150)}`;
 const shapes = {
   canonical: (i, role) => (role === "assistant" ? { role, content: [{ type: "text", text: TEXT(i) }] } : { role, content: TEXT(i) }),
@@ -89,14 +89,15 @@ for (const [format, how, pinned, marked, system] of kinds) {
     });
     const request = { format, messages, inputTokenBudget: 1200, ...(pinned ? { pinned } : {}) };
     let handed = null;
-    const application = new Compactor({ keepRecentTokens: 400, summarizer: { summarize: async (req) => ((handed = JSON.stringify(req.messages)), "S") } });
+    const application = new Compactor({ keepRecentTokens: 400, summarizer: { summarize: async (req) => ((handed = JSON.stringify([req.messages, req.turnPrefixMessages])), "S") } });
     const plan = application.plan(request);
     assert.ok(plan.firstKeptIndex > 3 && plan.firstKeptPart === 0, `a cut after the pinned message (${plan.firstKeptIndex})`);
     const expected = [...Array(plan.firstKeptIndex).keys()].filter((i) => i !== 1 && !(system && i === 2));
     await application.apply(request, plan);
     assert.deepEqual(named(handed, messages.length), expected, "an application summarizer's slices");
     for (const window of [undefined, 100000]) {
-      const builtIn = new Compactor({ keepRecentTokens: 400, summarizer: { model: "m", contextWindowTokens: window, generate: async () => "S" } });
+      // A split turn's prefix summarized by a prompt of its own, not quoted.
+      const builtIn = new Compactor({ keepRecentTokens: 400, summarizer: { model: "m", contextWindowTokens: window, quoteTurnPrefixTokens: 0, generate: async () => "S" } });
       const prompts = builtIn.summarizerInput(request, plan).map((p) => p.prompt).join("\n");
       assert.deepEqual(named(prompts, messages.length), expected, `the built-in summarizer's prompts (window ${window ?? "none"})`);
       builtIn.free();
