@@ -26,12 +26,18 @@ fn request(messages: &[Message]) -> Request<'_> {
     }
 }
 
+/// The plan of `messages` and its draft.
+fn drafted(compactor: &Compactor<Fixed>, messages: &[Message]) -> (Plan, Draft) {
+    let plan = compactor.plan(&request(messages)).unwrap().unwrap();
+    let draft = run(compactor.draft(&request(messages), &plan, &())).unwrap();
+    (plan, draft)
+}
+
 #[test]
 fn a_committed_draft_is_exactly_what_apply_stores() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     assert_eq!(draft.summary, "what happened");
     assert_eq!(draft.first_kept_index, plan.first_kept_index);
     let committed = compactor.commit(&request(&messages), &draft).unwrap();
@@ -43,8 +49,7 @@ fn a_committed_draft_is_exactly_what_apply_stores() {
 fn a_draft_commits_onto_a_history_that_grew_and_keeps_the_new_messages() {
     let mut messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     messages.extend(conversation(3));
     let committed = compactor.commit(&request(&messages), &draft).unwrap();
     assert_eq!(committed.summary, "what happened");
@@ -58,8 +63,7 @@ fn a_draft_commits_onto_a_history_that_grew_and_keeps_the_new_messages() {
 fn a_draft_does_not_commit_onto_a_history_it_does_not_cover() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     let stale = |messages: &[Message], summary: &str| {
         let asked = Request {
             summary,
@@ -248,8 +252,7 @@ fn the_focus_is_in_every_history_prompt_of_the_generator() {
 fn covers_answers_what_commit_would_check_without_committing() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     let covers = |messages: &[Message], summary: &str| {
         let answer = draft.covers(summary, messages.len(), |range, _| {
             Ok(Digest::of_summarized(&[&messages[range]]))
@@ -293,8 +296,7 @@ fn covers_answers_what_commit_would_check_without_committing() {
 fn a_rebased_draft_commits_onto_the_other_request_and_never_when_stale() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     let digest_in = |messages: &[Message]| {
         let messages = messages.to_vec();
         move |range: std::ops::Range<usize>, _part: usize| {
