@@ -79,39 +79,34 @@ pub(crate) fn units(
     let mut found = last_part == 0;
     let summarized = Summarized::new(range.clone(), pinned);
     let mut out = Vec::new();
-    each(
-        messages,
-        &summarized.to_read(),
-        0,
-        format,
-        &mut |i, message| {
-            let mut host = match message {
-                Some(message) => {
-                    let mut units = Units::default();
-                    format.read_into(message, Path::message(i), &mut units)?;
-                    units.finish()
-                }
-                None => convert::host(messages, i, format)?,
-            };
-            if last_part > 0 && i + 1 == range.end {
-                let step = host.steps.iter().find(|s| s.part == last_part);
-                found = step.is_some();
-                host.units.truncate(step.map_or(0, |s| s.unit));
+    let indices = summarized.to_read();
+    each(messages, &indices, 0, format, &mut |i, message| {
+        let mut host = match message {
+            Some(message) => {
+                let mut units = Units::default();
+                format.read_into(message, Path::message(i), &mut units)?;
+                units.finish()
             }
-            if summarized.includes(i, Found::of_host(&host)) {
-                out.extend(host.units);
-            }
-            Ok(())
-        },
-    )?;
+            None => convert::host(messages, i, format)?,
+        };
+        if last_part > 0 && i + 1 == range.end {
+            let step = host.steps.iter().find(|s| s.part == last_part);
+            found = step.is_some();
+            host.units.truncate(step.map_or(0, |s| s.unit));
+        }
+        if summarized.includes(i, Found::of_host(&host)) {
+            out.extend(host.units);
+        }
+        Ok(())
+    })?;
     Ok(found.then_some(out))
 }
 
 /// The records (what the generator summarizer shows the model) of host messages `range` a
 /// plan summarizes (as [`units`]), written as each message is read, without building its
-/// units: `Some(None)` when they hold
-/// no units (nothing to summarize). With `last_part` > 0, the last message is written only up
-/// to the step that starts at that part, and `None` means no step starts there.
+/// units: `Some(None)` when they hold no units (nothing to summarize). With `last_part` > 0,
+/// the last message is written only up to the step that starts at that part, and `None` means
+/// no step starts there.
 pub(crate) fn records(
     messages: &Array,
     range: Range<usize>,
@@ -121,27 +116,22 @@ pub(crate) fn records(
 ) -> Result<Option<Option<String>>> {
     let summarized = Summarized::new(range.clone(), pinned);
     let mut records = Records::default();
-    each(
-        messages,
-        &summarized.to_read(),
-        0,
-        format,
-        &mut |i, message| {
-            if last_part > 0 && i + 1 == range.end {
-                records.stop_at_step(last_part);
+    let indices = summarized.to_read();
+    each(messages, &indices, 0, format, &mut |i, message| {
+        if last_part > 0 && i + 1 == range.end {
+            records.stop_at_step(last_part);
+        }
+        match message {
+            Some(message) => format.read_into(message, Path::message(i), &mut records)?,
+            None => {
+                let path = format!("messages[{i}]");
+                let text = stringify::json_text(&messages.get(i as u32), &path)?;
+                format.read_json_into(&text, &path, &mut records)?;
             }
-            match message {
-                Some(message) => format.read_into(message, Path::message(i), &mut records)?,
-                None => {
-                    let path = format!("messages[{i}]");
-                    let text = stringify::json_text(&messages.get(i as u32), &path)?;
-                    format.read_json_into(&text, &path, &mut records)?;
-                }
-            }
-            records.end_message(summarized.includes(i, records.found()));
-            Ok(())
-        },
-    )?;
+        }
+        records.end_message(summarized.includes(i, records.found()));
+        Ok(())
+    })?;
     let found = last_part == 0 || records.reached_cut();
     Ok(found.then(|| records.finish()))
 }
