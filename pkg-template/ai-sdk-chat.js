@@ -57,7 +57,7 @@ export class ChatCompaction {
     const { signal, pending, focus } = callOptions(options, "options");
     const chat = chatInput(messages, state, { clearable: this.#clearable });
     const valid = chat.state;
-    const located = pending === null ? null : locate(pending, chat);
+    const located = pending === null ? null : { ...pending, ...pendingCut(chat.live, pending) };
     const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
     const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;
     const record = withFirstSummarized(result.record, chat.messages, (message) => origin(message, chat));
@@ -81,7 +81,7 @@ export class ChatCompaction {
     const unused = result.pending === undefined ? pending : null;
     // With `clearing`, a step that commits it may clear the kept messages too, which a step's
     // clearing (index for index) cannot map yet: those steps summarize as before.
-    const ahead = unused === null || this.#clearing ? null : this.#stepDraft(unused, located, chat, valid?.summary ?? null);
+    const ahead = unused === null || this.#clearing ? null : this.#stepDraft(unused, located, chat, valid?.summary ?? null, model, origins);
     const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier(), ahead });
     return {
       messages: steps.initialMessages,
@@ -110,7 +110,7 @@ export class ChatCompaction {
   async prepareAhead(messages, state, options = {}) {
     const { signal, pending, focus } = callOptions(options, "options");
     const chat = chatInput(messages, state, { clearable: this.#clearable });
-    const located = pending === null ? null : locate(pending, chat);
+    const located = pending === null ? null : { ...pending, ...pendingCut(chat.live, pending) };
     const request = this.#uiRequest(chat.state?.summary ?? null, chat.messages);
     const draft = await this.#manager.prepareAhead(request, { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
     if (draft === null) return null;
@@ -135,30 +135,26 @@ export class ChatCompaction {
 
   /**
    * For a request whose `prepare` stayed below the threshold with pending draft `pending` (of
-   * the posted chat; `located` its cut in `chat.messages`): when the core finds that it covers
-   * the chat as posted, a function giving the same draft over a step's model messages (cut at
-   * the model message that starts where the pending's cut is, its digest taken there), or null
-   * when no step message starts there. `null` when it does not cover the chat: the steps then
-   * summarize as they would without it.
+   * the posted chat; `located` its cut in `chat.messages`): the same draft over the model
+   * messages `model` sent first (`origins`: the posted message and part each starts at), as the
+   * core rebases it (it checks that the draft covers the chat as posted, then cuts it at the
+   * model message that starts where the pending's cut is and takes its digest there), with that
+   * origin (`at`) to find the cut again in a step's messages. A step's commit checks the digest
+   * against the step's messages. `null` when it does not cover the chat or no model message
+   * starts there: the steps then summarize as they would without it.
    */
-  #stepDraft(pending, located, chat, summary) {
-    let covers = false;
+  #stepDraft(pending, located, chat, summary, model, origins) {
+    const at = { id: pending.firstKeptId, part: pending.firstKeptPart };
+    const first = model.findIndex((message) => sameOrigin(posted(origins.get(message)), at));
+    if (first < 0) return null;
+    const onto = { format: "ai-sdk", systemPrompt: this.#system, summary, messages: model };
     try {
-      covers = this.#compactor.covers(this.#uiRequest(summary, chat.messages), located);
+      const draft = this.#compactor.rebase(this.#uiRequest(summary, chat.messages), located, onto, { firstKeptIndex: first, firstKeptPart: 0 });
+      return { draft, at };
     } catch {
-      // A draft the core cannot read covers nothing (prepare checked the messages already).
+      // Stale, or a draft the core cannot read (prepare checked the messages already): it covers nothing.
+      return null;
     }
-    if (!covers) return null;
-    const request = (messages) => ({ format: "ai-sdk", systemPrompt: this.#system, summary, messages });
-    return (messages, originOf) => {
-      const at = messages.findIndex((message) => {
-        const origin = originOf(message);
-        return origin?.id === pending.firstKeptId && origin.part === pending.firstKeptPart;
-      });
-      if (at < 0) return null;
-      const digest = this.#compactor.digest(request(messages), { firstKeptIndex: at, firstKeptPart: 0 });
-      return { ...pending, digest, firstKeptIndex: at, firstKeptPart: 0 };
-    };
   }
 
   /** A request of model messages for the compactor (the route's estimator, as maintenance has it). */
@@ -194,16 +190,6 @@ function callOptions(options, path) {
   const pending = given === null ? null : read(() => record(given, `${path}.pending`));
   if (given !== null && pending === null) throw bad(`${path}.pending must be a pending summary (from prepareAhead) or null`);
   return { signal: copy?.signal, pending, focus: copy?.focus };
-}
-
-/**
- * A stored pending summary as a draft of the posted chat: its cut (a UIMessage id and a part of
- * that message as posted) located in `chat.messages` as `ChatPreview` locates it (`pendingCut`).
- * A cut the chat no longer holds is placed past its end: the core then finds it stale.
- */
-function locate(pending, chat) {
-  const cut = pendingCut(chat.live, pending) ?? { firstKeptIndex: chat.messages.length + 1, firstKeptPart: 0 };
-  return { ...pending, ...cut };
 }
 
 /** A draft of `chat.messages` as the app stores it: its cut by UIMessage id and posted part. */
@@ -295,7 +281,7 @@ class StepCompaction {
   /** Whether a step cleared anything (the state to store then changes). */
   #clearedInSteps = false;
 
-  /** The pending draft over a step's messages (`ChatCompaction`'s `#stepDraft`), until a step commits or drops it. */
+  /** The pending draft rebased onto the model messages, and its cut's origin (`ChatCompaction`'s `#stepDraft`), until a step commits or drops it. */
   #ahead;
 
   constructor(maintain, state, kept, { origins = new Map(), last, signal, reapply, ahead = null } = {}) {
@@ -332,7 +318,7 @@ class StepCompaction {
       const own = withUsage.restore([message])[0];
       return posted(this.#origins.get(own) ?? this.#origins.get(sdkOwn.get(own)));
     };
-    const pending = this.#ahead === null ? null : this.#ahead(withUsage.messages, originOf);
+    const pending = this.#ahead === null ? null : pendingIn(withUsage.messages, this.#ahead, originOf);
     const result = await this.#maintain(this.#summary, withUsage.messages, abortSignal ?? this.#signal, pending);
     // A step message that cannot be read would fail the SDK's own request too: named here.
     if (result.error?.code === "invalid_request") throw result.error;
@@ -414,6 +400,19 @@ class StepCompaction {
 
 /** An origin of a posted UIMessage (`{ id, part }`), not of one of this request's steps. */
 const posted = (origin) => (origin && origin.id !== null ? origin : undefined);
+
+/** Whether two origins (`{ id, part }`, or undefined) name the same place of a posted UIMessage. */
+const sameOrigin = (a, b) => a !== undefined && b !== undefined && a.id === b.id && a.part === b.part;
+
+/**
+ * The rebased pending draft (`ahead`: `{ draft, at }`) cut where its origin `at` starts among a
+ * step's `messages` (`originOf` gives theirs), or null when none starts there. Only the index
+ * moves: the core's commit checks the draft's digest against the step's messages.
+ */
+function pendingIn(messages, { draft, at }, originOf) {
+  const first = messages.findIndex((message) => sameOrigin(originOf(message), at));
+  return first < 0 ? null : { ...draft, firstKeptIndex: first };
+}
 
 /** Where each step of a response starts: its `step-start` parts from `offset` on. */
 function stepStartParts(parts, offset) {

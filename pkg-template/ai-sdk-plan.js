@@ -120,14 +120,14 @@ export function withFirstSummarized(record, messages, originOf) {
 /**
  * Where a pending draft cuts the live UIMessages `live` (as `chatInput` gives them), in the terms
  * of the messages as sent: `{ firstKeptIndex, firstKeptPart }`. The draft is located by its
- * `firstKeptId` and `firstKeptPart` (a part of the posted message, as the state's); `null` when
- * it cannot be (its first kept message is gone, or the live messages start after its cut).
+ * `firstKeptId` and `firstKeptPart` (a part of the posted message, as the state's); a cut that
+ * cannot be (its first kept message is gone, or the live messages start after its cut) is placed
+ * past their end, where the core finds that the draft covers nothing (`covers` false, `stale`).
  */
 export function pendingCut(live, pending) {
   const { firstKeptId: id, firstKeptPart: part } = pending;
-  if (typeof id !== "string" || !Number.isSafeInteger(part) || part < 0) return null;
-  const at = live.findIndex(({ message }) => message.id === id);
-  if (at < 0 || part < live[at].from) return null;
+  const at = typeof id === "string" && Number.isSafeInteger(part) && part >= 0 ? live.findIndex(({ message }) => message.id === id) : -1;
+  if (at < 0 || part < live[at].from) return { firstKeptIndex: live.length + 1, firstKeptPart: 0 };
   return { firstKeptIndex: at, firstKeptPart: part - live[at].from };
 }
 

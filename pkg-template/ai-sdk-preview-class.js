@@ -72,7 +72,6 @@ export function chatPreviewOn(Compactor) {
     #covers(pending) {
       const sent = this.#conversation.messages;
       const cut = pendingCut(this.#live, pending);
-      if (cut === null) return false;
       const summary = this.#state?.summary ?? null;
       const covered = sent.slice(0, cut.firstKeptIndex + (cut.firstKeptPart > 0 ? 1 : 0));
       // What the answer depends on: the draft's digests and cut, the summary, the covered messages.

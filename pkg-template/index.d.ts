@@ -707,6 +707,18 @@ export declare class Compactor {
     request: RequestIn<F, M>,
     cut: { firstKeptIndex: number; firstKeptPart?: number },
   ): string;
+  /**
+   * `draft` (of `request`) carried onto `onto`, a request holding the same messages converted
+   * (UIMessages sent as model messages, say) whose message at `cut` is where the draft's cut
+   * falls: the same draft cut there, its digest taken over `onto`, for `commit(onto, ...)`.
+   * Throws `CompactionError` `stale` when the draft does not cover `request`.
+   */
+  rebase<M extends MessageFormats[F], N extends MessageFormats[G], F extends MessageFormat = "canonical", G extends MessageFormat = "canonical">(
+    request: RequestIn<F, M>,
+    draft: Draft,
+    onto: RequestIn<G, N>,
+    cut: { firstKeptIndex: number; firstKeptPart?: number },
+  ): Draft;
   /** Plan, then apply. */
   compact<M extends MessageFormats[F], F extends MessageFormat = "canonical">(request: RequestIn<F, M>, options?: CallOptions): Promise<CompactionResult<M>>;
   /** A history to append to and re-plan cheaply (each message is read once, when appended). */

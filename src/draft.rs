@@ -203,6 +203,30 @@ impl Draft {
             Err(error) => Err(error),
         }
     }
+
+    /// This draft carried onto another request that holds what it covers converted (the
+    /// UIMessages it was made of, sent as model messages): checked to cover the request it was
+    /// made of first ([`Draft::check_covers`] with `summary`, `messages` and `digest`;
+    /// [`Error::Stale`] otherwise), then cut at `cut` (`(first_kept_index, first_kept_part)`
+    /// in the other request: where the same message starts there) with the digest `onto` takes
+    /// of what that cut covers there. Committing it onto the other request then checks that
+    /// digest: a conversion that changes before the cut makes it stale there too.
+    pub fn rebased(
+        &self,
+        (summary, messages): (&str, usize),
+        digest: impl FnOnce(Range<usize>, usize) -> Result<Digest>,
+        cut: (usize, usize),
+        onto: impl FnOnce(Range<usize>, usize) -> Result<Digest>,
+    ) -> Result<Draft> {
+        self.check_covers(summary, messages, digest)?;
+        let (range, part) = cover(cut.0, cut.1);
+        Ok(Draft {
+            first_kept_index: cut.0,
+            first_kept_part: cut.1,
+            digest: onto(range, part)?,
+            ..self.clone()
+        })
+    }
 }
 
 /// The messages a cut at part `part` of message `first` covers: `0..first`, and message

@@ -140,7 +140,7 @@ impl std::fmt::Debug for Steps {
 impl MessageFacts {
     /// Whether the message is never cut: a system message, or one the host pinned.
     pub fn is_pinned(&self) -> bool {
-        self.pinned || self.role == Role::System
+        crate::pinned::Found::of_facts(self).is_pinned()
     }
 
     /// Computes the facts of `message` with `estimator`.

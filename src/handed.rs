@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use crate::error::Result;
 use crate::facts::MessageFacts;
+use crate::pinned::{Found, Summarized};
 use crate::plan::Plan;
 
 /// What a plan object handed back says, as a binding reads it: its `firstKeptIndex`,
@@ -85,9 +86,15 @@ pub fn holds_pinned(facts: &[MessageFacts], range: &Range<usize>) -> bool {
     range.clone().any(|i| is_pinned(facts, i))
 }
 
-/// Messages `range` without the pinned messages among them: those a plan summarizes.
+/// Messages `range` without the pinned messages among them: those a plan summarizes, by the
+/// rule the messages read without facts follow too ([`Summarized`]; the facts' `pinned` flag
+/// already holds the request's indices).
 pub fn unpinned(facts: &[MessageFacts], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
-    range.filter(move |&i| !is_pinned(facts, i))
+    let summarized = Summarized::new(range.clone(), &[]);
+    range.filter(move |&i| {
+        let found = facts.get(i).map_or_else(Found::default, Found::of_facts);
+        summarized.includes(i, found)
+    })
 }
 
 fn is_pinned(facts: &[MessageFacts], i: usize) -> bool {

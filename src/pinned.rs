@@ -6,9 +6,86 @@
 //! indices (any format: a provider's own messages have no place a marker could go). Both end
 //! up as [`MessageFacts::pinned`]; this module holds the rules on that flag.
 
+use std::ops::Range;
+
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::hash::{HashMap, map_with_capacity};
+use crate::message::{HostMessage, Role};
+
+/// What reading one message found of its pins: whether the host pinned it (its format's
+/// marker; read from facts, the request's indices too) and whether it is a system message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The host pinned it.
+    pub pinned: bool,
+    /// It is a system message (never cut: it counts as system prompt).
+    pub system: bool,
+}
+
+impl Found {
+    /// What `facts` say: their `pinned` flag holds the marker and the request's indices.
+    pub fn of_facts(facts: &MessageFacts) -> Found {
+        Found {
+            pinned: facts.pinned,
+            system: facts.role == Role::System,
+        }
+    }
+
+    /// What a message read into units says (its format's marker, its role).
+    pub fn of_host(message: &HostMessage) -> Found {
+        Found {
+            pinned: message.pinned,
+            system: message.role == Role::System,
+        }
+    }
+
+    /// Whether the message is pinned: never cut, summarized or cleared, kept after the summary.
+    pub fn is_pinned(self) -> bool {
+        self.pinned || self.system
+    }
+}
+
+/// Which messages of a range a plan summarizes: every one but the pinned ones (by the
+/// request's `pinned` indices or predicate, by their format's marker, or as system messages).
+/// The one rule for everything a summarizer is given, whichever way the messages are read: an
+/// application summarizer's slices (from facts, [`crate::unpinned`]), and the built-in
+/// summarizer's records and units and a draft's digest (from the messages as they are read,
+/// where no facts are computed). The messages the request pins are known before reading
+/// ([`Summarized::to_read`]); a marker or a role only once a message is read
+/// ([`Summarized::includes`]).
+#[derive(Debug, Clone)]
+pub struct Summarized<'a> {
+    range: Range<usize>,
+    requested: &'a [u32],
+}
+
+impl<'a> Summarized<'a> {
+    /// The messages of `range` a plan summarizes when the request pins `requested` (sorted
+    /// indices, as [`checked`] gives them).
+    pub fn new(range: Range<usize>, requested: &'a [u32]) -> Summarized<'a> {
+        Summarized { range, requested }
+    }
+
+    /// The messages to read, in order: the range without those the request pins (they are
+    /// not summarized whatever they hold).
+    pub fn to_read(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.range.len());
+        for i in self.range.start as u32..self.range.end as u32 {
+            if self.requested.binary_search(&i).is_err() {
+                out.push(i);
+            }
+        }
+        out
+    }
+
+    /// Whether message `i`, read (`found`: what its reader found), is summarized: it is in
+    /// the range, the request does not pin it, and it is not pinned otherwise.
+    pub fn includes(&self, i: usize, found: Found) -> bool {
+        let requested = u32::try_from(i).is_ok_and(|i| self.requested.binary_search(&i).is_ok());
+        self.range.contains(&i) && !requested && !found.is_pinned()
+    }
+}
 
 /// The request's pinned indices, checked: each below `len` (`path` names the list in errors);
 /// returned in order, without repeats.

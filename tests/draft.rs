@@ -26,12 +26,18 @@ fn request(messages: &[Message]) -> Request<'_> {
     }
 }
 
+/// The plan of `messages` and its draft.
+fn drafted(compactor: &Compactor<Fixed>, messages: &[Message]) -> (Plan, Draft) {
+    let plan = compactor.plan(&request(messages)).unwrap().unwrap();
+    let draft = run(compactor.draft(&request(messages), &plan, &())).unwrap();
+    (plan, draft)
+}
+
 #[test]
 fn a_committed_draft_is_exactly_what_apply_stores() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     assert_eq!(draft.summary, "what happened");
     assert_eq!(draft.first_kept_index, plan.first_kept_index);
     let committed = compactor.commit(&request(&messages), &draft).unwrap();
@@ -43,8 +49,7 @@ fn a_committed_draft_is_exactly_what_apply_stores() {
 fn a_draft_commits_onto_a_history_that_grew_and_keeps_the_new_messages() {
     let mut messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     messages.extend(conversation(3));
     let committed = compactor.commit(&request(&messages), &draft).unwrap();
     assert_eq!(committed.summary, "what happened");
@@ -58,8 +63,7 @@ fn a_draft_commits_onto_a_history_that_grew_and_keeps_the_new_messages() {
 fn a_draft_does_not_commit_onto_a_history_it_does_not_cover() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     let stale = |messages: &[Message], summary: &str| {
         let asked = Request {
             summary,
@@ -248,8 +252,7 @@ fn the_focus_is_in_every_history_prompt_of_the_generator() {
 fn covers_answers_what_commit_would_check_without_committing() {
     let messages = conversation(10);
     let compactor = compactor(60.0, Fixed::new("what happened"));
-    let plan = compactor.plan(&request(&messages)).unwrap().unwrap();
-    let draft = run(compactor.draft(&request(&messages), &plan, &())).unwrap();
+    let (plan, draft) = drafted(&compactor, &messages);
     let covers = |messages: &[Message], summary: &str| {
         let answer = draft.covers(summary, messages.len(), |range, _| {
             Ok(Digest::of_summarized(&[&messages[range]]))
@@ -283,4 +286,52 @@ fn covers_answers_what_commit_would_check_without_committing() {
         Err(Error::invalid_request("unreadable"))
     });
     assert!(matches!(failed, Err(Error::InvalidRequest { .. })));
+}
+
+/// A draft carried onto another request holding the same messages otherwise laid out (here:
+/// two system-free messages more in front, as a converted history may have): checked against
+/// the request it was made of, then cut where the same message starts in the other one, its
+/// digest taken there, so that a commit onto the other one checks what it covers there.
+#[test]
+fn a_rebased_draft_commits_onto_the_other_request_and_never_when_stale() {
+    let messages = conversation(10);
+    let compactor = compactor(60.0, Fixed::new("what happened"));
+    let (plan, draft) = drafted(&compactor, &messages);
+    let digest_in = |messages: &[Message]| {
+        let messages = messages.to_vec();
+        move |range: std::ops::Range<usize>, _part: usize| {
+            Ok(Digest::of_summarized(&[messages.get(range).unwrap_or(&[])]))
+        }
+    };
+    let mut other = vec![user("an earlier question"), say("an earlier answer")];
+    other.extend(messages.iter().cloned());
+    let cut = (plan.first_kept_index + 2, 0);
+    let from = ("the old summary", messages.len());
+    let rebased = draft
+        .rebased(from, digest_in(&messages), cut, digest_in(&other))
+        .unwrap();
+    assert_eq!((rebased.first_kept_index, rebased.first_kept_part), cut);
+    assert_eq!(rebased.summary, draft.summary);
+    assert_ne!(rebased.digest, draft.digest, "taken over the other request");
+    let committed = compactor.commit(&request(&other), &rebased).unwrap();
+    assert_eq!(&*committed.messages, &messages[plan.first_kept_index..]);
+    // Stale against the request it was made of: never carried.
+    let mut edited = messages.clone();
+    edited[1] = say("a different answer");
+    let stale = draft.rebased(from, digest_in(&edited), cut, digest_in(&other));
+    assert!(matches!(stale, Err(Error::Stale(_))), "{stale:?}");
+    let summary = draft.rebased(
+        ("another", messages.len()),
+        digest_in(&messages),
+        cut,
+        digest_in(&other),
+    );
+    assert!(matches!(summary, Err(Error::Stale(_))));
+    // The other request changed before the cut since: its commit is refused.
+    let mut changed = other.clone();
+    changed[0] = user("edited");
+    assert!(matches!(
+        compactor.commit(&request(&changed), &rebased),
+        Err(Error::Stale(_))
+    ));
 }

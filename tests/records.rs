@@ -134,7 +134,7 @@ fn a_message_cut_between_steps_writes_the_records_of_the_steps_before_the_cut() 
         let host = format.read_json(text, "m").unwrap();
         for step in &host.steps {
             let texts: Vec<&str> = all[..=k].iter().map(String::as_str).collect();
-            let in_place = format.records_json_until(&texts, step.part).unwrap();
+            let in_place = format.records_json_until(&texts, &[], step.part).unwrap();
             let mut units: Vec<Message> = all[..k]
                 .iter()
                 .flat_map(|t| format.read_json(t, "m").unwrap().units)
@@ -153,7 +153,10 @@ fn a_message_cut_between_steps_writes_the_records_of_the_steps_before_the_cut() 
         let no_step = (1..100)
             .find(|p| host.steps.iter().all(|s| s.part != *p))
             .unwrap();
-        assert_eq!(format.records_json_until(&texts, no_step).unwrap(), None);
+        assert_eq!(
+            format.records_json_until(&texts, &[], no_step).unwrap(),
+            None
+        );
     }
     assert!(cuts > 0, "the fixture has steps to cut between");
 }

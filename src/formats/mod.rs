@@ -205,20 +205,29 @@ impl Format {
     /// [`crate::records::serialize`] makes of their units, written as the reader reads them.
     pub fn records_json<'t>(self, texts: impl IntoIterator<Item = &'t str>) -> Result<String> {
         let texts: Vec<&str> = texts.into_iter().collect();
-        Ok(self.records_json_until(&texts, 0)?.unwrap_or_default())
+        Ok(self.records_json_until(&texts, &[], 0)?.unwrap_or_default())
     }
 
-    /// [`Format::records_json`] with the last message written only up to the step that starts
-    /// at part `last_part` (when > 0): the records of a plan that keeps the rest of it. `None`
-    /// when no step starts there.
-    pub fn records_json_until(self, texts: &[&str], last_part: usize) -> Result<Option<String>> {
+    /// [`Format::records_json`] of the messages a plan summarizes when the request pins
+    /// `pinned` (sorted indices; [`crate::pinned::Summarized`]), with the last message written
+    /// only up to the step that starts at part `last_part` (when > 0): the records of a plan
+    /// that keeps the rest of it. `None` when no step starts there.
+    pub fn records_json_until(
+        self,
+        texts: &[&str],
+        pinned: &[u32],
+        last_part: usize,
+    ) -> Result<Option<String>> {
+        let summarized = crate::pinned::Summarized::new(0..texts.len(), pinned);
         let mut records = Records::default();
-        for (i, text) in texts.iter().enumerate() {
+        for i in summarized.to_read() {
+            let i = i as usize;
+            let Some(text) = texts.get(i) else { continue };
             if last_part > 0 && i + 1 == texts.len() {
                 records.stop_at_step(last_part);
             }
             self.read_json_into(text, &format!("messages[{i}]"), &mut records)?;
-            records.end_message();
+            records.end_message(summarized.includes(i, records.found()));
         }
         let found = last_part == 0 || records.reached_cut();
         Ok(found.then(|| records.finish().unwrap_or_default()))

@@ -8,6 +8,7 @@ use context_compaction_scan::Node;
 
 use super::sink::{Args, Sink, Text, Unit};
 use crate::message::StopReason;
+use crate::pinned::Found;
 use crate::records::{Mark, Piece, Writer};
 
 /// Writes the records of host messages, one after another.
@@ -21,9 +22,11 @@ pub(crate) struct Records {
     cut: Option<usize>,
     /// Whether the events now come from past the cut (and are not written).
     past: bool,
-    /// Where the message being read began, when it is pinned (its records are dropped at its
-    /// end: it is kept after the summary, not summarized).
-    pinned: Option<Mark>,
+    /// What the message being read says of its pins (its marker, a system role).
+    found: Found,
+    /// Where the message being read began, when it may be pinned (its records are dropped at
+    /// its end when it is: it is kept after the summary, not summarized).
+    start: Option<Mark>,
 }
 
 impl Records {
@@ -37,11 +40,26 @@ impl Records {
         self.past
     }
 
-    /// The end of one host message: its last unit is complete.
-    pub(crate) fn end_message(&mut self) {
-        match self.pinned.take() {
-            Some(start) => self.writer.rewind(start),
-            None => self.writer.close(),
+    /// What the message being read said of its pins so far, for [`crate::pinned::Summarized::includes`].
+    pub(crate) fn found(&self) -> Found {
+        self.found
+    }
+
+    /// The end of one host message: its last unit is complete, and its records are kept when
+    /// it is `summarized` (as [`crate::pinned::Summarized::includes`] decides), dropped otherwise.
+    pub(crate) fn end_message(&mut self, summarized: bool) {
+        self.found = Found::default();
+        match (summarized, self.start.take()) {
+            (false, Some(start)) => self.writer.rewind(start),
+            _ => self.writer.close(),
+        }
+    }
+
+    /// Where the message being read began (taken before its first unit): a pin or a system
+    /// role may drop what it writes.
+    fn mark_start(&mut self) {
+        if self.start.is_none() {
+            self.start = Some(self.writer.mark());
         }
     }
 
@@ -118,13 +136,16 @@ impl<'a> Sink<'a> for Records {
         self.writer.call(&id, &name, &Arguments { args, nodes });
     }
 
-    // A system message has no units, hence no records.
-    fn system(&mut self, _: String) {}
+    fn system(&mut self, _: String) {
+        self.mark_start();
+        self.found.system = true;
+    }
 
     // Readers pin a message before its first unit: where the writer is now is where the
     // message began.
     fn pin(&mut self) {
-        self.pinned = Some(self.writer.mark());
+        self.mark_start();
+        self.found.pinned = true;
     }
 
     fn step(&mut self, part: usize) {

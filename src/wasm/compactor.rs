@@ -188,20 +188,31 @@ impl JsCompactor {
     /// against later.
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
-        if !cut.is_object() {
-            return Err(crate::Error::invalid_request(
-                "cut: expected { firstKeptIndex, firstKeptPart }",
-            )
-            .into());
-        }
-        let whole = |key: &str| -> crate::Result<usize> {
-            let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
-            usize::try_from(n)
-                .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
-        };
-        let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
+        let (first, part) = super::draft::read_cut(&cut)?;
         let digest = super::draft::digest(&request, first, part)?;
         Ok(digest.to_hex())
+    }
+
+    #[cfg(feature = "full")]
+    /// `draft` (of `request`) carried onto `onto`, a request holding the same messages
+    /// converted (UIMessages sent as model messages), whose message at `cut` (`{
+    /// firstKeptIndex, firstKeptPart }`) is where the draft's cut falls: the same draft cut
+    /// there, its digest taken over `onto`, for `commit` onto it. Throws `CompactionError`
+    /// `stale` when the draft does not cover `request`.
+    pub fn rebase(
+        &self,
+        request: JsValue,
+        draft: JsValue,
+        onto: JsValue,
+        cut: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let request = convert::request(&request)?;
+        let draft = super::draft::read(&draft)?;
+        let onto = convert::request(&onto)?;
+        let cut = super::draft::read_cut(&cut)?;
+        let rebased = super::draft::rebased(&request, &draft, &onto, cut)?;
+        let id = convert::id_at(&onto.messages, rebased.first_kept_index);
+        Ok(super::draft::to_js(&rebased, id))
     }
 
     #[cfg(feature = "full")]

@@ -87,6 +87,33 @@ fn covered(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Dige
     })
 }
 
+/// `draft` (of `request`) carried onto `onto` at `cut` ([`Draft::rebased`]): `stale` when it
+/// does not cover `request`.
+pub(crate) fn rebased(
+    request: &JsRequest,
+    draft: &Draft,
+    onto: &JsRequest,
+    cut: (usize, usize),
+) -> Result<Draft> {
+    let from = (request.summary.as_str(), request.messages.length() as usize);
+    let covered = |range, part| covered(request, range, part);
+    draft.rebased(from, covered, cut, |_, _| digest(onto, cut.0, cut.1))
+}
+
+/// A cut `{ firstKeptIndex, firstKeptPart }` (a record, a plan or a draft; missing: 0).
+pub(crate) fn read_cut(cut: &JsValue) -> Result<(usize, usize)> {
+    if !cut.is_object() {
+        return Err(Error::invalid_request(
+            "cut: expected { firstKeptIndex, firstKeptPart }",
+        ));
+    }
+    let whole = |key: &str| -> Result<usize> {
+        let n = optional_whole(cut, key, "cut")?.unwrap_or(0);
+        usize::try_from(n).map_err(|_| Error::invalid_request(format!("cut.{key}: too large")))
+    };
+    Ok((whole("firstKeptIndex")?, whole("firstKeptPart")?))
+}
+
 /// Whether `draft` may still be committed onto `request` ([`Draft::covers`]).
 pub(crate) fn covers(request: &JsRequest, draft: &Draft) -> Result<bool> {
     let length = request.messages.length() as usize;

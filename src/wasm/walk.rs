@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::facts::MessageFacts;
 use crate::formats::{Format, MessageUsage, Path, Records, Units};
 use crate::message::Message;
+use crate::pinned::{Found, Summarized};
 use crate::token::Estimator;
 
 thread_local! {
@@ -64,15 +65,8 @@ pub(crate) fn facts(
     })
 }
 
-/// The messages of `range` but those the request's `pinned` option pins (sorted indices): what
-/// a summary is given of them (a pinned message is kept, not summarized; one its format's
-/// marker pins is left out as it is read).
-fn unpinned(range: Range<usize>, pinned: &[u32]) -> Vec<u32> {
-    let range = range.start as u32..range.end as u32;
-    range.filter(|i| pinned.binary_search(i).is_err()).collect()
-}
-
-/// The canonical units of host messages `range` but the pinned ones (kept, not summarized);
+/// The canonical units of host messages `range` a plan summarizes (the core's
+/// [`Summarized`], given the request's `pinned` indices and what each message read says);
 /// with `last_part` > 0, of the last one only the units before the step that starts at that
 /// part (`None` when no step starts there).
 pub(crate) fn units(
@@ -83,8 +77,9 @@ pub(crate) fn units(
     pinned: &[u32],
 ) -> Result<Option<Vec<Message>>> {
     let mut found = last_part == 0;
-    let indices = unpinned(range.clone(), pinned);
+    let summarized = Summarized::new(range.clone(), pinned);
     let mut out = Vec::new();
+    let indices = summarized.to_read();
     each(messages, &indices, 0, format, &mut |i, message| {
         let mut host = match message {
             Some(message) => {
@@ -99,7 +94,7 @@ pub(crate) fn units(
             found = step.is_some();
             host.units.truncate(step.map_or(0, |s| s.unit));
         }
-        if !host.pinned {
+        if summarized.includes(i, Found::of_host(&host)) {
             out.extend(host.units);
         }
         Ok(())
@@ -107,10 +102,11 @@ pub(crate) fn units(
     Ok(found.then_some(out))
 }
 
-/// The records (what the generator summarizer shows the model) of host messages `range`,
-/// written as each message is read, without building its units: `Some(None)` when they hold
-/// no units (nothing to summarize). With `last_part` > 0, the last message is written only up
-/// to the step that starts at that part, and `None` means no step starts there.
+/// The records (what the generator summarizer shows the model) of host messages `range` a
+/// plan summarizes (as [`units`]), written as each message is read, without building its
+/// units: `Some(None)` when they hold no units (nothing to summarize). With `last_part` > 0,
+/// the last message is written only up to the step that starts at that part, and `None` means
+/// no step starts there.
 pub(crate) fn records(
     messages: &Array,
     range: Range<usize>,
@@ -118,8 +114,9 @@ pub(crate) fn records(
     format: Format,
     pinned: &[u32],
 ) -> Result<Option<Option<String>>> {
-    let indices = unpinned(range.clone(), pinned);
+    let summarized = Summarized::new(range.clone(), pinned);
     let mut records = Records::default();
+    let indices = summarized.to_read();
     each(messages, &indices, 0, format, &mut |i, message| {
         if last_part > 0 && i + 1 == range.end {
             records.stop_at_step(last_part);
@@ -132,7 +129,7 @@ pub(crate) fn records(
                 format.read_json_into(&text, &path, &mut records)?;
             }
         }
-        records.end_message();
+        records.end_message(summarized.includes(i, records.found()));
         Ok(())
     })?;
     let found = last_part == 0 || records.reached_cut();

@@ -129,34 +129,63 @@ test("a failed background summary changes nothing; a malformed pending is refuse
   await assert.rejects(failing.prepare(messages, null, { pending: "nope" }), (e) => e.code === "invalid_request");
 });
 
-test("a tool loop that passes the threshold between steps commits the pending summary prepare was given: no summary call", async () => {
+/**
+ * 40 turns of a tool loop whose second step may pass the threshold that the posted chat did not
+ * (every fourth turn the first step reads a large file), with the pending summary of each
+ * response given to the next `prepare`; `rewrite(sent, state)` may change the messages a step is
+ * handed. Calls `compactedBetween({ turn, after, pending, waited })` for each turn compacted
+ * between the steps with a pending summary given (`waited`: the summary calls the step made).
+ */
+async function toolLoop({ rewrite = (sent) => sent, compactedBetween }) {
   const { route: chat, calls } = route();
   const messages = [];
   let state = null;
   let pending = null;
-  let committed = 0;
   for (let turn = 0; turn < 40; turn++) {
     messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 30) }] });
     const prepared = await chat.prepare(messages, state, { pending });
     assert.equal(prepared.error, undefined);
-    // Every fourth turn the first step reads a large file: the second step's request may pass
-    // the threshold that the posted chat did not.
     const id = `r${turn}`;
     const read = { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, turn % 4 === 3 ? 500 : 20) };
     const done = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, read] }]);
     const before = calls.length;
-    await prepared.prepareStep({ messages: [...prepared.messages, ...done], steps: [{ response: { messages: done } }] });
+    await prepared.prepareStep({ messages: [...rewrite([...prepared.messages], state), ...done], steps: [{ response: { messages: done } }] });
     const response = { id, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, { type: "text", text: words(`a${turn}`, 40), state: "done" }] };
     messages.push(response);
     const after = prepared.stateAfter(response);
-    if (!prepared.compacted && pending && after?.summary !== prepared.state?.summary) {
-      // Compacted between the steps, with a pending summary given: it is the one committed.
-      assert.equal(calls.length, before, `turn ${turn}: a step waited for a summary`);
-      assert.deepEqual([after.summary, after.firstKeptId, after.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart], `turn ${turn}`);
-      committed++;
-    }
+    if (!prepared.compacted && pending && after?.summary !== prepared.state?.summary) compactedBetween({ turn, after, pending, waited: calls.length - before });
     state = after;
     pending = await prepared.prepareAhead(response);
   }
+}
+
+test("a tool loop that passes the threshold between steps commits the pending summary prepare was given: no summary call", async () => {
+  let committed = 0;
+  await toolLoop({
+    compactedBetween: ({ turn, after, pending, waited }) => {
+      // Compacted between the steps, with a pending summary given: it is the one committed.
+      assert.equal(waited, 0, `turn ${turn}: a step waited for a summary`);
+      assert.deepEqual([after.summary, after.firstKeptId, after.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart], `turn ${turn}`);
+      committed++;
+    },
+  });
   assert.ok(committed >= 2, `only ${committed} compactions between steps with a pending summary`);
+});
+
+test("a step whose messages before the pending summary's cut changed since prepare does not commit it: stale there, summarized as usual", async () => {
+  let refused = 0;
+  await toolLoop({
+    // The first message sent after the summary rewritten (a middleware that edits the
+    // history): the pending summary no longer covers what the step sends.
+    rewrite: (sent, state) => {
+      const at = state?.summary ? 1 : 0;
+      return sent.with(at, { ...sent[at], content: [{ type: "text", text: "rewritten since prepare" }] });
+    },
+    compactedBetween: ({ turn, after, pending, waited }) => {
+      assert.notEqual(after.summary, pending.summary, `turn ${turn}: a stale pending summary committed`);
+      assert.equal(waited, 1, `turn ${turn}: summarized instead`);
+      refused++;
+    },
+  });
+  assert.ok(refused >= 2, `only ${refused} compactions between steps with a pending summary`);
 });
