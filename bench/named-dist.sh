@@ -9,7 +9,10 @@ set -euo pipefail
 tree=$(cd "$1" && pwd)
 out=$2
 name=context_compaction
-wasm=$tree/target/wasm32-unknown-unknown/release/$name.wasm
+# scripts/build keeps each module's cargo output in target/glue/ (the release .wasm is the
+# plan-only module's, built last); trees from before the plan-only module have only that one.
+wasm=$tree/target/glue/$name.wasm
+[ -f "$wasm" ] || wasm=$tree/target/wasm32-unknown-unknown/release/$name.wasm
 glue=$(mktemp -d)
 features=(--enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-reference-types --enable-multivalue --enable-mutable-globals)

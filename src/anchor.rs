@@ -162,7 +162,7 @@ fn prefix_tokens(facts: &RequestFacts, end: usize) -> u64 {
         .messages
         .iter()
         .take(end)
-        .filter(|f| !f.failed)
+        .filter(|f| !f.failed())
         .map(|f| f.tokens)
         .sum()
 }
@@ -179,9 +179,10 @@ fn scale(facts: &mut RequestFacts, calibration: &Calibration) {
     facts.summary = calibration.scale(facts.summary);
     facts.tools = calibration.scale(facts.tools);
     for f in &mut facts.messages {
-        f.tokens = calibration.scale_message(f.tokens, f.failed);
+        let failed = f.failed();
+        f.tokens = calibration.scale_message(f.tokens, failed);
         for step in &mut f.steps {
-            step.tokens = calibration.scale_message(step.tokens, f.failed);
+            step.tokens = calibration.scale_message(step.tokens, failed);
         }
     }
 }

@@ -17,13 +17,9 @@ pub struct MessageFacts {
     pub tokens: u64,
     /// The message's role.
     pub role: Role,
-    /// Whether a turn starts here (a user message).
-    pub starts_turn: bool,
-    /// Whether this is an assistant attempt that failed or was aborted (the format says so).
-    /// The local estimate counts it, as the reference does; request builders drop it (pi-ai
-    /// skips such messages), so the provider never counts it and a calibrated estimate leaves
-    /// it out ([`crate::anchor`]).
-    pub failed: bool,
+    /// What is true of the message, one bit each: [`MessageFacts::starts_turn`],
+    /// [`MessageFacts::failed`], [`MessageFacts::pinned`], [`MessageFacts::provider_summary`].
+    pub flags: MessageFlags,
     /// Ids of the tool calls this message makes.
     pub tool_call_ids: Ids,
     /// The ids of the tool calls this message answers.
@@ -31,14 +27,12 @@ pub struct MessageFacts {
     /// The steps after the first one, where a cut may fall inside the message (an AI SDK
     /// UIMessage's step boundaries); empty for most formats.
     pub steps: Steps,
-    /// Whether the host pinned the message (its format's marker, `docs/behaviour.md`): never
-    /// summarized or cleared, sent as it is after the summary. See [`MessageFacts::is_pinned`].
-    pub pinned: bool,
-    /// Whether it holds a summary the provider made of everything before it (an Anthropic
-    /// `compaction` block, a Responses `compaction` item): the provider reads nothing before
-    /// the newest such message (`RequestFacts::open_window`).
-    pub provider_summary: bool,
 }
+
+// A long history keeps the facts of every message: 32 bytes each on 32-bit targets (wasm32),
+// which four separate flags had made 40 (a fifth one-byte field past the 8-byte alignment).
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<MessageFacts>() <= 32);
 
 impl Default for MessageFacts {
     /// No tokens, a user message with no calls: what a reader starts from.
@@ -46,14 +40,71 @@ impl Default for MessageFacts {
         MessageFacts {
             tokens: 0,
             role: Role::User,
-            starts_turn: false,
-            failed: false,
+            flags: MessageFlags::NONE,
             tool_call_ids: Ids::new(),
             tool_result_ids: Ids::new(),
             steps: Steps::default(),
-            pinned: false,
-            provider_summary: false,
         }
+    }
+}
+
+/// The yes/no facts of one message in one byte (see [`MessageFacts`]'s accessors).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageFlags(u8);
+
+impl MessageFlags {
+    /// No flag set.
+    pub const NONE: MessageFlags = MessageFlags(0);
+    /// A turn starts at the message (a user message).
+    pub const STARTS_TURN: MessageFlags = MessageFlags(1);
+    /// An assistant attempt that failed or was aborted.
+    pub const FAILED: MessageFlags = MessageFlags(2);
+    /// The host pinned the message.
+    pub const PINNED: MessageFlags = MessageFlags(4);
+    /// The message holds a summary the provider made of everything before it.
+    pub const PROVIDER_SUMMARY: MessageFlags = MessageFlags(8);
+    const NAMES: [(MessageFlags, &'static str); 4] = [
+        (MessageFlags::STARTS_TURN, "starts_turn"),
+        (MessageFlags::FAILED, "failed"),
+        (MessageFlags::PINNED, "pinned"),
+        (MessageFlags::PROVIDER_SUMMARY, "provider_summary"),
+    ];
+
+    /// Whether every flag of `other` is set.
+    pub fn contains(self, other: MessageFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Sets the flags of `other` when `on`, clears them otherwise.
+    pub fn set(&mut self, other: MessageFlags, on: bool) {
+        if on {
+            self.0 |= other.0;
+        } else {
+            self.0 &= !other.0;
+        }
+    }
+
+    /// These flags with those of `other` set when `on`.
+    pub fn with(mut self, other: MessageFlags, on: bool) -> MessageFlags {
+        self.set(other, on);
+        self
+    }
+}
+
+impl std::ops::BitOr for MessageFlags {
+    type Output = MessageFlags;
+
+    fn bitor(self, other: MessageFlags) -> MessageFlags {
+        MessageFlags(self.0 | other.0)
+    }
+}
+
+impl std::fmt::Debug for MessageFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = MessageFlags::NAMES
+            .iter()
+            .filter(|(flag, _)| self.contains(*flag));
+        f.debug_set().entries(set.map(|(_, name)| name)).finish()
     }
 }
 
@@ -138,6 +189,52 @@ impl std::fmt::Debug for Steps {
 }
 
 impl MessageFacts {
+    /// Whether a turn starts here (a user message).
+    pub fn starts_turn(&self) -> bool {
+        self.flags.contains(MessageFlags::STARTS_TURN)
+    }
+
+    /// Whether this is an assistant attempt that failed or was aborted (the format says so).
+    /// The local estimate counts it, as the reference does; request builders drop it (pi-ai
+    /// skips such messages), so the provider never counts it and a calibrated estimate leaves
+    /// it out ([`crate::anchor`]).
+    pub fn failed(&self) -> bool {
+        self.flags.contains(MessageFlags::FAILED)
+    }
+
+    /// Whether the host pinned the message (its format's marker, `docs/behaviour.md`): never
+    /// summarized or cleared, sent as it is after the summary. See [`MessageFacts::is_pinned`].
+    pub fn pinned(&self) -> bool {
+        self.flags.contains(MessageFlags::PINNED)
+    }
+
+    /// Whether it holds a summary the provider made of everything before it (an Anthropic
+    /// `compaction` block, a Responses `compaction` item): the provider reads nothing before
+    /// the newest such message (`RequestFacts::open_window`).
+    pub fn provider_summary(&self) -> bool {
+        self.flags.contains(MessageFlags::PROVIDER_SUMMARY)
+    }
+
+    /// Sets whether a turn starts here.
+    pub fn set_starts_turn(&mut self, on: bool) {
+        self.flags.set(MessageFlags::STARTS_TURN, on);
+    }
+
+    /// Sets whether this is a failed or aborted attempt.
+    pub fn set_failed(&mut self, on: bool) {
+        self.flags.set(MessageFlags::FAILED, on);
+    }
+
+    /// Sets whether the host pinned the message.
+    pub fn set_pinned(&mut self, on: bool) {
+        self.flags.set(MessageFlags::PINNED, on);
+    }
+
+    /// Sets whether it holds a provider's summary.
+    pub fn set_provider_summary(&mut self, on: bool) {
+        self.flags.set(MessageFlags::PROVIDER_SUMMARY, on);
+    }
+
     /// Whether the message is never cut: a system message, or one the host pinned.
     pub fn is_pinned(&self) -> bool {
         crate::pinned::Found::of_facts(self).is_pinned()
@@ -197,8 +294,10 @@ impl MessageFacts {
             facts.tool_call_ids.extend(&step.tool_call_ids);
             facts.tool_result_ids.extend(&step.tool_result_ids);
         }
-        facts.pinned = host.pinned;
-        facts.provider_summary |= host.provider_summary;
+        facts.set_pinned(host.pinned);
+        if host.provider_summary {
+            facts.set_provider_summary(true);
+        }
         Ok(facts)
     }
 
@@ -216,11 +315,20 @@ impl MessageFacts {
         for unit in units {
             tokens += message_tokens(unit, estimator)?;
         }
+        let flags = MessageFlags::NONE
+            .with(MessageFlags::STARTS_TURN, starts_turn)
+            .with(
+                MessageFlags::FAILED,
+                units.iter().any(Message::is_failed_attempt),
+            )
+            .with(
+                MessageFlags::PROVIDER_SUMMARY,
+                units.iter().any(Message::is_provider_summary),
+            );
         Ok(MessageFacts {
             tokens,
             role,
-            starts_turn,
-            failed: units.iter().any(Message::is_failed_attempt),
+            flags,
             tool_call_ids: units
                 .iter()
                 .flat_map(Message::calls)
@@ -234,8 +342,6 @@ impl MessageFacts {
                 })
                 .collect(),
             steps: Steps::default(),
-            pinned: false,
-            provider_summary: units.iter().any(Message::is_provider_summary),
         })
     }
 }
@@ -427,10 +533,11 @@ mod tests {
     #[test]
     fn message_facts_keep_steps_behind_one_pointer() {
         // A long history holds the facts of every message: with the steps as a `Vec`, 48 bytes
-        // each on wasm32 (72 on 64-bit targets); behind one pointer, 40 (56). (32 on wasm32
-        // before `provider_summary`: a fifth one-byte field past the 8-byte alignment.)
+        // each on wasm32 (72 on 64-bit targets); behind one pointer and the flags in one byte,
+        // 32 (56). A const assertion holds 32-bit targets to 32.
         let word = std::mem::size_of::<usize>();
         assert!(std::mem::size_of::<MessageFacts>() <= 8 + 6 * word);
+        assert_eq!(std::mem::size_of::<MessageFlags>(), 1);
         let mut steps = Steps::default();
         assert!(steps.is_empty());
         let step = Step {
@@ -450,5 +557,44 @@ mod tests {
             format!("{steps:?}"),
             format!("{:?}", vec![Step { tokens: 8, ..step }])
         );
+    }
+
+    #[test]
+    fn each_flag_is_set_and_cleared_alone() {
+        type Get = fn(&MessageFacts) -> bool;
+        type Set = fn(&mut MessageFacts, bool);
+        let flags: [(Get, Set, &str); 4] = [
+            (
+                MessageFacts::starts_turn,
+                MessageFacts::set_starts_turn,
+                "starts_turn",
+            ),
+            (MessageFacts::failed, MessageFacts::set_failed, "failed"),
+            (MessageFacts::pinned, MessageFacts::set_pinned, "pinned"),
+            (
+                MessageFacts::provider_summary,
+                MessageFacts::set_provider_summary,
+                "provider_summary",
+            ),
+        ];
+        for (i, (get, set, name)) in flags.iter().enumerate() {
+            let mut facts = MessageFacts::default();
+            set(&mut facts, true);
+            for (j, (other, _, _)) in flags.iter().enumerate() {
+                assert_eq!(other(&facts), i == j, "{name} set, flag {j}");
+            }
+            assert_eq!(format!("{:?}", facts.flags), format!("{{{name:?}}}"));
+            // Every other flag on, then this one off: only this one changes.
+            for (_, other, _) in &flags {
+                other(&mut facts, true);
+            }
+            set(&mut facts, false);
+            assert!(!get(&facts));
+            let on = flags.iter().filter(|(other, _, _)| other(&facts)).count();
+            assert_eq!(on, 3, "{name} cleared");
+        }
+        let both = MessageFlags::PINNED | MessageFlags::FAILED;
+        assert!(both.contains(MessageFlags::PINNED) && !both.contains(MessageFlags::STARTS_TURN));
+        assert_eq!(MessageFlags::default(), MessageFlags::NONE);
     }
 }

@@ -9,7 +9,7 @@
 //! result ids and the call ids as [`Ids`] write them (the first `resultIdsLength` bytes are the
 //! result ids). Ids may hold any character, `;` included: the header never does.
 
-use crate::facts::{MessageFacts, Step};
+use crate::facts::{MessageFacts, MessageFlags, Step};
 use crate::ids::{Ids, push_decimal};
 use crate::message::Role;
 
@@ -26,10 +26,10 @@ pub(crate) fn write(facts: &MessageFacts) -> String {
     let numbers = [
         facts.tokens,
         role,
-        u64::from(facts.starts_turn),
-        u64::from(facts.failed)
-            | u64::from(facts.pinned) << 1
-            | u64::from(facts.provider_summary) << 2,
+        u64::from(facts.starts_turn()),
+        u64::from(facts.failed())
+            | u64::from(facts.pinned()) << 1
+            | u64::from(facts.provider_summary()) << 2,
         results.len() as u64,
         facts.steps.len() as u64,
     ];
@@ -88,13 +88,14 @@ pub(crate) fn read(text: &str) -> Option<MessageFacts> {
     Some(MessageFacts {
         tokens,
         role,
-        starts_turn,
-        failed,
+        flags: MessageFlags::NONE
+            .with(MessageFlags::STARTS_TURN, starts_turn)
+            .with(MessageFlags::FAILED, failed)
+            .with(MessageFlags::PINNED, pinned)
+            .with(MessageFlags::PROVIDER_SUMMARY, provider_summary),
         tool_call_ids: Ids::from_text(calls)?,
         tool_result_ids: Ids::from_text(results)?,
         steps: steps.into(),
-        pinned,
-        provider_summary,
     })
 }
 
@@ -121,10 +122,11 @@ mod tests {
         MessageFacts {
             tokens,
             role: [Role::User, Role::Assistant, Role::ToolResult, Role::System][role as usize % 4],
-            starts_turn: flags.0,
-            failed: flags.1,
-            pinned: flags.2,
-            provider_summary: flags.3,
+            flags: MessageFlags::NONE
+                .with(MessageFlags::STARTS_TURN, flags.0)
+                .with(MessageFlags::FAILED, flags.1)
+                .with(MessageFlags::PINNED, flags.2)
+                .with(MessageFlags::PROVIDER_SUMMARY, flags.3),
             tool_call_ids: ids.0.iter().collect(),
             tool_result_ids: ids.1.iter().collect(),
             steps: steps

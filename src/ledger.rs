@@ -101,13 +101,13 @@ impl Ledger {
         let sent = self.raw.sent.last().copied().unwrap_or(0);
         self.raw
             .sent
-            .push(sent + if facts.failed { 0 } else { facts.tokens });
-        let calibration = self.raw.calibration;
+            .push(sent + if facts.failed() { 0 } else { facts.tokens });
+        let (calibration, failed) = (self.raw.calibration, facts.failed());
         for step in &mut facts.steps {
             self.raw.steps.push(step.tokens);
-            step.tokens = calibration.scale_message(step.tokens, facts.failed);
+            step.tokens = calibration.scale_message(step.tokens, failed);
         }
-        facts.tokens = calibration.scale_message(facts.tokens, facts.failed);
+        facts.tokens = calibration.scale_message(facts.tokens, failed);
         match self.positions.take() {
             None => self.pair(&facts),
             Some(mut positions) => {
@@ -123,8 +123,8 @@ impl Ledger {
         if facts.is_pinned() {
             self.pinned_tokens += facts.tokens;
         }
-        let opens = facts.provider_summary && self.mode == ProviderCompaction::Window;
-        self.host_pinned |= facts.pinned;
+        let opens = facts.provider_summary() && self.mode == ProviderCompaction::Window;
+        self.host_pinned |= facts.pinned();
         self.facts.push(facts);
         if opens {
             self.open_window();
@@ -150,7 +150,7 @@ impl Ledger {
         let mut sent = 0;
         let after = self.raw.sent.iter_mut().skip(1);
         for ((f, &raw), after) in self.facts.iter().zip(&self.raw.tokens).zip(after) {
-            sent += if f.failed { 0 } else { raw };
+            sent += if f.failed() { 0 } else { raw };
             *after = sent;
         }
         self.message_tokens = self.facts.iter().map(|f| f.tokens).sum();
@@ -248,10 +248,11 @@ impl Ledger {
         let (mut total, mut pinned) = (0, 0);
         // One pass: a long history's facts are read once.
         for (f, &tokens) in self.facts.iter_mut().zip(&self.raw.tokens) {
-            f.tokens = calibration.scale_message(tokens, f.failed);
+            let failed = f.failed();
+            f.tokens = calibration.scale_message(tokens, failed);
             for step in &mut f.steps {
                 let raw = steps.next().copied().unwrap_or(0);
-                step.tokens = calibration.scale_message(raw, f.failed);
+                step.tokens = calibration.scale_message(raw, failed);
             }
             total += f.tokens;
             if f.is_pinned() {

@@ -101,7 +101,7 @@ pub use compactor::{
 };
 pub use draft::{Digest, Draft, Verdict};
 pub use error::{BoxError, Error, Result, whole_number};
-pub use facts::{MessageFacts, RequestFacts, Step, Steps};
+pub use facts::{MessageFacts, MessageFlags, RequestFacts, Step, Steps};
 pub use generator::{
     Chunk, DEFAULT_QUOTE_TURN_PREFIX_TOKENS, GenerateRequest, Generated, Generator,
     GeneratorSummarizer, Purpose, SUMMARY_SO_FAR_PLACEHOLDER, ToolChoice,

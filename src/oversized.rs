@@ -50,7 +50,7 @@ pub fn oversized(
         return None;
     }
     let from = plan.map_or(0, |p| p.first_kept_index);
-    let user = |(_, f): &(usize, &crate::MessageFacts)| f.role == Role::User && !f.pinned;
+    let user = |(_, f): &(usize, &crate::MessageFacts)| f.role == Role::User && !f.pinned();
     let candidates = facts.messages.iter().enumerate().skip(from).filter(user);
     let (index, message) = candidates.max_by_key(|(_, f)| f.tokens)?;
     let tokens = message.tokens;
@@ -182,7 +182,8 @@ mod tests {
         MessageFacts {
             tokens,
             role,
-            starts_turn: role == Role::User,
+            flags: crate::facts::MessageFlags::NONE
+                .with(crate::facts::MessageFlags::STARTS_TURN, role == Role::User),
             ..MessageFacts::default()
         }
     }
@@ -236,7 +237,7 @@ mod tests {
         assert_eq!(over.target, 128_000 - 10 - 16_000 - MARGIN);
         // A pinned paste is never trimmed; a tool result is not a user message.
         let mut pinned = facts.clone();
-        pinned.messages[100].pinned = true;
+        pinned.messages[100].set_pinned(true);
         assert_eq!(oversized(&pinned, Some(&plan), 128_000, 1.0), None);
     }
 

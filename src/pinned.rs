@@ -27,7 +27,7 @@ impl Found {
     /// What `facts` say: their `pinned` flag holds the marker and the request's indices.
     pub fn of_facts(facts: &MessageFacts) -> Found {
         Found {
-            pinned: facts.pinned,
+            pinned: facts.pinned(),
             system: facts.role == Role::System,
         }
     }
@@ -136,7 +136,7 @@ pub fn mark(pinned: &[u32], indices: &[u32], facts: &mut [MessageFacts]) {
     }
     for (i, f) in indices.iter().zip(facts.iter_mut()) {
         if pinned.binary_search(i).is_ok() {
-            f.pinned = true;
+            f.set_pinned(true);
         }
     }
 }
@@ -146,7 +146,7 @@ pub fn mark(pinned: &[u32], indices: &[u32], facts: &mut [MessageFacts]) {
 pub fn mark_first(pinned: &[u32], facts: &mut [MessageFacts]) {
     for &i in pinned {
         if let Some(f) = facts.get_mut(i as usize) {
-            f.pinned = true;
+            f.set_pinned(true);
         }
     }
 }
@@ -178,7 +178,7 @@ pub fn kept_before(facts: &[MessageFacts], end: usize) -> Vec<usize> {
     let before = facts.get(..end).unwrap_or(facts);
     let mut out = Vec::new();
     for (i, f) in before.iter().enumerate() {
-        if f.pinned {
+        if f.pinned() {
             out.push(i);
         }
     }
@@ -203,7 +203,7 @@ pub fn renumbered(pinned: &[u32], plan: &crate::Plan, facts: &[MessageFacts]) ->
 /// be sent too (pinned with it, or in the same message, as a UIMessage's tool parts are).
 /// A call with no result yet is fine. Reads nothing unless the host pinned a message.
 pub fn check_pairs(facts: &[MessageFacts]) -> Result<()> {
-    if !facts.iter().any(|f| f.pinned) {
+    if !facts.iter().any(|f| f.pinned()) {
         return Ok(());
     }
     // The latest message to call each id: a result answers the latest call with its id.
@@ -214,8 +214,8 @@ pub fn check_pairs(facts: &[MessageFacts]) -> Result<()> {
         }
         for id in &f.tool_result_ids {
             let Some(&i) = calls.get(id) else { continue };
-            let call = facts.get(i).is_some_and(|c| c.pinned);
-            if call != f.pinned {
+            let call = facts.get(i).is_some_and(|c| c.pinned());
+            if call != f.pinned() {
                 return Err(split_pair(i, j, id, call));
             }
         }
@@ -247,7 +247,8 @@ mod tests {
         MessageFacts {
             tool_call_ids: calls.iter().collect(),
             tool_result_ids: results.iter().collect(),
-            pinned,
+            flags: crate::facts::MessageFlags::NONE
+                .with(crate::facts::MessageFlags::PINNED, pinned),
             ..MessageFacts::default()
         }
     }
@@ -316,11 +317,11 @@ mod tests {
         assert_eq!(with_system(vec![0], &[7], Some(&[3, 7, 9])), vec![0, 1]);
         let mut all = vec![MessageFacts::default(); 3];
         mark(&[1, 4], &[0, 1, 4], &mut all);
-        let flags: Vec<bool> = all.iter().map(|f| f.pinned).collect();
+        let flags: Vec<bool> = all.iter().map(|f| f.pinned()).collect();
         assert_eq!(flags, [false, true, true]);
         assert_eq!(kept_before(&all, 2), vec![1]);
         let mut first = vec![MessageFacts::default(); 2];
         mark_first(&[1, 5], &mut first);
-        assert!(!first[0].pinned && first[1].pinned);
+        assert!(!first[0].pinned() && first[1].pinned());
     }
 }

@@ -209,7 +209,7 @@ pub(crate) fn plan_history(
     // compaction there is. The scan runs only in that rare case.
     if let Some(budget) = options.input_token_budget
         && history.pinned_tokens > budget
-        && history.facts.iter().any(|f| f.pinned)
+        && history.facts.iter().any(|f| f.pinned())
     {
         return Err(pinned_too_large(
             history.facts,
@@ -393,11 +393,11 @@ pub(crate) fn largest_valid_cut(messages: &[MessageFacts], limit: usize) -> Opti
 fn split_turn_start(facts: &[MessageFacts], cut: usize) -> Option<usize> {
     let kept = facts.get(cut..)?;
     let at_cut = kept.iter().find(|f| f.role != Role::System)?;
-    if at_cut.starts_turn {
+    if at_cut.starts_turn() {
         return None;
     }
     let before = facts.get(..cut).unwrap_or(&[]);
-    Some(before.iter().rposition(|f| f.starts_turn).unwrap_or(0))
+    Some(before.iter().rposition(|f| f.starts_turn()).unwrap_or(0))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! plan over positions is turned back into one over messages whose kept suffix may start
 //! inside a message (`Plan::first_kept_part`).
 
-use crate::facts::MessageFacts;
+use crate::facts::{MessageFacts, MessageFlags};
 use crate::ids::Ids;
 
 /// The planning positions of a history with steps, and where each one starts.
@@ -57,7 +57,7 @@ impl Positions {
 /// what the later ones do not.
 fn part_tokens(message: &MessageFacts, part: usize) -> u64 {
     match part {
-        0 if message.pinned => message.tokens,
+        0 if message.pinned() => message.tokens,
         0 => message
             .tokens
             .saturating_sub(message.steps.iter().map(|s| s.tokens).sum()),
@@ -73,7 +73,7 @@ fn part_tokens(message: &MessageFacts, part: usize) -> u64 {
 /// step (everything before the first later step), then each later one.
 fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
     // A pinned message is kept whole, as it is: no cut falls inside it.
-    if message.steps.is_empty() || message.pinned {
+    if message.steps.is_empty() || message.pinned() {
         let whole = MessageFacts {
             steps: Default::default(),
             ..message.clone()
@@ -94,14 +94,11 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
     let first = MessageFacts {
         tokens: part_tokens(message, 0),
         role: message.role,
-        starts_turn: message.starts_turn,
-        failed: message.failed,
+        // The first position stands for the message: a provider's summary starts it.
+        flags: message.flags,
         tool_call_ids: ids(&message.tool_call_ids, 0, calls),
         tool_result_ids: ids(&message.tool_result_ids, 0, results),
         steps: Default::default(),
-        pinned: message.pinned,
-        // The first position stands for the message: a provider's summary starts it.
-        provider_summary: message.provider_summary,
     };
     let mut out = vec![(0, first)];
     for step in &message.steps {
@@ -110,13 +107,12 @@ fn split(message: &MessageFacts) -> Vec<(usize, MessageFacts)> {
             MessageFacts {
                 tokens: step.tokens,
                 role: message.role,
-                starts_turn: false,
-                failed: message.failed,
+                flags: MessageFlags::NONE
+                    .with(MessageFlags::FAILED, message.failed())
+                    .with(MessageFlags::PINNED, message.pinned()),
                 tool_call_ids: ids(&message.tool_call_ids, calls, step.calls),
                 tool_result_ids: ids(&message.tool_result_ids, results, step.results),
                 steps: Default::default(),
-                pinned: message.pinned,
-                provider_summary: false,
             },
         ));
         calls += step.calls;

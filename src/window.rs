@@ -39,7 +39,7 @@ pub(crate) fn window_start(messages: &[MessageFacts], mode: ProviderCompaction) 
         ProviderCompaction::Ignore => 0,
         ProviderCompaction::Window => messages
             .iter()
-            .rposition(|f| f.provider_summary)
+            .rposition(|f| f.provider_summary())
             .unwrap_or(0),
     }
 }
@@ -87,7 +87,10 @@ mod tests {
         MessageFacts {
             tokens,
             role,
-            provider_summary,
+            flags: crate::facts::MessageFlags::NONE.with(
+                crate::facts::MessageFlags::PROVIDER_SUMMARY,
+                provider_summary,
+            ),
             ..MessageFacts::default()
         }
     }

@@ -296,7 +296,7 @@ fn a_failed_attempt_before_the_tail_is_marked_not_read() {
     let planned = tail(&history, 2_000).expect("planned from a sized tail");
     assert!(!history.read.borrow().contains(&11));
     let failed = &planned.facts.messages[11];
-    assert!(failed.failed);
+    assert!(failed.failed());
     assert_eq!(failed.tokens, 0);
     assert!(planned.facts.messages[13].tokens > 0);
 }

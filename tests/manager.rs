@@ -330,7 +330,7 @@ impl StateCompactor for Shrinking {
         let message = MessageFacts {
             tokens: 10,
             role: Role::User,
-            starts_turn: true,
+            flags: MessageFlags::STARTS_TURN,
             ..MessageFacts::default()
         };
         Ok(RequestFacts {

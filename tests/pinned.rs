@@ -52,10 +52,10 @@ fn pin(mut message: Value) -> String {
 #[test]
 fn the_marker_pins_a_message_in_both_readers() {
     let text = pin(json!({ "role": "user", "content": "the task" }));
-    assert!(facts_of(&text, 0).unwrap().pinned);
+    assert!(facts_of(&text, 0).unwrap().pinned());
     assert!(Format::Canonical.read_json(&text, "m").unwrap().pinned);
     let plain = json!({ "role": "user", "content": "the task", "pinned": false }).to_string();
-    assert!(!facts_of(&plain, 0).unwrap().pinned);
+    assert!(!facts_of(&plain, 0).unwrap().pinned());
     let wrong = json!({ "role": "user", "content": "x", "pinned": "yes" }).to_string();
     let error = facts_of(&wrong, 3).unwrap_err().to_string();
     assert!(error.contains("messages[3].pinned"), "{error}");
@@ -187,7 +187,7 @@ fn a_tool_pair_cannot_be_pinned_by_halves() {
     // An assistant message of text alone may be pinned (a decision).
     let decision =
         pin(json!({ "role": "assistant", "content": [{ "type": "text", "text": "we use X" }] }));
-    assert!(facts_of(&decision, 6).unwrap().pinned);
+    assert!(facts_of(&decision, 6).unwrap().pinned());
 }
 
 #[test]

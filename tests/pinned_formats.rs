@@ -62,17 +62,17 @@ fn parts<'a>(pinned: &'a [u32]) -> Parts<'a> {
 #[test]
 fn the_markers_pin_a_ui_message_and_a_model_message_and_only_true_does() {
     let ui = |metadata: Value| json!({ "id": "u", "role": "user", "metadata": metadata, "parts": [{ "type": "text", "text": "the task" }] });
-    assert!(facts_of(Format::AiSdkUi, &ui(json!({ "pinned": true }))).pinned);
+    assert!(facts_of(Format::AiSdkUi, &ui(json!({ "pinned": true }))).pinned());
     for other in [
         json!({ "pinned": "yes" }),
         json!({ "pinned": false }),
         json!(null),
     ] {
-        assert!(!facts_of(Format::AiSdkUi, &ui(other)).pinned);
+        assert!(!facts_of(Format::AiSdkUi, &ui(other)).pinned());
     }
     let model = |options: Value| json!({ "role": "user", "content": "the task", "providerOptions": options });
     let marked = model(json!({ "contextCompaction": { "pinned": true }, "openai": {} }));
-    assert!(facts_of(Format::AiSdk, &marked).pinned);
+    assert!(facts_of(Format::AiSdk, &marked).pinned());
     assert!(
         Format::AiSdk
             .read_json(&marked.to_string(), "m")
@@ -84,12 +84,12 @@ fn the_markers_pin_a_ui_message_and_a_model_message_and_only_true_does() {
             Format::AiSdk,
             &model(json!({ "openai": { "pinned": true } }))
         )
-        .pinned
+        .pinned()
     );
     // Provider formats have no marker (a provider may reject an unknown field): a field named
     // so is not read.
     let anthropic = json!({ "role": "user", "content": "x", "pinned": true });
-    assert!(!facts_of(Format::Anthropic, &anthropic).pinned);
+    assert!(!facts_of(Format::Anthropic, &anthropic).pinned());
     // The tail's sizer finds the markers where the readers do.
     let texts = [
         ui(json!({})).to_string(),
@@ -159,7 +159,7 @@ fn the_request_pins_by_index_in_every_path() {
     use context_compaction::History;
     let all = history.all_facts().unwrap();
     assert_eq!(
-        all.iter().map(|f| f.pinned).collect::<Vec<_>>(),
+        all.iter().map(|f| f.pinned()).collect::<Vec<_>>(),
         [false, true, false, false]
     );
     assert_eq!(history.sizes(None, false).unwrap().system, vec![1]);
@@ -176,7 +176,7 @@ fn the_request_pins_by_index_in_every_path() {
     let bytes = serde_json::to_vec(&messages).unwrap();
     let c = compactor(10);
     let decided = body::decide(&c, &bytes, Format::Anthropic, &parts(&pins), REDUCE).unwrap();
-    assert!(decided.facts.messages[1].pinned);
+    assert!(decided.facts.messages[1].pinned());
     let Err(error) = body::decide(&c, &bytes, Format::Anthropic, &parts(&[4]), REDUCE) else {
         panic!("an index past the end is refused");
     };

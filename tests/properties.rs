@@ -205,7 +205,7 @@ proptest! {
         let raw = RequestFacts::of(&request).unwrap();
         // A report of a prefix at some ratio to our estimate (beyond 2× or below ½: ignored).
         let end = at.index(messages.len() + 1);
-        let sent: u64 = raw.messages[..end].iter().filter(|f| !f.failed).map(|f| f.tokens).sum();
+        let sent: u64 = raw.messages[..end].iter().filter(|f| !f.failed()).map(|f| f.tokens).sum();
         let tokens = (raw.system_prompt + raw.summary + sent) * permille / 1000;
         let reports = [Report { messages: end, tokens, fixed: None }];
         let calibrated = RequestFacts::of(&Request { reports: &reports, ..request }).unwrap();

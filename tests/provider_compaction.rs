@@ -4,7 +4,7 @@
 
 use context_compaction::formats::Format;
 use context_compaction::token::{Estimator, Heuristic};
-use context_compaction::{BoxError, MessageFacts};
+use context_compaction::{BoxError, MessageFacts, MessageFlags};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = include_str!("fixtures/formats/provider-compaction.json");
@@ -46,10 +46,10 @@ fn an_anthropic_compaction_block_counts_as_the_text_it_holds() {
     for estimator in [&Heuristic::new() as &dyn Estimator, &Chars] {
         let block = facts(Format::Anthropic, &messages[3], estimator);
         // A provider summary: the provider reads nothing before it (see below).
-        assert!(block.provider_summary);
+        assert!(block.provider_summary());
         assert_eq!(
             MessageFacts {
-                provider_summary: false,
+                flags: block.flags.with(MessageFlags::PROVIDER_SUMMARY, false),
                 ..block
             },
             facts(Format::Anthropic, &as_text, estimator)
@@ -120,7 +120,7 @@ fn the_ai_sdk_forwards_both_compactions_through_provider_options() {
         {"type": "text", "text": "I will change the operator."},
     ]});
     let marked = facts(Format::AiSdk, &messages[1], &h);
-    assert!(marked.provider_summary);
+    assert!(marked.provider_summary());
     assert_eq!(marked.tokens, facts(Format::AiSdk, &plain, &h).tokens);
     // OpenAI's: a custom part whose encryptedContent counts as the sealed summary.
     let encrypted = messages[2]["content"][0]["providerOptions"]["openai"]["encryptedContent"]
@@ -230,7 +230,7 @@ fn the_messages_before_the_newest_provider_compaction_count_nothing() {
         let raw = raw_tokens(format, &messages);
         let flags: Vec<bool> = messages
             .iter()
-            .map(|m| facts(format, m, &Heuristic::new()).provider_summary)
+            .map(|m| facts(format, m, &Heuristic::new()).provider_summary())
             .collect();
         assert_eq!(flags.iter().rposition(|&f| f), Some(newest), "{name}");
         let window = decided(&c, format, &messages, Default::default(), budget(u64::MAX)).unwrap();
@@ -392,7 +392,7 @@ fn a_uimessage_carries_both_compactions_in_its_provider_metadata() {
             "providerMetadata": {"openai": {"itemId": "cmp_1", "encryptedContent": encrypted}}},
     ]});
     let f = facts(Format::AiSdkUi, &ui, &h);
-    assert!(f.provider_summary);
+    assert!(f.provider_summary());
     assert_eq!(f, facts(Format::AiSdk, &model[2], &h));
     let text = model[1]["content"][0]["text"].clone();
     let ui = json!({"id": "a0", "role": "assistant", "parts": [
@@ -400,9 +400,9 @@ fn a_uimessage_carries_both_compactions_in_its_provider_metadata() {
         {"type": "text", "text": "I will change the operator."},
     ]});
     let f = facts(Format::AiSdkUi, &ui, &h);
-    assert!(f.provider_summary);
+    assert!(f.provider_summary());
     assert_eq!(f, facts(Format::AiSdk, &model[1], &h));
     // An unmarked custom part is its kind, as before.
     let other = json!({"id": "a2", "role": "assistant", "parts": [{"type": "custom", "kind": "acme.note"}]});
-    assert!(!facts(Format::AiSdkUi, &other, &h).provider_summary);
+    assert!(!facts(Format::AiSdkUi, &other, &h).provider_summary());
 }

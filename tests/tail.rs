@@ -8,7 +8,7 @@ use common::*;
 use context_compaction::formats::{Format, MessageUsage};
 use context_compaction::tail::{self, fill_unread};
 use context_compaction::{
-    Heuristic, MessageFacts, PlanOptions, Report, RequestFacts, Role, anchor, body,
+    Heuristic, MessageFacts, MessageFlags, PlanOptions, Report, RequestFacts, Role, anchor, body,
 };
 use serde_json::Value;
 
@@ -54,7 +54,7 @@ fn placeholders_before(facts: &RequestFacts, start: usize, sized: bool) -> Reque
     for f in &mut tail.messages[..start] {
         *f = MessageFacts {
             tokens: if sized { f.tokens } else { 0 },
-            failed: f.failed,
+            flags: MessageFlags::NONE.with(MessageFlags::FAILED, f.failed()),
             ..MessageFacts::default()
         };
     }
@@ -197,7 +197,7 @@ fn synthetic(roles: &str, calls: &[(usize, &str)], results: &[(usize, &str)]) ->
                 'a' => Role::Assistant,
                 _ => Role::ToolResult,
             },
-            starts_turn: role == 'u',
+            flags: MessageFlags::NONE.with(MessageFlags::STARTS_TURN, role == 'u'),
             ..MessageFacts::default()
         })
         .collect();
@@ -309,7 +309,11 @@ fn placeholders_of_no_tokens_decide_as_the_whole_history_at_the_same_ratio() {
                     continue;
                 };
                 let between = &raw.messages[earlier.messages..latest.messages];
-                let span = between.iter().filter(|f| !f.failed).map(|f| f.tokens).sum();
+                let span = between
+                    .iter()
+                    .filter(|f| !f.failed())
+                    .map(|f| f.tokens)
+                    .sum();
                 let Some(calibration) = anchor::span_ratio(earlier, latest, span) else {
                     continue;
                 };

@@ -135,7 +135,7 @@ pub(super) fn eligible<'f>(
         let protected = newer_output < protect;
         newer_output += f.tokens;
         // A pinned message is sent as it is: its results are never cleared.
-        let pinned = facts.messages.get(f.index).is_some_and(|m| m.pinned);
+        let pinned = facts.messages.get(f.index).is_some_and(|m| m.pinned());
         if protected || pinned || f.index >= protected_from || f.index < window || !f.editable {
             continue;
         }

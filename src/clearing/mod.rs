@@ -230,7 +230,7 @@ impl Clearing {
         for (i, tokens) in rewritten {
             if let Some(old) = facts.messages.get(*i) {
                 old_tokens += old.tokens;
-                new_tokens += calibration.scale_message(*tokens, old.failed);
+                new_tokens += calibration.scale_message(*tokens, old.failed());
             }
         }
         let freed = old_tokens.saturating_sub(new_tokens);
@@ -373,7 +373,7 @@ pub fn trim(
     let excess = facts.total().saturating_sub(budget);
     let last = found.results.len().saturating_sub(1);
     let newest = found.results.last();
-    let pinned = |r: &&FoundResult| facts.messages.get(r.index).is_some_and(|m| m.pinned);
+    let pinned = |r: &&FoundResult| facts.messages.get(r.index).is_some_and(|m| m.pinned());
     let trimmable = |r: &&FoundResult| r.editable && !pinned(r) && !repeated(found, last);
     let Some(newest) = newest.filter(|r| excess > 0 && trimmable(r)) else {
         return Ok(None);

@@ -42,7 +42,8 @@ impl Tally {
     /// [`crate::message::HostMessage::of_units`] decides them.
     pub(crate) fn finish(mut self) -> MessageFacts {
         let facts = &mut self.facts;
-        (facts.role, facts.starts_turn) = if self.system {
+        let starts_turn;
+        (facts.role, starts_turn) = if self.system {
             (Role::System, false)
         } else if self.assistant {
             (Role::Assistant, false)
@@ -51,6 +52,7 @@ impl Tally {
         } else {
             (Role::ToolResult, false)
         };
+        facts.set_starts_turn(starts_turn);
         self.facts
     }
 
@@ -108,11 +110,11 @@ fn push_id(ids: &mut Ids, id: Cow<str>) {
 
 impl<'a> Sink<'a> for Tally {
     fn pin(&mut self) {
-        self.facts.pinned = true;
+        self.facts.set_pinned(true);
     }
 
     fn provider_summary(&mut self) {
-        self.facts.provider_summary = true;
+        self.facts.set_provider_summary(true);
     }
 
     fn unit(&mut self, unit: Unit<'a>) {
@@ -123,7 +125,9 @@ impl<'a> Sink<'a> for Tally {
             Unit::User => self.user = true,
             Unit::Assistant(stop) => {
                 (self.assistant, self.in_assistant) = (true, true);
-                self.facts.failed |= matches!(stop, Some(StopReason::Error | StopReason::Aborted));
+                if matches!(stop, Some(StopReason::Error | StopReason::Aborted)) {
+                    self.facts.set_failed(true);
+                }
             }
             Unit::ToolResult { id, .. } => {
                 push_id(&mut self.facts.tool_result_ids, id);

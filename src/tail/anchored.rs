@@ -231,7 +231,11 @@ fn span_calibration<H: History + ?Sized>(
         .collect();
     let raw_between = |from: usize| -> u64 {
         let between = facts.messages.get(from..anchor.messages).unwrap_or(&[]);
-        between.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
+        between
+            .iter()
+            .filter(|f| !f.failed())
+            .map(|f| f.tokens)
+            .sum()
     };
     for batch in assistants.chunks(USAGE_BATCH) {
         let usages = history.usages(batch)?;
@@ -268,7 +272,7 @@ fn sized<H: History + ?Sized>(
     // A failed attempt not read: marked so, its tokens (its size's) then calibrated to 0.
     for &i in failed.iter().filter(|&&i| (i as usize) < end) {
         if let Some(f) = facts.messages.get_mut(i as usize) {
-            f.failed = true;
+            f.set_failed(true);
         }
     }
     let start = tail::first_start(&sizes, asked.keep_recent_tokens).min(end);

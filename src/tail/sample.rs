@@ -100,5 +100,5 @@ fn scramble(n: usize) -> usize {
 /// attempts left out).
 fn tokens(facts: &RequestFacts, range: std::ops::Range<usize>) -> u64 {
     let read = facts.messages.get(range).unwrap_or(&[]);
-    read.iter().filter(|f| !f.failed).map(|f| f.tokens).sum()
+    read.iter().filter(|f| !f.failed()).map(|f| f.tokens).sum()
 }

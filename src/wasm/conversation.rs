@@ -119,7 +119,7 @@ impl JsConversation {
         let mut messages = self.read_messages(&incoming, start)?;
         for &k in &pins {
             if let Some((_, facts)) = messages.get_mut(k as usize) {
-                facts.pinned = true;
+                facts.set_pinned(true);
             }
         }
         let usage = self.usage_of(&incoming, &messages, start)?;

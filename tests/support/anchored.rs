@@ -129,7 +129,7 @@ fn patches(
     let (mut sum, mut at) = (0u64, 0usize);
     for &i in &carriers {
         while at < i {
-            sum += if facts[at].failed {
+            sum += if facts[at].failed() {
                 0
             } else {
                 facts[at].tokens
