@@ -5,7 +5,10 @@
 //! exports planning and estimating only: `Compactor` without `apply`, `compact` and
 //! `summarizerInput`, no `ContextManagerCore`, `isContextOverflowError` or `projectSummary`. The
 //! summarizer bridge, retries, records and clearing's apply are then reached from no export,
-//! and the linker leaves them out.
+//! and the linker leaves them out. Without `requests` as well (the preview module of
+//! `context-compaction/ai-sdk-preview`), a `Compactor` only makes conversation handles and
+//! answers `clearableResults` and `covers`: no `plan`, `planBytes`, `digest`, `estimate` or
+//! `HeuristicEstimator`.
 
 mod bridge;
 // Modules with functions only the whole module's exports reach (apply, the manager): without
@@ -36,13 +39,17 @@ mod manager;
 mod pinned;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod reported;
+// `planBytes` and `Compactor.plan` (feature `requests`) alone size messages lazily.
+#[cfg_attr(not(feature = "requests"), allow(dead_code))]
 mod seam;
+#[cfg_attr(not(feature = "requests"), allow(dead_code))]
 mod sizer;
 mod stringify;
 mod timer;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod walk;
 
+#[cfg(feature = "requests")]
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "full")]
@@ -69,6 +76,7 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
 }
 
 /// The estimate of a request: `{ total, systemPrompt, summary, messages, tools }`.
+#[cfg(feature = "requests")]
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen]
 pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
