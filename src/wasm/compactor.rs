@@ -16,9 +16,9 @@ use super::engine::Engine;
 use super::engine::{self, Job};
 #[cfg(feature = "full")]
 use super::error::to_js;
-use super::{clearing, config, convert};
 #[cfg(feature = "requests")]
 use super::sizer;
+use super::{clearing, config, convert};
 #[cfg(feature = "requests")]
 use crate::compactor::HistoryDecision;
 #[cfg(feature = "requests")]
