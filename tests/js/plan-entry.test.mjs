@@ -205,6 +205,17 @@ test("the preview module has what ChatPreview calls and refuses every format but
     assert.throws(() => compactor.conversation({ format }), refused, format);
     assert.throws(() => compactor.clearableResults({ format, messages: [] }), refused, format);
   }
+  // The options ChatPreview never passes are refused by name, not ignored.
+  const notRead = (name) => (error) => error.code === "invalid_request" && error.message === `invalid request: ${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`;
+  const ui = { format: "ai-sdk-ui", messages: [{ id: "u", role: "user", parts: [{ type: "text", text: "hi" }] }] };
+  assert.throws(() => compactor.clearableResults({ ...ui, tools: [{ name: "read" }] }), notRead("tools"));
+  assert.throws(() => compactor.clearableResults({ ...ui, reportedUsage: { messages: 1, inputTokens: 10 } }), notRead("reportedUsage"));
+  assert.throws(() => compactor.clearableResults({ ...ui, pinned: [0] }), notRead("pinned"));
+  assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  const handle = compactor.conversation(ui);
+  assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
+  handle.free();
+  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent }), []);
   // Without a format (canonical by default), reading a message is refused the same way.
   assert.throws(() => compactor.conversation({ messages: [{ role: "user", content: "hi" }] }), (error) => error.code === "invalid_request" && /"canonical" is not in this build/.test(error.message));
   const messages = aiSdkUi(sessionMessages()).slice(0, 60);
@@ -213,4 +224,13 @@ test("the preview module has what ChatPreview calls and refuses every format but
   const reference = wholeCompactor.conversation({ format: "ai-sdk-ui", messages });
   assert.deepEqual(conversation.plan({ inputTokenBudget: 5_000 }), reference.plan({ inputTokenBudget: 5_000 }));
   for (const c of [conversation, reference, compactor, wholeCompactor]) c.free();
+  // A clear plan is the whole module's but for the rewritten messages, which ChatPreview never reads.
+  const [clearing, wholeClearing] = [new glue.Compactor({ keepRecentTokens: 1_000, clearing: true }), new whole.Compactor({ keepRecentTokens: 1_000, clearing: true, summarizer: { summarize: async () => "" } })];
+  const plans = [clearing, wholeClearing].map((c) => c.conversation({ format: "ai-sdk-ui", messages: aiSdkUi(sessionMessages()) }).plan({ inputTokenBudget: 60_000 }));
+  assert.equal(plans[1].kind, "clear");
+  const { messages: rewritten, ...rest } = plans[1];
+  assert.ok(Array.isArray(rewritten));
+  assert.deepEqual(plans[0], rest);
+  clearing.free();
+  wholeClearing.free();
 });

@@ -217,10 +217,11 @@ async function chatPage(stack, dir, build, { script, module = false, note } = {}
   mkdirSync(source, { recursive: true });
   cpSync(join(here, "chat-page.js"), join(source, "main.js"));
   cpSync(join(here, "chat-scenario.js"), join(source, "chat-conversation.js"));
-  const page = (src) => `<!doctype html>\n<meta charset="utf-8">\n<title>ChatPreview</title>\n<pre id="chat"></pre>\n<script ${module ? 'type="module" ' : ""}src="${src}"></script>\n`;
-  writeFileSync(join(source, "index.html"), page("./main.js"));
+  const page = (src, type) => `<!doctype html>\n<meta charset="utf-8">\n<title>ChatPreview</title>\n<pre id="chat"></pre>\n<script ${type ? 'type="module" ' : ""}src="${src}"></script>\n`;
+  // Vite bundles the module scripts of the page it builds.
+  writeFileSync(join(source, "index.html"), page("./main.js", true));
   await build("chat/main.js", out);
-  if (script) writeFileSync(join(out, "index.html"), page(script));
+  if (script) writeFileSync(join(out, "index.html"), page(script, module));
   assert.deepEqual(await servedTexts(out, "index.html", ["#chat"]), [chatReference], `${stack}: the ChatPreview page`);
   measure(stack, "chat", out, { note });
 }
