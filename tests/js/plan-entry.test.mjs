@@ -224,11 +224,13 @@ test("the preview module has what ChatPreview calls and refuses every format but
   const reference = wholeCompactor.conversation({ format: "ai-sdk-ui", messages });
   assert.deepEqual(conversation.plan({ inputTokenBudget: 5_000 }), reference.plan({ inputTokenBudget: 5_000 }));
   for (const c of [conversation, reference, compactor, wholeCompactor]) c.free();
-  // A clear plan is the whole module's but for the rewritten messages, which ChatPreview never reads.
+  // A clear plan is the whole module's but for its message arrays (the rewritten messages, and
+  // the empty messagesToSummarize and turnPrefixMessages), which ChatPreview never reads.
   const [clearing, wholeClearing] = [new glue.Compactor({ keepRecentTokens: 1_000, clearing: true }), new whole.Compactor({ keepRecentTokens: 1_000, clearing: true, summarizer: { summarize: async () => "" } })];
   const plans = [clearing, wholeClearing].map((c) => c.conversation({ format: "ai-sdk-ui", messages: aiSdkUi(sessionMessages()) }).plan({ inputTokenBudget: 60_000 }));
   assert.equal(plans[1].kind, "clear");
-  const { messages: rewritten, ...rest } = plans[1];
+  const { messages: rewritten, messagesToSummarize, turnPrefixMessages, ...rest } = plans[1];
+  assert.deepEqual([messagesToSummarize, turnPrefixMessages], [[], []]);
   assert.ok(Array.isArray(rewritten));
   assert.deepEqual(plans[0], rest);
   clearing.free();
