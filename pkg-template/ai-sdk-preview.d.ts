@@ -1,6 +1,12 @@
 // Types of `context-compaction/ai-sdk-preview` (ai-sdk-preview.js): `ChatPreview` on the
-// plan-only module.
+// preview module.
 export { ChatPreview } from "./ai-sdk.js";
+/**
+ * Resolves once the preview module is compiled and instantiated (off the main thread where the
+ * browser can); safe to call any number of times. Without it, the first `new ChatPreview`
+ * compiles the module synchronously.
+ */
+export function ready(): Promise<void>;
 export type {
   ChatCompactionRecord,
   ChatCompactionState,

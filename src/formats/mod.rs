@@ -8,16 +8,26 @@
 //! One host message may hold several units (an Anthropic user message with three
 //! `tool_result` blocks is three tool results), and a cut never falls inside one.
 
+// One cargo feature per reader (`formats`: all): a reader whose feature is off is compiled
+// but reached from nothing, so the linker leaves it out of the module (the canonical reader's
+// content rules stay: a system prompt given as blocks is read by them in every format).
+// The UIMessage reader reads a text or custom part with the ModelMessage reader's functions.
+#[cfg_attr(not(feature = "ai-sdk"), allow(dead_code))]
 mod ai_sdk;
+#[cfg_attr(not(feature = "ai-sdk-ui"), allow(dead_code))]
 mod ai_sdk_ui;
+#[cfg_attr(not(feature = "anthropic"), allow(dead_code))]
 mod anthropic;
 mod blocks;
+#[cfg_attr(not(feature = "canonical"), allow(dead_code))]
 mod canonical;
 pub(crate) mod count;
 mod edit;
 pub(crate) mod json;
 mod object;
+#[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
 mod openai_chat;
+#[cfg_attr(not(feature = "openai-responses"), allow(dead_code))]
 mod openai_responses;
 mod records;
 mod sink;
@@ -89,9 +99,58 @@ pub struct FailedMark {
 }
 
 impl Format {
+    /// Every format, in the order error messages list them.
+    pub const ALL: [Format; 6] = [
+        Format::Canonical,
+        Format::OpenAIChat,
+        Format::OpenAIResponses,
+        Format::Anthropic,
+        Format::AiSdk,
+        Format::AiSdkUi,
+    ];
+
+    /// Whether this format's reader is compiled in (its cargo feature, all of them by
+    /// default; the package's preview module has `ai-sdk-ui` alone).
+    pub fn compiled(self) -> bool {
+        match self {
+            Format::Canonical => cfg!(feature = "canonical"),
+            Format::OpenAIChat => cfg!(feature = "openai-chat"),
+            Format::OpenAIResponses => cfg!(feature = "openai-responses"),
+            Format::Anthropic => cfg!(feature = "anthropic"),
+            Format::AiSdk => cfg!(feature = "ai-sdk"),
+            Format::AiSdkUi => cfg!(feature = "ai-sdk-ui"),
+        }
+    }
+
+    /// The error for a format whose reader is not compiled in: it names the formats that are.
+    fn not_compiled(self) -> Error {
+        let names: Vec<String> = Format::ALL
+            .iter()
+            .filter(|f| f.compiled())
+            .map(|f| format!("\"{}\"", f.name()))
+            .collect();
+        Error::invalid_request(format!(
+            "format: \"{}\" is not in this build of the module, which reads {}",
+            self.name(),
+            if names.is_empty() {
+                "no format".to_owned()
+            } else {
+                names.join(", ")
+            }
+        ))
+    }
+
     /// Reads a format name: `canonical`, `openai-chat`, `openai-responses`, `anthropic`,
-    /// `ai-sdk`, `ai-sdk-ui`.
+    /// `ai-sdk`, `ai-sdk-ui`; a format whose reader is not compiled in is an error.
     pub fn from_name(name: &str) -> Result<Format> {
+        let format = Format::named(name)?;
+        if !format.compiled() {
+            return Err(format.not_compiled());
+        }
+        Ok(format)
+    }
+
+    fn named(name: &str) -> Result<Format> {
         Ok(match name {
             "canonical" => Format::Canonical,
             "openai-chat" => Format::OpenAIChat,
@@ -277,12 +336,20 @@ impl Format {
             sink.pin();
         }
         match self {
+            #[cfg(feature = "canonical")]
             Format::Canonical => canonical::read(&r, sink),
+            #[cfg(feature = "openai-chat")]
             Format::OpenAIChat => openai_chat::read(&r, sink),
+            #[cfg(feature = "openai-responses")]
             Format::OpenAIResponses => openai_responses::read(&r, sink),
+            #[cfg(feature = "anthropic")]
             Format::Anthropic => anthropic::read(&r, sink),
+            #[cfg(feature = "ai-sdk")]
             Format::AiSdk => ai_sdk::read(&r, sink),
+            #[cfg(feature = "ai-sdk-ui")]
             Format::AiSdkUi => ai_sdk_ui::read(&r, sink),
+            #[allow(unreachable_patterns)] // with every reader compiled in
+            _ => Err(self.not_compiled()),
         }?;
         self.check_content(&r)
     }

@@ -124,6 +124,7 @@ pub(crate) enum Shape {
     /// The new text as one text block: `[{"type":"text","text":…}]`.
     Blocks,
     /// An AI SDK tool output: `{"type":"text","value":…}` (`"error-text"` when `error`).
+    #[cfg_attr(not(feature = "ai-sdk"), allow(dead_code))]
     Output {
         /// Whether the output was an error.
         error: bool,

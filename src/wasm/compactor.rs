@@ -16,8 +16,13 @@ use super::engine::Engine;
 use super::engine::{self, Job};
 #[cfg(feature = "full")]
 use super::error::to_js;
-use super::{clearing, config, convert, sizer};
-use crate::compactor::{HistoryDecision, Planned};
+#[cfg(feature = "plan-api")]
+use super::sizer;
+use super::{clearing, config, convert};
+#[cfg(feature = "plan-api")]
+use crate::compactor::HistoryDecision;
+#[cfg(feature = "plan-api")]
+use crate::compactor::Planned;
 use crate::error::Result;
 
 /// Plans and applies compactions (see the package README).
@@ -45,6 +50,7 @@ impl JsCompactor {
         })
     }
 
+    #[cfg(feature = "plan-api")]
     /// The plan for `request`, or `null` when there is nothing to do.
     pub fn plan(&self, request: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
@@ -86,6 +92,7 @@ impl JsCompactor {
         clearing::clearable(self.inner.core.clearing(), &request, &facts).map_err(JsValue::from)
     }
 
+    #[cfg(feature = "plan-api")]
     /// The plan for a request whose messages are `body`: the bytes of a JSON array of messages
     /// or of JSON lines (`Uint8Array`, `ArrayBuffer` or string), read inside wasm. The plan has
     /// `messageSpans` instead of message arrays (a clear plan names its results by message
@@ -183,6 +190,7 @@ impl JsCompactor {
         super::draft::covers(&request, &draft).map_err(JsValue::from)
     }
 
+    #[cfg(feature = "plan-api")]
     /// The digest of what a cut (`{ firstKeptIndex, firstKeptPart }`: a record, a plan or a
     /// draft) covers in `request`'s messages: what a record's `receipt.digest` is checked
     /// against later.

@@ -262,8 +262,13 @@ impl JsConversation {
         let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
         match engine.decide_of(messages, format, estimator, &facts, options, &mut summarize)? {
             Some(Planned::Clear(cleared)) => {
-                let rewritten = clearing::rewritten(messages, format, &cleared)?;
-                Ok(clearing::plan_to_js(&facts, &cleared, Some(rewritten)))
+                // ChatPreview reads a clear plan's results, not its rewritten messages: the
+                // preview module (without `plan-api`) leaves them out, and the rewrite with them.
+                let rewritten = match cfg!(feature = "plan-api") {
+                    true => Some(clearing::rewritten(messages, format, &cleared)?),
+                    false => None,
+                };
+                Ok(clearing::plan_to_js(&facts, &cleared, rewritten))
             }
             Some(Planned::Summarize(plan)) => summary_js(Some(plan)),
             None => summary_js(None),

@@ -14,11 +14,13 @@ use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic, host_count};
 const NATIVE_MARKER: &str = "__contextCompactionHeuristicImageTokens";
 
 /// The default estimator, exported so hosts can count texts the way planning does.
+#[cfg(feature = "plan-api")]
 #[wasm_bindgen(js_name = HeuristicEstimator)]
 pub struct JsHeuristic {
     inner: Heuristic,
 }
 
+#[cfg(feature = "plan-api")]
 #[wasm_bindgen(js_class = HeuristicEstimator)]
 impl JsHeuristic {
     /// `new HeuristicEstimator({ imageTokens })`; `imageTokens` defaults to 1,200.

@@ -17,6 +17,9 @@ pub(crate) fn read(value: &JsValue) -> Result<Vec<Explicit>> {
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
+    if !cfg!(feature = "plan-api") {
+        return Err(super::not_read(path));
+    }
     match host::list(value, path)? {
         Some(items) => items
             .iter()

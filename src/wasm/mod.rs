@@ -5,7 +5,11 @@
 //! exports planning and estimating only: `Compactor` without `apply`, `compact` and
 //! `summarizerInput`, no `ContextManagerCore`, `isContextOverflowError` or `projectSummary`. The
 //! summarizer bridge, retries, records and clearing's apply are then reached from no export,
-//! and the linker leaves them out.
+//! and the linker leaves them out. Without `plan-api` as well (the preview module of
+//! `context-compaction/ai-sdk-preview`), a `Compactor` only makes conversation handles and
+//! answers `clearableResults` and `covers`: no `plan`, `planBytes`, `digest`, `estimate` or
+//! `HeuristicEstimator`; the options `tools`, `reportedUsage` and `pinned` are refused by
+//! name, and a conversation's clear plan has no rewritten `messages`.
 
 mod bridge;
 // Modules with functions only the whole module's exports reach (apply, the manager): without
@@ -36,13 +40,17 @@ mod manager;
 mod pinned;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod reported;
+// `planBytes` and `Compactor.plan` (feature `plan-api`) alone size messages lazily.
+#[cfg_attr(not(feature = "plan-api"), allow(dead_code))]
 mod seam;
+#[cfg_attr(not(feature = "plan-api"), allow(dead_code))]
 mod sizer;
 mod stringify;
 mod timer;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod walk;
 
+#[cfg(feature = "plan-api")]
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "full")]
@@ -69,12 +77,22 @@ pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsV
 }
 
 /// The estimate of a request: `{ total, systemPrompt, summary, messages, tools }`.
+#[cfg(feature = "plan-api")]
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen]
 pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
     let request = convert::request(&request)?;
     let facts = reported::request_facts(&request, true, &[])?;
     Ok(convert::estimate(&facts))
+}
+
+/// The error for a request option the preview module does not read (`tools`, `reportedUsage`,
+/// `pinned`): `ChatPreview` never passes them, so they are left out of it with what only they
+/// reach. Named, never ignored: a plan that read them would differ.
+fn not_read(path: &str) -> crate::Error {
+    crate::Error::invalid_request(format!(
+        "{path}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan"
+    ))
 }
 
 #[cfg(not(target_feature = "atomics"))]

@@ -30,6 +30,8 @@ pub(crate) fn read(
     let indices = match (value.as_bool(), value.dyn_ref::<Function>(), messages) {
         (Some(false), _, _) => return Ok(Vec::new()),
         _ if value.is_undefined() || value.is_null() => return Ok(Vec::new()),
+        // The preview module reads pins from the messages only (a UIMessage's metadata).
+        _ if !cfg!(feature = "plan-api") => return Err(super::not_read(path)),
         (Some(true), _, _) if all == All::Allowed => every(len.unwrap_or(0)),
         (_, Some(predicate), Some(messages)) => chosen(predicate, messages, path)?,
         _ => match host::list(value, path)? {

@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 /// Tool definitions given as a host value (via `JSON.stringify`, so `toJSON`, `undefined` and
 /// `NaN` behave as they do in JavaScript); `path` names the value.
 pub(crate) fn tools(value: &JsValue, path: &str) -> Result<Vec<crate::ToolDefinition>> {
+    if !cfg!(feature = "plan-api") {
+        return Err(super::not_read(path));
+    }
     crate::parse::tools_at(&json_text(value, path)?, path)
 }
 

@@ -1,7 +1,9 @@
 // `context-compaction/plan`: planning and estimating on the plan-only WebAssembly module. It
 // gives what the whole package gives (plans, bytes plans, clear plans, conversations,
 // estimates) on the real session in every format; it offers the names plan.d.ts declares; and
-// neither it nor `context-compaction/ai-sdk-preview` (`ChatPreview` on it) reaches the whole module.
+// it never reaches the whole module. `context-compaction/ai-sdk-preview` (`ChatPreview`) loads
+// the preview module alone (the plan-only one in workerd and edge runtimes), which reads
+// UIMessages only and refuses every other format by name.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -39,7 +41,8 @@ test("the plan entry offers, as ES module and CommonJS, the names plan.d.ts decl
 
 test("context-compaction/ai-sdk-preview's ChatPreview previews a chat as context-compaction/ai-sdk's does", async () => {
   const preview = await import("context-compaction/ai-sdk-preview");
-  assert.deepEqual(names(preview), ["ChatPreview"]);
+  assert.deepEqual(names(preview), ["ChatPreview", "ready"]);
+  await preview.ready();
   assert.equal(require("context-compaction/ai-sdk-preview").ChatPreview, preview.ChatPreview, "one instance for import and require");
   const { ChatPreview } = await import("context-compaction/ai-sdk");
   const messages = aiSdkUi(sessionMessages());
@@ -78,12 +81,20 @@ function reached(file, seen = new Set()) {
   return seen;
 }
 
-test("the plan entry and ChatPreview never reach the whole module, only the plan-only one", () => {
-  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js"]) {
+test("the plan entry and ChatPreview never reach the whole module; ChatPreview's page entry only the preview one", () => {
+  for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js", "ai-sdk-preview-plan.js"]) {
     const files = reached(entry);
     for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load.js", "exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
-    assert.ok(files.has("context_compaction_plan_bg.js"), `${entry} loads the plan-only module`);
+    const [want, other] = entry === "ai-sdk-preview.js" ? ["preview", "plan"] : ["plan", "preview"];
+    assert.ok(files.has(`context_compaction_${want}_bg.js`), `${entry} loads the ${want} module`);
+    assert.ok(!files.has(`context_compaction_${other}_bg.js`) && !files.has(`${other}-wasm-inline.js`), `${entry} reaches the ${other} module`);
   }
+  assert.ok(reached("ai-sdk-preview.js").has("preview-wasm-inline.js"));
+  // Runtimes that compile no bytes take the plan-only module's file for ChatPreview.
+  const conditions = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).exports["./ai-sdk-preview"];
+  assert.equal(conditions.workerd.default, "./ai-sdk-preview-plan.js");
+  assert.equal(conditions["edge-light"].default, "./ai-sdk-preview-plan.js");
+  assert.equal(conditions.default.default, "./ai-sdk-preview.js");
   assert.ok(reached("plan.js").has("plan-wasm-inline.js"));
   // The workerd and edge entries import the plan-only .wasm file.
   assert.match(readFileSync(join(dir, "plan-workerd.js"), "utf8"), /from "\.\/context_compaction_plan\.wasm"/);
@@ -175,4 +186,53 @@ test("a HeuristicEstimator counts the same in both modules", () => {
   for (const text of texts) assert.equal(b.countTokens(text), a.countTokens(text), text.slice(0, 20));
   assert.equal(b.imageTokens, c.imageTokens);
   for (const e of [a, b, c]) e.free();
+});
+
+test("the preview module has what ChatPreview calls and refuses every format but ai-sdk-ui by name", async () => {
+  const preview = await import("context-compaction/ai-sdk-preview");
+  await preview.ready();
+  // The module the entry loaded (the same file, so the same instance).
+  const glue = await import(pathToFileURL(join(dir, "context_compaction_preview_bg.js")).href);
+  // Its classes (the glue's own functions have one-letter names, scripts/short-imports.mjs).
+  assert.deepEqual(Object.keys(glue).filter((k) => /^[A-Z][a-z]/.test(k)).sort(), ["Compactor", "Conversation"]);
+  const compactor = new glue.Compactor({ keepRecentTokens: 1_000 });
+  for (const method of ["conversation", "clearableResults", "covers", "free"]) assert.equal(typeof compactor[method], "function", method);
+  for (const method of ["plan", "planBytes", "digest", "apply", "compact", "draft", "commit", "summarizerInput"]) assert.equal(compactor[method], undefined, method);
+  assert.equal(glue.estimate, undefined);
+  for (const [format] of formats.filter(([f]) => f !== "ai-sdk-ui")) {
+    const refused = (error) =>
+      error instanceof whole.CompactionError && error.code === "invalid_request" && error.message === `invalid request: format: "${format}" is not in this build of the module, which reads "ai-sdk-ui"`;
+    assert.throws(() => compactor.conversation({ format }), refused, format);
+    assert.throws(() => compactor.clearableResults({ format, messages: [] }), refused, format);
+  }
+  // The options ChatPreview never passes are refused by name, not ignored.
+  const notRead = (name) => (error) => error.code === "invalid_request" && error.message === `invalid request: ${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`;
+  const ui = { format: "ai-sdk-ui", messages: [{ id: "u", role: "user", parts: [{ type: "text", text: "hi" }] }] };
+  assert.throws(() => compactor.clearableResults({ ...ui, tools: [{ name: "read" }] }), notRead("tools"));
+  assert.throws(() => compactor.clearableResults({ ...ui, reportedUsage: { messages: 1, inputTokens: 10 } }), notRead("reportedUsage"));
+  assert.throws(() => compactor.clearableResults({ ...ui, pinned: [0] }), notRead("pinned"));
+  assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  const handle = compactor.conversation(ui);
+  assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
+  handle.free();
+  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent }), []);
+  // Without a format (canonical by default), reading a message is refused the same way.
+  assert.throws(() => compactor.conversation({ messages: [{ role: "user", content: "hi" }] }), (error) => error.code === "invalid_request" && /"canonical" is not in this build/.test(error.message));
+  const messages = aiSdkUi(sessionMessages()).slice(0, 60);
+  const conversation = compactor.conversation({ format: "ai-sdk-ui", messages });
+  const wholeCompactor = new whole.Compactor({ keepRecentTokens: 1_000, summarizer: { summarize: async () => "" } });
+  const reference = wholeCompactor.conversation({ format: "ai-sdk-ui", messages });
+  assert.deepEqual(conversation.plan({ inputTokenBudget: 5_000 }), reference.plan({ inputTokenBudget: 5_000 }));
+  for (const c of [conversation, reference, compactor, wholeCompactor]) c.free();
+  // A clear plan is the whole module's but for its message arrays (the rewritten messages, and
+  // the empty messagesToSummarize and turnPrefixMessages), which ChatPreview never reads.
+  const [clearing, wholeClearing] = [new glue.Compactor({ keepRecentTokens: 1_000, clearing: true }), new whole.Compactor({ keepRecentTokens: 1_000, clearing: true, summarizer: { summarize: async () => "" } })];
+  const plans = [clearing, wholeClearing].map((c) => c.conversation({ format: "ai-sdk-ui", messages: aiSdkUi(sessionMessages()) }).plan({ inputTokenBudget: 60_000 }));
+  assert.equal(plans[1].kind, "clear");
+  const { messages: rewritten, messagesToSummarize, turnPrefixMessages, ...rest } = plans[1];
+  assert.deepEqual([messagesToSummarize, turnPrefixMessages], [[], []]);
+  assert.ok(Array.isArray(rewritten));
+  assert.deepEqual(plans[0], rest);
+  clearing.free();
+  wholeClearing.free();
 });

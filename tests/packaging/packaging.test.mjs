@@ -3,16 +3,18 @@
 // (Node, headless Chromium, `next start`, workerd). Every app works on the same conversation
 // (scenario.js): pages and workers must show the plan Node shows, servers must return the
 // compaction Node makes (against a stub model on 127.0.0.1). Pages plan on the plan-only module
-// (`context-compaction/plan`), routes and workers run the whole one; the suite checks which module
-// each output carries and prints what each stack ships (gzip) for a plan-only page and for a
-// route. The app files are the recipes of the README and docs/recipes.md.
+// (`context-compaction/plan`), a page that shows `ChatPreview` (chat-page.js, built by every
+// bundler) on the preview module (`context-compaction/ai-sdk-preview`), routes and workers run
+// the whole one; the suite checks which module each output carries and prints what each stack
+// ships (gzip) for a plan-only page, a ChatPreview page and a route. The app files are the
+// recipes of the README and docs/recipes.md.
 //   CC_ROOT=<repo> CC_TARBALL=<context-compaction-x.tgz> node --test tests/packaging/
 // Installs are cached per app under $CC_CACHE (default ~/.cache/context-compaction/packaging),
 // keyed by the app's lockfile; a missing cache is filled from the registry.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -26,15 +28,23 @@ const tarball = process.env.CC_TARBALL;
 const cache = process.env.CC_CACHE ?? join(homedir(), ".cache/context-compaction/packaging");
 if (!tarball) throw new Error("set CC_TARBALL to the packed package (scripts/test-packaging does)");
 
-/** Each module as a file and a stretch from the middle of its inlined copy (wasm-inline.js, plan-wasm-inline.js). */
+/** Each module as a file and a stretch from the middle of its inlined copy (wasm-inline.js, plan-wasm-inline.js, preview-wasm-inline.js). */
 function moduleOf(name, inline) {
   const inlined = /"([A-Za-z0-9+/=]{50000,})"/.exec(readFileSync(join(root, "dist", inline), "utf8"))[1];
   return { name, wasm: readFileSync(join(root, "dist", `${name}.wasm`)), marker: inlined.slice(20_000, 20_064) };
 }
-const modules = { whole: moduleOf("context_compaction", "wasm-inline.js"), plan: moduleOf("context_compaction_plan", "plan-wasm-inline.js") };
-/** Per stack, what it ships (gzip bytes) for a plan-only page and for a route (or worker), with notes. */
+const modules = {
+  whole: moduleOf("context_compaction", "wasm-inline.js"),
+  plan: moduleOf("context_compaction_plan", "plan-wasm-inline.js"),
+  preview: moduleOf("context_compaction_preview", "preview-wasm-inline.js"),
+};
+/** The module each kind of output must carry: a page that plans, a ChatPreview page, a route (or worker). */
+const moduleFor = { page: "plan", chat: "preview", route: "whole" };
+/** Per stack, what it ships (gzip bytes) for a plan-only page, a ChatPreview page and a route (or worker), with notes. */
 const sizes = new Map();
 let reference;
+/** The line chat-page.js shows: what the package's ChatPreview plans in Node. */
+let chatReference;
 let chromium;
 let model;
 let modelEnv;
@@ -43,13 +53,19 @@ before(async () => {
   chromium = await launchChromium(root);
   model = await modelStub();
   modelEnv = { OPENAI_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, OPENAI_API_KEY: "test" };
+  const { ChatPreview } = await import(pathToFileURL(join(root, "dist/ai-sdk-preview.js")).href);
+  const { chat, chatOptions, planLine } = await import(pathToFileURL(join(here, "chat-scenario.js")).href);
+  const preview = new ChatPreview(chatOptions);
+  preview.update(chat());
+  chatReference = planLine(preview.plan());
+  assert.match(chatReference, /^Would summarize \d+ messages/, "the chat scenario compacts");
 });
 after(async () => {
   await chromium?.close();
   model?.close();
   const kb = (bytes) => (bytes === undefined ? "—" : `${(bytes / 1024).toFixed(1)} KB`);
-  console.log("\n| stack | plan-only page or worker (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---|");
-  for (const [stack, { page, route, notes }] of sizes) console.log(`| ${stack} | ${kb(page)} | ${kb(route)} | ${notes.join("; ")} |`);
+  console.log("\n| stack | plan-only page or worker (gzip) | ChatPreview page (gzip) | route or worker, whole module (gzip) | what is counted |\n|---|---:|---:|---:|---|");
+  for (const [stack, { page, chat, route, notes }] of sizes) console.log(`| ${stack} | ${kb(page)} | ${kb(chat)} | ${kb(route)} | ${notes.join("; ")} |`);
 });
 
 // The page recipe is one file for every bundler (apps/vite, quoted in the README): the other
@@ -92,7 +108,7 @@ function shipped(dir) {
       else if (/\.(m?js|wasm)$/.test(name)) {
         const bytes = readFileSync(path);
         const carries = Object.fromEntries(Object.entries(modules).map(([kind, m]) => [kind, bytes.includes(m.marker) || bytes.equals(m.wasm)]));
-        if (carries.whole || carries.plan || bytes.includes("context-compaction is not loaded yet")) found.push({ path, carries, gzip: gzipSync(bytes).length });
+        if (Object.values(carries).some(Boolean) || bytes.includes("context-compaction is not loaded yet")) found.push({ path, carries, gzip: gzipSync(bytes).length });
       }
     }
   };
@@ -101,17 +117,19 @@ function shipped(dir) {
 }
 
 /**
- * Records what an output ships (its files `only` keeps) as the stack's plan-only `page` or its
- * `route` (or worker), and checks that it carries its module exactly once (the plan-only one
- * for a page, the whole one for a route) and never the other.
+ * Records what an output ships (its files `only` keeps) as the stack's plan-only `page`, its
+ * ChatPreview page (`chat`) or its `route` (or worker), and checks that it carries its module
+ * exactly once (`moduleFor`: the plan-only one, the preview one, the whole one) and no other.
  */
 function measure(stack, kind, dir, { only = () => true, note } = {}) {
   const files = shipped(dir).filter((f) => only(f.path));
-  const [want, other] = kind === "page" ? ["plan", "whole"] : ["whole", "plan"];
+  const want = moduleFor[kind];
   const copies = files.filter((f) => f.carries[want]).length;
   assert.equal(copies, 1, `${stack}: the ${want} module ${copies === 0 ? "is missing" : `ships ${copies} times`} in ${dir}`);
-  const wrong = files.filter((f) => f.carries[other]).map((f) => f.path);
-  assert.deepEqual(wrong, [], `${stack}: a ${kind} ships the ${other} module`);
+  for (const other of Object.keys(modules).filter((m) => m !== want)) {
+    const wrong = files.filter((f) => f.carries[other]).map((f) => f.path);
+    assert.deepEqual(wrong, [], `${stack}: a ${kind} ships the ${other} module`);
+  }
   const entry = sizes.get(stack) ?? { notes: [] };
   entry[kind] = files.reduce((sum, f) => sum + f.gzip, 0);
   if (note) entry.notes.push(note);
@@ -186,6 +204,28 @@ async function servedTexts(dir, path, selectors) {
   }
 }
 
+/**
+ * The ChatPreview page (chat-page.js and its chat) built in app `dir` by `build(entry, out)`
+ * into `dir/dist-chat` (a page `script` the suite writes, unless the bundler writes its own
+ * index.html): in Chromium it must show what ChatPreview plans in Node, and it must carry the
+ * preview module alone.
+ */
+async function chatPage(stack, dir, build, { script, module = false, note } = {}) {
+  const source = join(dir, "chat");
+  const out = join(dir, "dist-chat");
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(source, { recursive: true });
+  cpSync(join(here, "chat-page.js"), join(source, "main.js"));
+  cpSync(join(here, "chat-scenario.js"), join(source, "chat-conversation.js"));
+  const page = (src, type) => `<!doctype html>\n<meta charset="utf-8">\n<title>ChatPreview</title>\n<pre id="chat"></pre>\n<script ${type ? 'type="module" ' : ""}src="${src}"></script>\n`;
+  // Vite bundles the module scripts of the page it builds.
+  writeFileSync(join(source, "index.html"), page("./main.js", true));
+  await build("chat/main.js", out);
+  if (script) writeFileSync(join(out, "index.html"), page(script, module));
+  assert.deepEqual(await servedTexts(out, "index.html", ["#chat"]), [chatReference], `${stack}: the ChatPreview page`);
+  measure(stack, "chat", out, { note });
+}
+
 test("the recipes of the README and docs/recipes.md are the apps this suite builds, verbatim", () => {
   const quoted = {
     "README.md": ["vite/src/main.js", "vite/src/worker.js", "worker/src/index.js", "node/main.mjs", "ai-sdk/app/compaction.ts", "ai-sdk/app/api/chat/route.ts", "ai-sdk/app/store.ts", "next/app/chat/compaction-preview.tsx"],
@@ -211,6 +251,7 @@ test("Node: ES module and CommonJS", async () => {
   const note = "what Node loads from node_modules (ESM and CJS)";
   measure("Node", "page", installed, { only: loadedBy(installed, ["plan.js", "plan.cjs"]), note });
   measure("Node", "route", installed, { only: loadedBy(installed, ["index.js", "index.cjs"]) });
+  measure("Node", "chat", installed, { only: loadedBy(installed, ["ai-sdk-preview.js", "ai-sdk-preview.cjs"]) });
 });
 
 test("esbuild: a page bundle (iife)", async () => {
@@ -218,6 +259,7 @@ test("esbuild: a page bundle (iife)", async () => {
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
   measure("esbuild", "page", join(dir, "dist"));
+  await chatPage("esbuild", dir, (entry, out) => run("npx", ["esbuild", entry, "--bundle", "--minify", `--outfile=${out}/main.js`], { cwd: dir }), { script: "main.js" });
 });
 
 test("Rollup 4: a page bundle (ES module)", async () => {
@@ -225,6 +267,7 @@ test("Rollup 4: a page bundle (ES module)", async () => {
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html"), [reference.line]);
   measure("Rollup 4", "page", join(dir, "dist"));
+  await chatPage("Rollup 4", dir, (entry, out) => run("npx", ["rollup", entry, "--dir", out, "--format", "es", "--plugin", "node-resolve={browser: true}"], { cwd: dir }), { script: "main.js", module: true });
 });
 
 test("webpack 5: a page and a module Web Worker", async () => {
@@ -232,6 +275,7 @@ test("webpack 5: a page and a module Web Worker", async () => {
   await run("npm", ["run", "build"], { cwd: dir });
   assert.deepEqual(await servedTexts(dir, "index.html", ["#plan", "#worker"]), [reference.line, reference.line]);
   measure("webpack 5", "page", join(dir, "dist"), { only: (path) => path.endsWith("main.js"), note: "the worker's chunk carries its own copy" });
+  await chatPage("webpack 5", dir, (entry, out) => run("npx", ["webpack", "--mode", "production", "--entry", `./${entry}`, "--output-path", out], { cwd: dir }), { script: "main.js" });
 });
 
 for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
@@ -248,6 +292,8 @@ for (const [app, name] of [["vite", "Vite 8"], ["vite6", "Vite 6"]]) {
       dev.stop();
     }
     measure(name, "page", join(dir, "dist"), { only: (path) => !/worker/.test(path), note: "the worker's bundle carries its own copy" });
+    // Vite builds the page's own index.html (chat/index.html) into dist-chat.
+    await chatPage(name, dir, (entry, out) => run("npx", ["vite", "build", "chat", "--outDir", out, "--emptyOutDir"], { cwd: dir }));
   });
 }
 
@@ -311,7 +357,10 @@ test("Next.js 16 (Turbopack): client component, Node route, edge route; next bui
   const dir = await prepare("next", "app");
   const env = { NEXT_TELEMETRY_DISABLED: "1", ...modelEnv };
   await run("npx", ["next", "build"], { cwd: dir, env });
-  measure("Next.js 16", "page", join(dir, ".next/static"), { note: "page: the client's static files (both previews)" });
+  // The static files hold both pages' previews: each is counted without the other's module.
+  const without = (module) => (path) => !readFileSync(path).includes(modules[module].marker);
+  measure("Next.js 16", "page", join(dir, ".next/static"), { only: without("preview"), note: "page: the client's static files but the ChatPreview chunk" });
+  measure("Next.js 16", "chat", join(dir, ".next/static"), { only: without("plan"), note: "ChatPreview: the client's static files but the plan-only page's chunk" });
   measure("Next.js 16", "route", join(dir, ".next/server/chunks"), { only: (path) => !path.includes("/ssr/"), note: "route: the Node routes' server chunks" });
   // The edge routes' chunks hold the package's code for both; each module is a .wasm file of its own.
   const planOnly = (path) => readFileSync(path).equals(modules.plan.wasm);

@@ -1,8 +1,8 @@
 "use client";
-// What the chat route would compact, shown before anything is sent. ChatPreview plans on the
-// plan-only WebAssembly module (`context-compaction/plan`; the route's whole module is never
-// loaded), and neither is in the page's bundle: a dynamic import() loads them once the preview is
-// on screen. Then planning is synchronous and cheap, fine on every render.
+// What the chat route would compact, shown before anything is sent. ChatPreview plans on a
+// WebAssembly module of its own (the AI SDK UIMessage reader and planning; the route's whole
+// module is never loaded), which is not in the page's bundle: a dynamic import() loads it once
+// the preview is on screen. Then planning is synchronous and cheap, fine on every render.
 import type { UIMessage } from "ai";
 import type { ChatCompactionState, ChatPreview } from "context-compaction/ai-sdk";
 import { useEffect, useMemo, useState } from "react";
@@ -13,7 +13,7 @@ export function CompactionPreview({ id, messages, idle }: { id: string; messages
   useEffect(() => {
     let mounted = true;
     let made: ChatPreview | undefined;
-    Promise.all([import("context-compaction/plan"), import("context-compaction/ai-sdk-preview")]).then(async ([{ ready }, { ChatPreview }]) => {
+    import("context-compaction/ai-sdk-preview").then(async ({ ready, ChatPreview }) => {
       await ready();
       if (mounted) setPreview((made = new ChatPreview(compactionOptions)));
     });
