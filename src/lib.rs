@@ -70,6 +70,7 @@ mod json;
 mod ledger;
 pub mod manager;
 mod message;
+pub mod options;
 pub mod out;
 mod overflow;
 pub mod oversized;

@@ -1,60 +1,17 @@
-//! Clearing in the `Compactor`: the `clearing` config section, the clear plan object `plan()`
-//! returns when clearing old tool results is enough, and applying one (no summarizer call).
+//! Clearing in the `Compactor`: the clear plan object `plan()` returns when clearing old tool results is enough, and applying one (no summarizer call).
 
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{JsRequest, out};
-use super::fields::{field, optional_bool, optional_string, optional_whole};
+use super::fields::{field, optional_string, optional_whole};
 use super::{host, stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Edited, Format};
 use crate::out::{self as shape, CLEAR};
-use crate::summary::FileTracking;
 use crate::token::Estimator;
-
-/// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
-/// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
-pub(crate) fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
-    read_policy(value, tracking).map_err(Error::into_config)
-}
-
-fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
-    let defaults = ClearingPolicy {
-        file_tracking: tracking.clone(),
-        ..ClearingPolicy::default()
-    };
-    if value.is_undefined() || value.is_null() || value.as_bool() == Some(false) {
-        return Ok(None);
-    }
-    if value.as_bool() == Some(true) {
-        return Ok(Some(defaults));
-    }
-    let path = "config.clearing";
-    if !value.is_object() || host::list(value, path)?.is_some() {
-        return Err(Error::invalid_config(format!(
-            "{path} must be a boolean or an object {{ protectRecentTokens, neverClear, clearArguments }}"
-        )));
-    }
-    let never = field(value, "neverClear", path)?;
-    let never_clear = if never.is_undefined() || never.is_null() {
-        Vec::new()
-    } else {
-        let names: Option<Vec<String>> = host::list(&never, "config.clearing.neverClear")?
-            .and_then(|list| list.iter().map(|v| v.as_string()).collect());
-        names.ok_or_else(|| {
-            Error::invalid_config("config.clearing.neverClear must be an array of tool names")
-        })?
-    };
-    Ok(Some(ClearingPolicy {
-        protect_recent_tokens: optional_whole(value, "protectRecentTokens", path)?,
-        never_clear,
-        clear_arguments: optional_bool(value, "clearArguments", path)?,
-        file_tracking: defaults.file_tracking,
-    }))
-}
 
 /// The tool results and calls of `messages` (host messages of `format` whose facts are
 /// `facts`), read through the walker: only the messages that hold any. With `texts` (for a

@@ -1,0 +1,121 @@
+//! Reading a host's option objects: every option key, its type, its default, its check and the
+//! error naming its place is here; a host (the wasm binding) gives only the one guarded read of
+//! a field ([`Host`]). A throwing getter is the host's error naming the place; a value of the
+//! wrong type is an error worded here.
+//!
+//! `config` reads a `Compactor`'s config and a `ContextManager`'s options.
+
+mod config;
+#[cfg(test)]
+mod tests;
+
+pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
+
+use crate::error::{Error, Result, whole_number};
+
+/// What a host value is, as the options read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Got<H> {
+    /// `undefined` or `null`: the option is not given.
+    Absent,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// A function (`typeof` `"function"`).
+    Function(H),
+    /// An object (`typeof` `"object"`, arrays included).
+    Object(H),
+    /// Anything else (a symbol, a bigint).
+    Other,
+}
+
+/// A host value an option is read from.
+pub trait Host: Sized {
+    /// `self[key]` (nothing when `self` is no object); a throwing getter is an
+    /// [`Error::InvalidRequest`] naming `{path}.{key}`.
+    fn field(&self, key: &str, path: &str) -> Result<Self>;
+    /// What `self` is.
+    fn got(&self) -> Got<Self>;
+    /// The items of a copy of the array `self`, `None` when it is not an array (a throwing
+    /// getter is an error naming `path`).
+    fn items(&self, path: &str) -> Result<Option<Vec<Self>>>;
+}
+
+/// `object[key]` as a number, or nothing.
+pub fn number<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<f64>> {
+    match object.field(key, path)?.got() {
+        Got::Absent => Ok(None),
+        Got::Number(n) => Ok(Some(n)),
+        _ => Err(Error::invalid_request(format!(
+            "{path}.{key} must be a number"
+        ))),
+    }
+}
+
+/// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
+/// them with [`Error::into_config`]).
+pub fn whole<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<u64>> {
+    number(object, key, path)?
+        .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
+        .transpose()
+}
+
+/// `object[key]` as a boolean, or nothing.
+pub fn flag<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<bool>> {
+    match object.field(key, path)?.got() {
+        Got::Absent => Ok(None),
+        Got::Bool(b) => Ok(Some(b)),
+        _ => Err(Error::invalid_request(format!(
+            "{path}.{key}: expected a boolean"
+        ))),
+    }
+}
+
+/// `value` as a string, or nothing; `path` names it.
+pub fn text<H: Host>(value: &H, path: &str) -> Result<Option<String>> {
+    match value.got() {
+        Got::Absent => Ok(None),
+        Got::Text(text) => Ok(Some(text)),
+        _ => Err(Error::invalid_request(format!("{path}: expected a string"))),
+    }
+}
+
+/// `object[key]` as a function, or nothing; anything else is `wrong("{path}.{key}")`.
+pub fn function<H: Host>(
+    object: &H,
+    key: &str,
+    path: &str,
+    wrong: fn(String) -> Error,
+) -> Result<Option<H>> {
+    match object.field(key, path)?.got() {
+        Got::Absent => Ok(None),
+        Got::Function(f) => Ok(Some(f)),
+        _ => Err(wrong(format!("{path}.{key}"))),
+    }
+}
+
+/// A focus (`focus` of a request or a call): a string, blank being none.
+pub fn focus<H: Host>(object: &H, path: &str) -> Result<Option<String>> {
+    let focus = text(&object.field("focus", path)?, &format!("{path}.focus"))?;
+    Ok(focus.filter(|f| !f.trim().is_empty()))
+}
+
+/// Whether `value` is an object and no array: an optional section of a config.
+fn section<H: Host>(value: &H, path: &str) -> Result<bool> {
+    Ok(matches!(value.got(), Got::Object(_)) && value.items(path)?.is_none())
+}
+
+/// The strings of the array `value`, `None` when it is no array of strings.
+fn names<H: Host>(value: &H, path: &str) -> Result<Option<Vec<String>>> {
+    let items = value.items(path)?;
+    Ok(items.and_then(|items| {
+        let text = |item: H| match item.got() {
+            Got::Text(text) => Some(text),
+            _ => None,
+        };
+        items.into_iter().map(text).collect()
+    }))
+}
