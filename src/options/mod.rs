@@ -6,10 +6,12 @@
 //! `config` reads a `Compactor`'s config and a `ContextManager`'s options.
 
 mod config;
+mod handed;
 #[cfg(test)]
 mod tests;
 
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
+pub use handed::{clear_plan, cut, draft, plan, usage};
 
 use crate::error::{Error, Result, whole_number};
 

@@ -46,7 +46,8 @@ fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
             kind_of(value)
         ));
     };
-    let usage = convert::usage(&fields::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
+    let usage =
+        crate::options::usage(&fields::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
     Ok(SummaryText { text, usage })
 }
 

@@ -4,13 +4,12 @@ use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{JsRequest, out};
-use super::fields::{field, optional_string, optional_whole};
-use super::{host, stringify, walk};
+use super::{stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Edited, Format};
-use crate::out::{self as shape, CLEAR};
+use crate::out as shape;
 use crate::token::Estimator;
 
 /// The tool results and calls of `messages` (host messages of `format` whose facts are
@@ -115,49 +114,6 @@ pub(crate) fn plan_to_js(
     out(&slots, |w| {
         shape::clear_plan(w, facts, clearing, with_messages)
     })
-}
-
-/// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
-/// `argumentMessages`), or `None` when `value` is not one.
-pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
-    if !value.is_object()
-        || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(CLEAR)
-    {
-        return Ok(None);
-    }
-    let list = |key: &str| -> Result<Array> {
-        let path = format!("plan.{key}");
-        host::list(&field(value, key, "plan")?, &path)?
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))
-    };
-    let mut results = Vec::new();
-    for (i, item) in list("clearedResults")?.iter().enumerate() {
-        let path = format!("plan.clearedResults[{i}]");
-        let text = |key: &str| -> Result<String> {
-            optional_string(&field(&item, key, &path)?, &format!("{path}.{key}"))?
-                .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a string")))
-        };
-        results.push(ClearedResult {
-            index: optional_whole(&item, "index", &path)?.unwrap_or(0) as usize,
-            tool_call_id: text("toolCallId")?,
-            // Applying needs neither: the estimate after is of the rewritten messages.
-            tool_name: None,
-            tokens: 0,
-            text: text("text")?,
-        });
-    }
-    let arguments = list("argumentMessages")?
-        .iter()
-        .map(|n| {
-            n.as_f64()
-                .filter(|n| *n >= 0.0 && n.fract() == 0.0)
-                .map(|n| n as usize)
-        })
-        .collect::<Option<Vec<usize>>>()
-        .ok_or_else(|| {
-            Error::invalid_request("plan.argumentMessages: expected an array of message indices")
-        })?;
-    Ok(Some((results, arguments)))
 }
 
 /// Applies a clear plan: `{ summary, messages, record }` with the summary unchanged and a

@@ -121,7 +121,7 @@ impl JsCompactor {
     /// `{ summary, messages, record }`. A clear plan rewrites the results it names and calls
     /// no summarizer.
     pub fn apply(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
-        match clearing::read_plan(&plan) {
+        match crate::options::clear_plan(&plan) {
             Err(error) => return Promise::reject(&to_js(&error)),
             Ok(Some((results, arguments))) => {
                 let applied = convert::request(&request).and_then(|request| {
@@ -137,7 +137,7 @@ impl JsCompactor {
             Ok(None) => {}
         }
         let job = convert::request(&request).and_then(|request| {
-            let plan = convert::plan(&plan)?;
+            let plan = crate::options::plan(&plan)?;
             self.inner.job(request, plan, &options)
         });
         self.start(job)
@@ -148,14 +148,14 @@ impl JsCompactor {
     /// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`
     /// to show, edit and `commit` (or `null` for a `null` plan). A clear plan makes no summary.
     pub fn draft(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
-        let job = clearing::read_plan(&plan).and_then(|clear| {
+        let job = crate::options::clear_plan(&plan).and_then(|clear| {
             if clear.is_some() {
                 return Err(crate::Error::invalid_request(
                     "plan: a clear plan makes no summary to draft: apply it",
                 ));
             }
             let request = convert::request(&request)?;
-            let plan = convert::plan(&plan)?;
+            let plan = crate::options::plan(&plan)?;
             let mut job = self.inner.job(request, plan, &options)?;
             job.draft_only = true;
             Ok(job)
@@ -170,7 +170,7 @@ impl JsCompactor {
     /// or a message it covers changed. Calls no summarizer.
     pub fn commit(&self, request: JsValue, draft: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let draft = super::draft::read(&draft)?;
+        let draft = crate::options::draft(&draft)?;
         super::draft::commit(&self.inner, &request, &draft).map_err(JsValue::from)
     }
 
@@ -179,7 +179,7 @@ impl JsCompactor {
     /// is committed; the plan-only module has it too, for a preview of a pending draft.
     pub fn covers(&self, request: JsValue, draft: JsValue) -> Result<bool, JsValue> {
         let request = convert::request(&request)?;
-        let draft = super::draft::read(&draft)?;
+        let draft = crate::options::draft(&draft)?;
         super::draft::covers(&request, &draft).map_err(JsValue::from)
     }
 
@@ -188,18 +188,7 @@ impl JsCompactor {
     /// against later.
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
-        if !cut.is_object() {
-            return Err(crate::Error::invalid_request(
-                "cut: expected { firstKeptIndex, firstKeptPart }",
-            )
-            .into());
-        }
-        let whole = |key: &str| -> crate::Result<usize> {
-            let n = super::fields::optional_whole(&cut, key, "cut")?.unwrap_or(0);
-            usize::try_from(n)
-                .map_err(|_| crate::Error::invalid_request(format!("cut.{key}: too large")))
-        };
-        let (first, part) = (whole("firstKeptIndex")?, whole("firstKeptPart")?);
+        let (first, part) = crate::options::cut(&cut)?;
         let digest = super::draft::digest(&request, first, part)?;
         Ok(digest.to_hex())
     }
@@ -246,7 +235,7 @@ impl JsCompactor {
     #[wasm_bindgen(js_name = summarizerInput)]
     pub fn summarizer_input(&self, request: JsValue, plan: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let plan = convert::plan(&plan)?;
+        let plan = crate::options::plan(&plan)?;
         self.inner
             .summarizer_input(&request, plan.as_ref())
             .map_err(JsValue::from)

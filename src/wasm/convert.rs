@@ -12,7 +12,7 @@ use super::host;
 use super::js::AbortSignal;
 use super::pinned::All;
 use super::stringify::{json_text, system_prompt};
-use crate::PlanFields;
+use crate::Record;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
@@ -20,7 +20,6 @@ use crate::message::ToolDefinition;
 use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
 use crate::request::PlanOptions;
-use crate::{Record, Usage};
 
 /// A request read from JavaScript; `messages` is the host's own array.
 pub(crate) struct JsRequest {
@@ -254,54 +253,6 @@ fn with_parts(
     Ok(copy.into())
 }
 
-/// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
-pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    if !value.is_object() {
-        return Err(Error::invalid_request("plan: expected an object or null"));
-    }
-    let index = |key: &str| -> Result<Option<usize>> {
-        optional_whole(value, key, "plan")?
-            .map(|n| message_index(n, &format!("plan.{key}")))
-            .transpose()
-    };
-    let length = |key: &str| -> Result<usize> {
-        let path = format!("plan.{key}");
-        let list = host::list(&field(value, key, "plan")?, &path)?
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
-        Ok(list.length() as usize)
-    };
-    let fields = PlanFields {
-        first_kept_index: index("firstKeptIndex")?,
-        first_kept_part: index("firstKeptPart")?,
-        turn_prefix_start: index("turnPrefixStart")?,
-    };
-    let listed = || {
-        Ok((
-            length("messagesToSummarize")?,
-            length("turnPrefixMessages")?,
-        ))
-    };
-    let split_turn = || optional_bool(value, "splitTurn", "plan");
-    Plan::from_fields(fields, listed, split_turn).map(Some)
-}
-
-/// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
-/// (rather than truncated to 32 bits).
-fn message_index(n: u64, path: &str) -> Result<usize> {
-    u32::try_from(n)
-        .ok()
-        .filter(|&n| n < u32::MAX)
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            Error::invalid_request(format!(
-                "{path}: {n} is out of range (an array has at most 2^32-1 messages)"
-            ))
-        })
-}
-
 /// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
 /// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
 pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
@@ -402,28 +353,6 @@ pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -
     out(&[messages.into()], |w| {
         shape::outcome(w, summary, record, None)
     })
-}
-
-/// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
-pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
-    if !value.is_object() {
-        return Ok(None);
-    }
-    let whole = |key: &str| {
-        optional_whole(value, key, "usage").map_err(|e| match e {
-            Error::InvalidRequest { message, .. } => message,
-            other => other.to_string(),
-        })
-    };
-    let get = |key: &str| whole(key).map(|n| n.unwrap_or(0));
-    let (input, output) = (get("input")?, get("output")?);
-    Ok(Some(Usage {
-        input,
-        output,
-        cache_read: get("cacheRead")?,
-        cache_write: get("cacheWrite")?,
-        total_tokens: whole("totalTokens")?.unwrap_or(input + output),
-    }))
 }
 
 /// `{ total, systemPrompt, summary, messages, tools }` ([`shape::estimate`]).

@@ -177,7 +177,7 @@ impl Call {
         let pending_value = field(options, "pending", "options")?;
         let pending = match &pending_value {
             v if v.is_undefined() || v.is_null() => None,
-            v => Some(super::draft::read(v)?),
+            v => Some(crate::options::draft(v)?),
         };
         let call = Call {
             max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),

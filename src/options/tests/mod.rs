@@ -3,9 +3,11 @@
 use super::*;
 use crate::error::Error;
 
+mod handed;
+
 /// A host value: a throwing key is `Throws`.
 #[derive(Debug, Clone)]
-enum V {
+pub(super) enum V {
     Null,
     Bool(bool),
     Num(f64),
