@@ -3,15 +3,21 @@
 //! a field ([`Host`]). A throwing getter is the host's error naming the place; a value of the
 //! wrong type is an error worded here.
 //!
-//! `config` reads a `Compactor`'s config and a `ContextManager`'s options.
+//! `config` reads a `Compactor`'s config and a `ContextManager`'s options, `request` a
+//! request's fields besides its messages, `handed` the objects a host hands back.
 
 mod config;
 mod handed;
+mod request;
 #[cfg(test)]
 mod tests;
 
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
 pub use handed::{clear_plan, cut, draft, plan, usage};
+pub use request::{
+    EstimatorOptions, NATIVE_MARKER, RequestOptions, estimator, format, plan_options,
+    provider_compaction, reported, request, system_prompt, tools, usage_of,
+};
 
 use crate::error::{Error, Result, whole_number};
 
@@ -41,9 +47,18 @@ pub trait Host: Sized {
     fn field(&self, key: &str, path: &str) -> Result<Self>;
     /// What `self` is.
     fn got(&self) -> Got<Self>;
-    /// The items of a copy of the array `self`, `None` when it is not an array (a throwing
-    /// getter is an error naming `path`).
-    fn items(&self, path: &str) -> Result<Option<Vec<Self>>>;
+    /// A copy of the array `self` (the host's own, read once), `None` when it is not an
+    /// array (a throwing getter is an error naming `path`).
+    fn list(&self, path: &str) -> Result<Option<Self>>;
+    /// The items of a [`Host::list`] copy.
+    fn elements(&self) -> Vec<Self>;
+    /// `self` as JSON text, as the host's JSON writer writes it; what it throws is an error
+    /// naming `path`.
+    fn json(&self, path: &str) -> Result<String>;
+    /// The items of a copy of the array `self`, `None` when it is not an array.
+    fn items(&self, path: &str) -> Result<Option<Vec<Self>>> {
+        Ok(self.list(path)?.map(|list| list.elements()))
+    }
 }
 
 /// `object[key]` as a number, or nothing.

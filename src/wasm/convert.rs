@@ -7,11 +7,11 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::estimator::AnyEstimator;
-use super::fields::{field, optional_bool, optional_string, optional_whole};
+use super::fields::field;
 use super::host;
 use super::js::AbortSignal;
 use super::pinned::All;
-use super::stringify::{json_text, system_prompt};
+use super::stringify::json_text;
 use crate::Record;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
@@ -19,7 +19,6 @@ use crate::formats::{Format, HostMessage};
 use crate::message::ToolDefinition;
 use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
-use crate::request::PlanOptions;
 
 /// A request read from JavaScript; `messages` is the host's own array.
 pub(crate) struct JsRequest {
@@ -90,54 +89,24 @@ pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
 
 /// Reads a request around `messages` (`None`: a body's, read later).
 fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
-    if !value.is_object() {
-        return Err(Error::invalid_request("request: expected an object"));
-    }
-    let format = match optional_string(&field(value, "format", "request")?, "format")? {
-        None => Format::Canonical,
-        Some(name) => Format::from_name(&name)?,
-    };
-    let tools = field(value, "tools", "request")?;
-    let tools = if tools.is_undefined() || tools.is_null() {
-        Vec::new()
-    } else {
-        super::stringify::tools(&tools, "tools")?
-    };
-    let options = plan_options(value, "request")?;
     let len = messages.as_ref().map(|m| m.length() as usize);
-    let pinned = field(value, "pinned", "request")?;
-    let pinned = super::pinned::read(&pinned, messages.as_ref(), len, "pinned", All::Refused)?;
+    let pinned = |pinned: &JsValue| {
+        super::pinned::read(pinned, messages.as_ref(), len, "pinned", All::Refused)
+    };
+    let read = crate::options::request(value, pinned, AnyEstimator::from_js)?;
     Ok(JsRequest {
-        format,
-        system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
-        summary: optional_string(&field(value, "summary", "request")?, "summary")?
-            .unwrap_or_default(),
+        format: read.format,
+        system_prompt: read.system_prompt,
+        summary: read.summary,
         messages: messages.unwrap_or_default(),
-        tools,
-        input_token_budget: options.input_token_budget,
-        require_reduction: options.require_reduction,
-        estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
-        reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
-        focus: optional_string(&field(value, "focus", "request")?, "focus")?,
-        provider_compaction: provider_compaction(&field(value, "providerCompaction", "request")?)?,
-        pinned,
-    })
-}
-
-/// Reads `providerCompaction`: `"window"` (the default) or `"ignore"`.
-pub(crate) fn provider_compaction(value: &JsValue) -> Result<crate::window::ProviderCompaction> {
-    match optional_string(value, "providerCompaction")? {
-        None => Ok(Default::default()),
-        Some(name) => crate::window::ProviderCompaction::from_name(&name, "providerCompaction"),
-    }
-}
-
-/// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan
-/// options), read the same way everywhere.
-pub(crate) fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
-    Ok(PlanOptions {
-        input_token_budget: optional_whole(value, "inputTokenBudget", path)?,
-        require_reduction: optional_bool(value, "requireReduction", path)?.unwrap_or(false),
+        tools: read.tools,
+        input_token_budget: read.options.input_token_budget,
+        require_reduction: read.options.require_reduction,
+        estimator: read.estimator,
+        reported: read.reported,
+        focus: read.focus,
+        provider_compaction: read.provider_compaction,
+        pinned: read.pinned,
     })
 }
 

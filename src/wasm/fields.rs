@@ -8,7 +8,6 @@ use super::error::{HostError, describe};
 use crate::error::{Error, Result};
 use crate::options::{Got, Host};
 
-pub(crate) use crate::options::flag as optional_bool;
 pub(crate) use crate::options::{text as optional_string, whole as optional_whole};
 
 /// `object[key]`, where a throwing getter is an error naming the place.
@@ -45,7 +44,15 @@ impl Host for JsValue {
         }
     }
 
-    fn items(&self, path: &str) -> Result<Option<Vec<JsValue>>> {
-        Ok(super::host::list(self, path)?.map(|list: Array| list.iter().collect()))
+    fn list(&self, path: &str) -> Result<Option<JsValue>> {
+        Ok(super::host::list(self, path)?.map(JsValue::from))
+    }
+
+    fn elements(&self) -> Vec<JsValue> {
+        self.unchecked_ref::<Array>().iter().collect()
+    }
+
+    fn json(&self, path: &str) -> Result<String> {
+        super::stringify::json_text(self, path)
     }
 }

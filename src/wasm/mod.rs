@@ -26,7 +26,6 @@ mod draft;
 mod engine;
 mod error;
 mod estimator;
-mod explicit;
 mod fields;
 mod history;
 mod host;
@@ -45,9 +44,6 @@ mod walk;
 
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "full")]
-use crate::formats::Format;
-
 /// The one user message a summary projects to, in `format` (default canonical), or `null`
 /// when the summary is empty.
 #[cfg(feature = "full")]
@@ -56,10 +52,7 @@ use crate::formats::Format;
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
     let read = || -> crate::Result<Option<crate::Json>> {
         let text = fields::optional_string(&summary, "summary")?.unwrap_or_default();
-        let format = match fields::optional_string(&format, "format")? {
-            None => Format::Canonical,
-            Some(name) => Format::from_name(&name)?,
-        };
+        let format = crate::options::format(&format, "format")?;
         Ok(format.project_summary(&text))
     };
     match read()? {

@@ -4,6 +4,7 @@ use super::*;
 use crate::error::Error;
 
 mod handed;
+mod request;
 
 /// A host value: a throwing key is `Throws`.
 #[derive(Debug, Clone)]
@@ -41,10 +42,37 @@ impl Host for V {
             V::Obj(_) | V::Arr(_) => Got::Object(self.clone()),
         }
     }
-    fn items(&self, _path: &str) -> Result<Option<Vec<V>>> {
+    fn list(&self, _path: &str) -> Result<Option<V>> {
+        Ok(matches!(self, V::Arr(_)).then(|| self.clone()))
+    }
+    fn elements(&self) -> Vec<V> {
+        match self {
+            V::Arr(items) => items.clone(),
+            _ => Vec::new(),
+        }
+    }
+    fn json(&self, path: &str) -> Result<String> {
         Ok(match self {
-            V::Arr(items) => Some(items.clone()),
-            _ => None,
+            V::Null | V::Func => "null".to_owned(),
+            V::Throws => {
+                return Err(Error::invalid_request(format!(
+                    "{path}: cannot be read as JSON"
+                )));
+            }
+            V::Bool(b) => b.to_string(),
+            V::Num(n) => n.to_string(),
+            V::Str(s) => format!("{s:?}"),
+            V::Arr(items) => {
+                let items: Result<Vec<String>> = items.iter().map(|v| v.json(path)).collect();
+                format!("[{}]", items?.join(","))
+            }
+            V::Obj(fields) => {
+                let fields: Result<Vec<String>> = fields
+                    .iter()
+                    .map(|(k, v)| Ok(format!("{k:?}:{}", v.json(path)?)))
+                    .collect();
+                format!("{{{}}}", fields?.join(","))
+            }
         })
     }
 }
