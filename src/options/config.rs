@@ -47,13 +47,13 @@ pub enum SummarizerOptions<H> {
     },
 }
 
-/// Reads a `Compactor`'s config; with `summarizes` off (a module that never summarizes)
-/// neither `summarizer` nor `beforeCommit` is read.
-pub fn compactor<H: Host>(config: &H, summarizes: bool) -> Result<Settings<H>> {
-    read_compactor(config, summarizes).map_err(Error::into_config)
+/// Reads a `Compactor`'s config; without `SUMMARIZES` (a module that never summarizes)
+/// neither `summarizer` nor `beforeCommit` is read, and the code that reads them is left out.
+pub fn compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<Settings<H>> {
+    read_compactor::<M, H, SUMMARIZES>(config).map_err(Error::into_config)
 }
 
-fn read_compactor<H: Host>(config: &H, summarizes: bool) -> Result<Settings<H>> {
+fn read_compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<Settings<H>> {
     if !matches!(config.got(), Got::Object(_)) {
         return Err(invalid("config: expected an object"));
     }
@@ -65,7 +65,7 @@ fn read_compactor<H: Host>(config: &H, summarizes: bool) -> Result<Settings<H>> 
         &config.field("clearing", "config")?,
         &tracking.clone().unwrap_or_default(),
     )?;
-    let (summarizer, before_commit) = match summarizes {
+    let (summarizer, before_commit) = match SUMMARIZES {
         false => (None, None),
         true => {
             let summarizer =
@@ -96,7 +96,7 @@ fn read_compactor<H: Host>(config: &H, summarizes: bool) -> Result<Settings<H>> 
 }
 
 /// The boolean at `key` of the config, `None` when missing or `null`.
-fn must_flag<H: Host>(config: &H, key: &str) -> Result<Option<bool>> {
+fn must_flag<M, H: Host<M>>(config: &H, key: &str) -> Result<Option<bool>> {
     match config.field(key, "config")?.got() {
         Got::Absent => Ok(None),
         Got::Bool(b) => Ok(Some(b)),
@@ -104,7 +104,7 @@ fn must_flag<H: Host>(config: &H, key: &str) -> Result<Option<bool>> {
     }
 }
 
-fn summarizer_of<H: Host>(value: &H) -> Result<Option<SummarizerOptions<H>>> {
+fn summarizer_of<M, H: Host<M>>(value: &H) -> Result<Option<SummarizerOptions<H>>> {
     let this = match value.got() {
         Got::Absent => return Ok(None),
         Got::Object(this) => this,
@@ -134,7 +134,7 @@ fn summarizer_of<H: Host>(value: &H) -> Result<Option<SummarizerOptions<H>>> {
     }
 }
 
-fn generator<H: Host>(value: &H) -> Result<GeneratorSummarizer<(), ()>> {
+fn generator<M, H: Host<M>>(value: &H) -> Result<GeneratorSummarizer<(), ()>> {
     let model = match value.field("model", "summarizer")?.got() {
         Got::Text(model) => model,
         _ => return Err(invalid("summarizer.model must be a non-blank string")),
@@ -158,7 +158,7 @@ fn generator<H: Host>(value: &H) -> Result<GeneratorSummarizer<(), ()>> {
 }
 
 /// `summarizer.retry`: `{ delaysMs }`, each delay a timer's whole milliseconds.
-fn retry<H: Host>(value: &H) -> Result<RetryPolicy> {
+fn retry<M, H: Host<M>>(value: &H) -> Result<RetryPolicy> {
     if matches!(value.got(), Got::Absent) {
         return Ok(RetryPolicy::default());
     }
@@ -185,7 +185,7 @@ fn retry<H: Host>(value: &H) -> Result<RetryPolicy> {
 }
 
 /// Checks that an optional config section is an object (not a number, string or array).
-fn object<H: Host>(value: &H, path: &str, shape: &str) -> Result<()> {
+fn object<M, H: Host<M>>(value: &H, path: &str, shape: &str) -> Result<()> {
     match section(value, path)? {
         true => Ok(()),
         false => Err(invalid(format!("{path} must be an object {shape}"))),
@@ -194,7 +194,7 @@ fn object<H: Host>(value: &H, path: &str, shape: &str) -> Result<()> {
 
 /// `{ readTools, modifyTools, pathKeys }`, each an array of strings; missing ones keep their
 /// defaults.
-fn file_tracking<H: Host>(value: &H) -> Result<Option<FileTracking>> {
+fn file_tracking<M, H: Host<M>>(value: &H) -> Result<Option<FileTracking>> {
     if matches!(value.got(), Got::Absent) {
         return Ok(None);
     }
@@ -219,7 +219,7 @@ fn file_tracking<H: Host>(value: &H) -> Result<Option<FileTracking>> {
 
 /// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
 /// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
-fn clearing<H: Host>(value: &H, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
+fn clearing<M, H: Host<M>>(value: &H, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
     let file_tracking = tracking.clone();
     match value.got() {
         Got::Absent | Got::Bool(false) => return Ok(None),
@@ -263,14 +263,14 @@ pub struct ManagerOptions<H> {
 }
 
 /// Reads `{ contextWindowTokens, reserveTokens, aheadRatio, estimator, onEvent }`.
-pub fn manager<H: Host>(
+pub fn manager<M, H: Host<M>>(
     options: &H,
     check: impl Fn(&H) -> Result<()>,
 ) -> Result<ManagerOptions<H>> {
     read_manager(options, check).map_err(Error::into_config)
 }
 
-fn read_manager<H: Host>(
+fn read_manager<M, H: Host<M>>(
     options: &H,
     check: impl Fn(&H) -> Result<()>,
 ) -> Result<ManagerOptions<H>> {

@@ -9,7 +9,7 @@ use crate::out::CLEAR;
 use crate::{Plan, PlanFields, Usage};
 
 /// Rebuilds a core plan from a plan object `plan()` returned (`None` for `null`).
-pub fn plan<H: Host>(value: &H) -> Result<Option<Plan>> {
+pub fn plan<M, H: Host<M>>(value: &H) -> Result<Option<Plan>> {
     match value.got() {
         Got::Absent => return Ok(None),
         Got::Object(_) => {}
@@ -57,7 +57,7 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
 
 /// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
 /// `argumentMessages`), or `None` when `value` is not one.
-pub fn clear_plan<H: Host>(value: &H) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
+pub fn clear_plan<M, H: Host<M>>(value: &H) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
     if !matches!(value.got(), Got::Object(_))
         || text(&value.field("kind", "plan")?, "plan.kind")?.as_deref() != Some(CLEAR)
     {
@@ -98,7 +98,7 @@ pub fn clear_plan<H: Host>(value: &H) -> Result<Option<(Vec<ClearedResult>, Vec<
 }
 
 /// Reads a draft object back (the host may have edited its `summary`); errors name the key.
-pub fn draft<H: Host>(value: &H) -> Result<Draft> {
+pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
     if !matches!(value.got(), Got::Object(_)) {
         return Err(Error::invalid_request("draft: expected an object"));
     }
@@ -126,7 +126,7 @@ pub fn draft<H: Host>(value: &H) -> Result<Draft> {
 
 /// A cut `{ firstKeptIndex, firstKeptPart }` (a record, a plan or a draft): where a digest
 /// starts.
-pub fn cut<H: Host>(value: &H) -> Result<(usize, usize)> {
+pub fn cut<M, H: Host<M>>(value: &H) -> Result<(usize, usize)> {
     if !matches!(value.got(), Got::Object(_)) {
         return Err(Error::invalid_request(
             "cut: expected { firstKeptIndex, firstKeptPart }",
@@ -137,14 +137,14 @@ pub fn cut<H: Host>(value: &H) -> Result<(usize, usize)> {
 }
 
 /// `object[key]` as an index, 0 when missing.
-fn position<H: Host>(object: &H, key: &str, path: &str) -> Result<usize> {
+fn position<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<usize> {
     let n = whole(object, key, path)?.unwrap_or(0);
     usize::try_from(n).map_err(|_| Error::invalid_request(format!("{path}.{key}: too large")))
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0;
 /// `None` when `value` is no object).
-pub fn usage<H: Host>(value: &H) -> std::result::Result<Option<Usage>, String> {
+pub fn usage<M, H: Host<M>>(value: &H) -> std::result::Result<Option<Usage>, String> {
     if !matches!(value.got(), Got::Object(_)) {
         return Ok(None);
     }

@@ -40,8 +40,10 @@ pub enum Got<H> {
     Other,
 }
 
-/// A host value an option is read from.
-pub trait Host: Sized {
+/// A host value an option is read from. `M` is a type of the host's own, so that a host
+/// crate may implement the trait for a value type it does not own (the wasm binding's
+/// `JsValue`); it is never used otherwise.
+pub trait Host<M>: Sized {
     /// `self[key]` (nothing when `self` is no object); a throwing getter is an
     /// [`Error::InvalidRequest`] naming `{path}.{key}`.
     fn field(&self, key: &str, path: &str) -> Result<Self>;
@@ -62,7 +64,7 @@ pub trait Host: Sized {
 }
 
 /// `object[key]` as a number, or nothing.
-pub fn number<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<f64>> {
+pub fn number<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<f64>> {
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
         Got::Number(n) => Ok(Some(n)),
@@ -74,14 +76,14 @@ pub fn number<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<f64>>
 
 /// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
 /// them with [`Error::into_config`]).
-pub fn whole<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<u64>> {
+pub fn whole<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<u64>> {
     number(object, key, path)?
         .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
         .transpose()
 }
 
 /// `object[key]` as a boolean, or nothing.
-pub fn flag<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<bool>> {
+pub fn flag<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<bool>> {
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
         Got::Bool(b) => Ok(Some(b)),
@@ -92,7 +94,7 @@ pub fn flag<H: Host>(object: &H, key: &str, path: &str) -> Result<Option<bool>> 
 }
 
 /// `value` as a string, or nothing; `path` names it.
-pub fn text<H: Host>(value: &H, path: &str) -> Result<Option<String>> {
+pub fn text<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<String>> {
     match value.got() {
         Got::Absent => Ok(None),
         Got::Text(text) => Ok(Some(text)),
@@ -101,7 +103,7 @@ pub fn text<H: Host>(value: &H, path: &str) -> Result<Option<String>> {
 }
 
 /// `object[key]` as a function, or nothing; anything else is `wrong("{path}.{key}")`.
-pub fn function<H: Host>(
+pub fn function<M, H: Host<M>>(
     object: &H,
     key: &str,
     path: &str,
@@ -115,18 +117,18 @@ pub fn function<H: Host>(
 }
 
 /// A focus (`focus` of a request or a call): a string, blank being none.
-pub fn focus<H: Host>(object: &H, path: &str) -> Result<Option<String>> {
+pub fn focus<M, H: Host<M>>(object: &H, path: &str) -> Result<Option<String>> {
     let focus = text(&object.field("focus", path)?, &format!("{path}.focus"))?;
     Ok(focus.filter(|f| !f.trim().is_empty()))
 }
 
 /// Whether `value` is an object and no array: an optional section of a config.
-fn section<H: Host>(value: &H, path: &str) -> Result<bool> {
+fn section<M, H: Host<M>>(value: &H, path: &str) -> Result<bool> {
     Ok(matches!(value.got(), Got::Object(_)) && value.items(path)?.is_none())
 }
 
 /// The strings of the array `value`, `None` when it is no array of strings.
-fn names<H: Host>(value: &H, path: &str) -> Result<Option<Vec<String>>> {
+fn names<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<Vec<String>>> {
     let items = value.items(path)?;
     Ok(items.and_then(|items| {
         let text = |item: H| match item.got() {

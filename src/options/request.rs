@@ -38,7 +38,7 @@ pub struct RequestOptions<P, E> {
 }
 
 /// Reads a request's fields besides `messages`; `pinned` and `estimator` read theirs.
-pub fn request<H: Host, P, E>(
+pub fn request<M, H: Host<M>, P, E>(
     value: &H,
     pinned: impl FnOnce(&H) -> Result<P>,
     estimator: impl FnOnce(&H) -> Result<E>,
@@ -65,7 +65,7 @@ pub fn request<H: Host, P, E>(
 }
 
 /// A format's name (default canonical); `path` names it.
-pub fn format<H: Host>(value: &H, path: &str) -> Result<Format> {
+pub fn format<M, H: Host<M>>(value: &H, path: &str) -> Result<Format> {
     match text(value, path)? {
         None => Ok(Format::Canonical),
         Some(name) => Format::from_name(&name),
@@ -73,7 +73,7 @@ pub fn format<H: Host>(value: &H, path: &str) -> Result<Format> {
 }
 
 /// `providerCompaction`: `"window"` (the default) or `"ignore"`.
-pub fn provider_compaction<H: Host>(value: &H) -> Result<ProviderCompaction> {
+pub fn provider_compaction<M, H: Host<M>>(value: &H) -> Result<ProviderCompaction> {
     match text(value, "providerCompaction")? {
         None => Ok(Default::default()),
         Some(name) => ProviderCompaction::from_name(&name, "providerCompaction"),
@@ -82,7 +82,7 @@ pub fn provider_compaction<H: Host>(value: &H) -> Result<ProviderCompaction> {
 
 /// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan
 /// options), read the same way everywhere.
-pub fn plan_options<H: Host>(value: &H, path: &str) -> Result<PlanOptions> {
+pub fn plan_options<M, H: Host<M>>(value: &H, path: &str) -> Result<PlanOptions> {
     Ok(PlanOptions {
         input_token_budget: whole(value, "inputTokenBudget", path)?,
         require_reduction: flag(value, "requireReduction", path)?.unwrap_or(false),
@@ -91,7 +91,7 @@ pub fn plan_options<H: Host>(value: &H, path: &str) -> Result<PlanOptions> {
 
 /// Tool definitions read through their JSON text (so `toJSON`, `undefined` and `NaN` behave
 /// as they do in JavaScript); nothing when not given.
-pub fn tools<H: Host>(value: &H, path: &str) -> Result<Option<Vec<ToolDefinition>>> {
+pub fn tools<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<Vec<ToolDefinition>>> {
     if matches!(value.got(), Got::Absent) {
         return Ok(None);
     }
@@ -99,7 +99,7 @@ pub fn tools<H: Host>(value: &H, path: &str) -> Result<Option<Vec<ToolDefinition
 }
 
 /// A system prompt: a string, or (as Anthropic's `system`) an array of text blocks.
-pub fn system_prompt<H: Host>(value: &H) -> Result<String> {
+pub fn system_prompt<M, H: Host<M>>(value: &H) -> Result<String> {
     let Some(blocks) = value.list("systemPrompt")? else {
         return Ok(text(value, "systemPrompt")?.unwrap_or_default());
     };
@@ -108,7 +108,7 @@ pub fn system_prompt<H: Host>(value: &H) -> Result<String> {
 
 /// `reportedUsage`: one `{ messages, inputTokens | usage, systemPrompt?, summary?, tools? }`
 /// or an array of them (missing: none).
-pub fn reported<H: Host>(value: &H) -> Result<Vec<Explicit>> {
+pub fn reported<M, H: Host<M>>(value: &H) -> Result<Vec<Explicit>> {
     let path = "reportedUsage";
     if matches!(value.got(), Got::Absent) {
         return Ok(Vec::new());
@@ -123,7 +123,7 @@ pub fn reported<H: Host>(value: &H) -> Result<Vec<Explicit>> {
     }
 }
 
-fn one_reported<H: Host>(item: &H, path: &str) -> Result<Explicit> {
+fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
     let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
     if !matches!(item.got(), Got::Object(_)) {
         return Err(invalid(": expected { messages, inputTokens }"));
@@ -183,7 +183,7 @@ pub enum EstimatorOptions<H> {
 }
 
 /// Reads an `estimator`: absent is the default heuristic.
-pub fn estimator<H: Host>(value: &H) -> Result<EstimatorOptions<H>> {
+pub fn estimator<M, H: Host<M>>(value: &H) -> Result<EstimatorOptions<H>> {
     let object = match value.got() {
         Got::Absent => return Ok(EstimatorOptions::Native(Heuristic::new())),
         Got::Object(object) => object,

@@ -13,7 +13,7 @@ use crate::options::SummarizerOptions;
 /// is never called): neither the summarizer nor `beforeCommit` is read, and the code that
 /// reads and checks them stays out of the module.
 pub(crate) fn read(config: &JsValue) -> Result<(Compactor<Hosted>, bool)> {
-    let read = crate::options::compactor(config, cfg!(feature = "full"))?;
+    let read = crate::options::compactor::<_, _, { cfg!(feature = "full") }>(config)?;
     let summarizer = match read.summarizer {
         Some(SummarizerOptions::Application { this, summarize }) => {
             JsSummarizer::Application(JsApplication {

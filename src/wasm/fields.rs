@@ -21,11 +21,16 @@ pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> 
     })
 }
 
-impl Host for JsValue {
+/// The marker of the binding's [`Host`] implementation.
+pub(crate) enum Js {}
+
+impl Host<Js> for JsValue {
     fn field(&self, key: &str, path: &str) -> Result<JsValue> {
         field(self, key, path)
     }
 
+    // One copy in the module, not one per reader.
+    #[inline(never)]
     fn got(&self) -> Got<JsValue> {
         if self.is_undefined() || self.is_null() {
             Got::Absent

@@ -19,7 +19,7 @@ pub(super) enum V {
     Throws,
 }
 
-impl Host for V {
+impl Host<()> for V {
     fn field(&self, key: &str, path: &str) -> Result<V> {
         let V::Obj(fields) = self else {
             return Ok(V::Null);
@@ -84,7 +84,7 @@ fn app(extra: Vec<(&'static str, V)>) -> V {
 }
 
 fn config_error(config: &V) -> String {
-    match compactor(config, true) {
+    match compactor::<_, _, true>(config) {
         Err(Error::InvalidConfig { message, .. }) => message,
         Err(other) => panic!("not a config error: {other}"),
         Ok(_) => panic!("read"),
@@ -93,7 +93,7 @@ fn config_error(config: &V) -> String {
 
 #[test]
 fn a_config_takes_its_defaults() {
-    let read = compactor(&app(vec![]), true).unwrap();
+    let read = compactor::<_, _, true>(&app(vec![])).unwrap();
     assert!(read.cache_facts);
     assert!(!read.config.trim_oversized);
     assert_eq!(read.config.keep_recent_tokens, 20_000);
@@ -127,7 +127,7 @@ fn a_config_reads_every_key() {
             ]),
         ),
     ]);
-    let read = compactor(&config, true).unwrap();
+    let read = compactor::<_, _, true>(&config).unwrap();
     assert!(!read.cache_facts);
     assert!(read.config.trim_oversized);
     assert_eq!(read.config.keep_recent_tokens, 5);
@@ -143,7 +143,7 @@ fn a_config_reads_every_key() {
 
 #[test]
 fn a_module_that_never_summarizes_reads_no_summarizer() {
-    let read = compactor(&V::Obj(vec![("beforeCommit", V::Num(1.0))]), false).unwrap();
+    let read = compactor::<_, _, false>(&V::Obj(vec![("beforeCommit", V::Num(1.0))])).unwrap();
     assert!(read.summarizer.is_none() && read.before_commit.is_none());
 }
 
@@ -160,7 +160,7 @@ fn a_generator_reads_its_settings() {
             V::Obj(vec![("delaysMs", V::Arr(vec![V::Num(5.0)]))]),
         ),
     ]);
-    let read = compactor(&V::Obj(vec![("summarizer", summarizer)]), true).unwrap();
+    let read = compactor::<_, _, true>(&V::Obj(vec![("summarizer", summarizer)])).unwrap();
     let Some(SummarizerOptions::Generator { settings, .. }) = read.summarizer else {
         panic!("no generator");
     };
