@@ -54,6 +54,7 @@ pub mod body;
 pub mod chunks;
 pub mod clearing;
 mod compactor;
+pub mod crossing;
 mod draft;
 mod error;
 mod facts;

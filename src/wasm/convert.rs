@@ -404,52 +404,21 @@ impl Sink for Js<'_> {
     }
 }
 
-/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
-/// long runs of ASCII apart from the stretches with other characters between them. A decoder
-/// takes the slow path for a whole text as soon as one character is not ASCII (in Node 20
-/// about 5 ns a byte against 1); the pieces, joined, are the same string.
+/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in the
+/// pieces [`crate::crossing::ascii_pieces`] cuts it into (the same string, decoded faster).
 pub(crate) fn long_string(text: &str) -> JsValue {
-    // A run of ASCII shorter than this stays in the piece around it.
-    const RUN: usize = 1024;
-    let bytes = text.as_bytes();
     let mut joined = js_sys::JsString::from("");
-    let mut add = |piece: std::ops::Range<usize>| {
+    crate::crossing::ascii_pieces(text, &mut |piece| {
         let piece = text.get(piece).unwrap_or_default();
         joined = joined.concat(&JsValue::from_str(piece));
-    };
-    // The piece being built starts at `start`; `mixed` when it holds other characters.
-    let (mut start, mut pos, mut mixed) = (0, 0, false);
-    loop {
-        let end = context_compaction_scan::ascii_end(bytes, pos);
-        if mixed && end - pos >= RUN {
-            add(start..pos);
-            (start, mixed) = (pos, false);
-        }
-        if end >= bytes.len() {
-            add(start..bytes.len());
-            return joined.into();
-        }
-        if !mixed && end - start >= RUN {
-            add(start..end);
-            start = end;
-        }
-        mixed = true;
-        // Past the other characters (a boundary between ASCII and not is one between characters).
-        pos = end
-            + bytes
-                .get(end..)
-                .unwrap_or_default()
-                .iter()
-                .position(u8::is_ascii)
-                .unwrap_or(bytes.len() - end);
-    }
+    });
+    joined.into()
 }
 
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
 fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
-    // Converted a chunk at a time into the array: a long history's estimates are not copied
-    // whole into wasm memory first (which never shrinks; 0.8 MB at 100k messages).
-    const CHUNK: usize = 4096;
+    // Converted a chunk at a time into the array (`crossing::FLOATS_CHUNK`).
+    const CHUNK: usize = crate::crossing::FLOATS_CHUNK;
     let array = js_sys::Float64Array::new_with_length(values.len() as u32);
     let mut floats = Vec::with_capacity(values.len().min(CHUNK));
     let mut start = 0u32;
