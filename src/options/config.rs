@@ -54,7 +54,7 @@ pub fn compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<Se
 }
 
 fn read_compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<Settings<H>> {
-    if !matches!(config.got(), Got::Object(_)) {
+    if config.got() != Got::Object {
         return Err(invalid("config: expected an object"));
     }
     let summarizer = config.field("summarizer", "config")?;
@@ -105,16 +105,15 @@ fn must_flag<M, H: Host<M>>(config: &H, key: &str) -> Result<Option<bool>> {
 }
 
 fn summarizer_of<M, H: Host<M>>(value: &H) -> Result<Option<SummarizerOptions<H>>> {
-    let this = match value.got() {
+    match value.got() {
         Got::Absent => return Ok(None),
-        Got::Object(this) => this,
+        Got::Object => {}
         _ => return Err(invalid("config.summarizer: expected an object")),
-    };
+    }
+    let this = value.clone();
     let method = |key: &str| -> Result<Option<H>> {
-        Ok(match value.field(key, "summarizer")?.got() {
-            Got::Function(f) => Some(f),
-            _ => None,
-        })
+        let method = value.field(key, "summarizer")?;
+        Ok((method.got() == Got::Function).then_some(method))
     };
     let generate = method("generate")?;
     let summarize = method("summarize")?;
@@ -135,14 +134,16 @@ fn summarizer_of<M, H: Host<M>>(value: &H) -> Result<Option<SummarizerOptions<H>
 }
 
 fn generator<M, H: Host<M>>(value: &H) -> Result<GeneratorSummarizer<(), ()>> {
-    let model = match value.field("model", "summarizer")?.got() {
-        Got::Text(model) => model,
-        _ => return Err(invalid("summarizer.model must be a non-blank string")),
-    };
-    let system_prompt = match value.field("systemPrompt", "summarizer")?.got() {
+    let model = value.field("model", "summarizer")?.string();
+    let model = model.ok_or_else(|| invalid("summarizer.model must be a non-blank string"))?;
+    let prompt = value.field("systemPrompt", "summarizer")?;
+    let system_prompt = match prompt.got() {
         Got::Absent => None,
-        Got::Text(prompt) => Some(prompt),
-        _ => return Err(invalid("summarizer.systemPrompt must be a string")),
+        _ => Some(
+            prompt
+                .string()
+                .ok_or_else(|| invalid("summarizer.systemPrompt must be a string"))?,
+        ),
     };
     Ok(GeneratorSummarizer {
         generator: (),

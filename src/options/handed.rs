@@ -12,7 +12,7 @@ use crate::{Plan, PlanFields, Usage};
 pub fn plan<M, H: Host<M>>(value: &H) -> Result<Option<Plan>> {
     match value.got() {
         Got::Absent => return Ok(None),
-        Got::Object(_) => {}
+        Got::Object => {}
         _ => return Err(Error::invalid_request("plan: expected an object or null")),
     }
     let index = |key: &str| -> Result<Option<usize>> {
@@ -58,7 +58,7 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
 /// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
 /// `argumentMessages`), or `None` when `value` is not one.
 pub fn clear_plan<M, H: Host<M>>(value: &H) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
-    if !matches!(value.got(), Got::Object(_))
+    if value.got() != Got::Object
         || text(&value.field("kind", "plan")?, "plan.kind")?.as_deref() != Some(CLEAR)
     {
         return Ok(None);
@@ -99,7 +99,7 @@ pub fn clear_plan<M, H: Host<M>>(value: &H) -> Result<Option<(Vec<ClearedResult>
 
 /// Reads a draft object back (the host may have edited its `summary`); errors name the key.
 pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
-    if !matches!(value.got(), Got::Object(_)) {
+    if value.got() != Got::Object {
         return Err(Error::invalid_request("draft: expected an object"));
     }
     let summary = text(&value.field("summary", "draft")?, "draft.summary")?
@@ -127,7 +127,7 @@ pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
 /// A cut `{ firstKeptIndex, firstKeptPart }` (a record, a plan or a draft): where a digest
 /// starts.
 pub fn cut<M, H: Host<M>>(value: &H) -> Result<(usize, usize)> {
-    if !matches!(value.got(), Got::Object(_)) {
+    if value.got() != Got::Object {
         return Err(Error::invalid_request(
             "cut: expected { firstKeptIndex, firstKeptPart }",
         ));
@@ -145,7 +145,7 @@ fn position<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<usize> {
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0;
 /// `None` when `value` is no object).
 pub fn usage<M, H: Host<M>>(value: &H) -> std::result::Result<Option<Usage>, String> {
-    if !matches!(value.got(), Got::Object(_)) {
+    if value.got() != Got::Object {
         return Ok(None);
     }
     let whole = |key: &str| {

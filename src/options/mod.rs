@@ -21,9 +21,9 @@ pub use request::{
 
 use crate::error::{Error, Result, whole_number};
 
-/// What a host value is, as the options read it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Got<H> {
+/// What a host value is, as the options read it (a string's text is [`Host::string`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Got {
     /// `undefined` or `null`: the option is not given.
     Absent,
     /// A boolean.
@@ -31,11 +31,11 @@ pub enum Got<H> {
     /// A number.
     Number(f64),
     /// A string.
-    Text(String),
+    Text,
     /// A function (`typeof` `"function"`).
-    Function(H),
+    Function,
     /// An object (`typeof` `"object"`, arrays included).
-    Object(H),
+    Object,
     /// Anything else (a symbol, a bigint).
     Other,
 }
@@ -43,12 +43,14 @@ pub enum Got<H> {
 /// A host value an option is read from. `M` is a type of the host's own, so that a host
 /// crate may implement the trait for a value type it does not own (the wasm binding's
 /// `JsValue`); it is never used otherwise.
-pub trait Host<M>: Sized {
+pub trait Host<M>: Sized + Clone {
     /// `self[key]` (nothing when `self` is no object); a throwing getter is an
     /// [`Error::InvalidRequest`] naming `{path}.{key}`.
     fn field(&self, key: &str, path: &str) -> Result<Self>;
     /// What `self` is.
-    fn got(&self) -> Got<Self>;
+    fn got(&self) -> Got;
+    /// The string `self` is, if it is one.
+    fn string(&self) -> Option<String>;
     /// A copy of the array `self` (the host's own, read once), `None` when it is not an
     /// array (a throwing getter is an error naming `path`).
     fn list(&self, path: &str) -> Result<Option<Self>>;
@@ -95,10 +97,10 @@ pub fn flag<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<b
 
 /// `value` as a string, or nothing; `path` names it.
 pub fn text<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<String>> {
-    match value.got() {
-        Got::Absent => Ok(None),
-        Got::Text(text) => Ok(Some(text)),
-        _ => Err(Error::invalid_request(format!("{path}: expected a string"))),
+    match value.string() {
+        Some(text) => Ok(Some(text)),
+        None if value.got() == Got::Absent => Ok(None),
+        None => Err(Error::invalid_request(format!("{path}: expected a string"))),
     }
 }
 
@@ -109,9 +111,10 @@ pub fn function<M, H: Host<M>>(
     path: &str,
     wrong: fn(String) -> Error,
 ) -> Result<Option<H>> {
-    match object.field(key, path)?.got() {
+    let value = object.field(key, path)?;
+    match value.got() {
         Got::Absent => Ok(None),
-        Got::Function(f) => Ok(Some(f)),
+        Got::Function => Ok(Some(value)),
         _ => Err(wrong(format!("{path}.{key}"))),
     }
 }
@@ -124,17 +127,11 @@ pub fn focus<M, H: Host<M>>(object: &H, path: &str) -> Result<Option<String>> {
 
 /// Whether `value` is an object and no array: an optional section of a config.
 fn section<M, H: Host<M>>(value: &H, path: &str) -> Result<bool> {
-    Ok(matches!(value.got(), Got::Object(_)) && value.items(path)?.is_none())
+    Ok(value.got() == Got::Object && value.items(path)?.is_none())
 }
 
 /// The strings of the array `value`, `None` when it is no array of strings.
 fn names<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<Vec<String>>> {
     let items = value.items(path)?;
-    Ok(items.and_then(|items| {
-        let text = |item: H| match item.got() {
-            Got::Text(text) => Some(text),
-            _ => None,
-        };
-        items.into_iter().map(text).collect()
-    }))
+    Ok(items.and_then(|items| items.iter().map(H::string).collect()))
 }

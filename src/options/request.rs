@@ -43,7 +43,7 @@ pub fn request<M, H: Host<M>, P, E>(
     pinned: impl FnOnce(&H) -> Result<P>,
     estimator: impl FnOnce(&H) -> Result<E>,
 ) -> Result<RequestOptions<P, E>> {
-    if !matches!(value.got(), Got::Object(_)) {
+    if value.got() != Got::Object {
         return Err(Error::invalid_request("request: expected an object"));
     }
     let field = |key: &str| value.field(key, "request");
@@ -125,7 +125,7 @@ pub fn reported<M, H: Host<M>>(value: &H) -> Result<Vec<Explicit>> {
 
 fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
     let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
-    if !matches!(item.got(), Got::Object(_)) {
+    if item.got() != Got::Object {
         return Err(invalid(": expected { messages, inputTokens }"));
     }
     let messages = whole(item, "messages", path)?.ok_or_else(|| invalid(".messages: missing"))?;
@@ -184,28 +184,29 @@ pub enum EstimatorOptions<H> {
 
 /// Reads an `estimator`: absent is the default heuristic.
 pub fn estimator<M, H: Host<M>>(value: &H) -> Result<EstimatorOptions<H>> {
-    let object = match value.got() {
+    match value.got() {
         Got::Absent => return Ok(EstimatorOptions::Native(Heuristic::new())),
-        Got::Object(object) => object,
+        Got::Object => {}
         _ => {
             return Err(Error::invalid_request(
                 "estimator: expected an object with countTokens(text)",
             ));
         }
-    };
+    }
     if let Got::Number(image_tokens) = value.field(NATIVE_MARKER, "estimator")?.got() {
         let image_tokens =
             whole_number(image_tokens, "estimator.imageTokens").map_err(Error::invalid_request)?;
         return Ok(EstimatorOptions::Native(Heuristic { image_tokens }));
     }
-    let Got::Function(count) = value.field("countTokens", "estimator")?.got() else {
+    let count = value.field("countTokens", "estimator")?;
+    if count.got() != Got::Function {
         return Err(Error::invalid_request(
             "estimator.countTokens: expected a function",
         ));
-    };
+    }
     let image_tokens = whole(value, "imageTokens", "estimator")?.unwrap_or(DEFAULT_IMAGE_TOKENS);
     Ok(EstimatorOptions::Host {
-        object,
+        object: value.clone(),
         count,
         image_tokens,
     })

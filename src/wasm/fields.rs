@@ -31,22 +31,26 @@ impl Host<Js> for JsValue {
 
     // One copy in the module, not one per reader.
     #[inline(never)]
-    fn got(&self) -> Got<JsValue> {
+    fn got(&self) -> Got {
         if self.is_undefined() || self.is_null() {
             Got::Absent
         } else if let Some(b) = self.as_bool() {
             Got::Bool(b)
         } else if let Some(n) = self.as_f64() {
             Got::Number(n)
-        } else if let Some(text) = self.as_string() {
-            Got::Text(text)
+        } else if self.is_string() {
+            Got::Text
         } else if self.is_function() {
-            Got::Function(self.clone())
+            Got::Function
         } else if self.is_object() {
-            Got::Object(self.clone())
+            Got::Object
         } else {
             Got::Other
         }
+    }
+
+    fn string(&self) -> Option<String> {
+        self.as_string()
     }
 
     fn list(&self, path: &str) -> Result<Option<JsValue>> {

@@ -32,14 +32,20 @@ impl Host<()> for V {
             None => Ok(V::Null),
         }
     }
-    fn got(&self) -> Got<V> {
+    fn got(&self) -> Got {
         match self {
             V::Null | V::Throws => Got::Absent,
             V::Bool(b) => Got::Bool(*b),
             V::Num(n) => Got::Number(*n),
-            V::Str(s) => Got::Text(s.to_string()),
-            V::Func => Got::Function(V::Func),
-            V::Obj(_) | V::Arr(_) => Got::Object(self.clone()),
+            V::Str(_) => Got::Text,
+            V::Func => Got::Function,
+            V::Obj(_) | V::Arr(_) => Got::Object,
+        }
+    }
+    fn string(&self) -> Option<String> {
+        match self {
+            V::Str(s) => Some(s.to_string()),
+            _ => None,
         }
     }
     fn list(&self, _path: &str) -> Result<Option<V>> {
