@@ -66,6 +66,7 @@ pub trait Host<M>: Sized + Clone {
 }
 
 /// `object[key]` as a number, or nothing.
+#[inline(never)]
 pub fn number<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<f64>> {
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
@@ -78,6 +79,7 @@ pub fn number<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option
 
 /// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
 /// them with [`Error::into_config`]).
+#[inline(never)]
 pub fn whole<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<u64>> {
     number(object, key, path)?
         .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
@@ -85,6 +87,7 @@ pub fn whole<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<
 }
 
 /// `object[key]` as a boolean, or nothing.
+#[inline(never)]
 pub fn flag<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<bool>> {
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
@@ -96,6 +99,7 @@ pub fn flag<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<b
 }
 
 /// `value` as a string, or nothing; `path` names it.
+#[inline(never)]
 pub fn text<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<String>> {
     match value.string() {
         Some(text) => Ok(Some(text)),
@@ -105,6 +109,7 @@ pub fn text<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<String>> {
 }
 
 /// `object[key]` as a function, or nothing; anything else is `wrong("{path}.{key}")`.
+#[inline(never)]
 pub fn function<M, H: Host<M>>(
     object: &H,
     key: &str,

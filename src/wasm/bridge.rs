@@ -1,7 +1,7 @@
 //! Host callbacks: the summarizer's `generate` and `summarize` functions, how their failures
 //! are classified for retries, and what they may return.
 
-use js_sys::{Array, Function};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::call::CallContext;
@@ -67,25 +67,8 @@ impl JsGenerator {
         request: &GenerateRequest,
         context: &CallContext,
     ) -> Result<Generated, GenerateError> {
-        let message = object(&[
-            ("role", "user".into()),
-            ("content", convert::long_string(&request.prompt)),
-        ]);
-        let js_request = object(&[
-            ("model", request.model.as_str().into()),
-            ("systemPrompt", request.system_prompt.as_str().into()),
-            ("messages", Array::of1(&message).into()),
-            (
-                "maxOutputTokens",
-                request
-                    .max_output_tokens
-                    .map_or(JsValue::UNDEFINED, |n| (n as f64).into()),
-            ),
-            ("tools", Array::new().into()),
-            ("toolChoice", "none".into()),
-            ("purpose", request.purpose.as_str().into()),
-            ("chunk", request.chunk.map_or(JsValue::UNDEFINED, chunk)),
-        ]);
+        let slots = [convert::long_string(&request.prompt), JsValue::UNDEFINED];
+        let js_request = convert::out(&slots, |w| crate::out::generate_request(w, request));
         let returned = call_host(&self.generate, &self.this, &js_request, &context.options())
             .await
             .map_err(|thrown| GenerateError {
@@ -100,14 +83,6 @@ impl JsGenerator {
             usage: text.usage,
         })
     }
-}
-
-/// A chunk's place as `{ index, count }`.
-pub(crate) fn chunk(chunk: crate::Chunk) -> JsValue {
-    object(&[
-        ("index", (chunk.index as f64).into()),
-        ("count", (chunk.count as f64).into()),
-    ])
 }
 
 impl Generator for JsGenerator {
