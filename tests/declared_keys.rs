@@ -64,6 +64,7 @@ const RUST_READERS: &[&str] = &[
     "must_flag",
     "function",
     "method",
+    "peek",
 ];
 
 fn root() -> PathBuf {

@@ -3,9 +3,10 @@
 
 use super::{Got, Host, flag, text, whole};
 use crate::clearing::ClearedResult;
-use crate::draft::{Digest, Draft};
+use crate::draft::{Digest, Draft, Verdict};
 use crate::error::{Error, Result};
 use crate::out::CLEAR;
+use crate::summarizer::SummaryText;
 use crate::{Plan, PlanFields, Usage};
 
 /// Rebuilds a core plan from a plan object `plan()` returned (`None` for `null`).
@@ -163,4 +164,43 @@ pub fn usage<M, H: Host<M>>(value: &H) -> std::result::Result<Option<Usage>, Str
         cache_write: get("cacheWrite")?,
         total_tokens: whole("totalTokens")?.unwrap_or(input + output),
     }))
+}
+
+/// What a summarizer's `summarize` or `generate` (`who`) returned: a string or `{ text,
+/// usage }` (a field that throws reads as absent).
+pub fn answer<M, H: Host<M>>(value: &H, who: &str) -> std::result::Result<SummaryText, String> {
+    if let Some(text) = value.string() {
+        return Ok(SummaryText { text, usage: None });
+    }
+    let text = value.field("text", who).ok().and_then(|t| t.string());
+    let Some(text) = text else {
+        return Err(format!(
+            "{who} must return a string or {{ text, usage }}, got {}",
+            value.type_of()
+        ));
+    };
+    let usage = match value.field("usage", who) {
+        Ok(given) => usage(&given)?,
+        Err(_) => None,
+    };
+    Ok(SummaryText { text, usage })
+}
+
+/// What `beforeCommit` returned: a string replaces the summary, `false` declines it, nothing
+/// (or `true`) keeps it.
+pub fn verdict<M, H: Host<M>>(value: &H) -> Result<Verdict> {
+    if let Some(text) = value.string() {
+        return Ok(Verdict::Replace(text));
+    }
+    match value.got() {
+        Got::Bool(false) => Ok(Verdict::Decline),
+        Got::Bool(true) | Got::Absent => Ok(Verdict::Keep),
+        _ => Err(Error::Declined {
+            message: format!(
+                "beforeCommit must return a string, false or nothing, got {}",
+                value.type_of()
+            ),
+            source: None,
+        }),
+    }
 }

@@ -11,13 +11,15 @@ mod handed;
 mod request;
 #[cfg(test)]
 mod tests;
+mod thrown;
 
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
-pub use handed::{clear_plan, cut, draft, plan, usage};
+pub use handed::{answer, clear_plan, cut, draft, plan, usage, verdict};
 pub use request::{
     EstimatorOptions, NATIVE_MARKER, RequestOptions, estimator, format, plan_options,
     provider_compaction, reported, request, system_prompt, tools, usage_of,
 };
+pub use thrown::{describe, thrown};
 
 use crate::error::{Error, Result, whole_number};
 
@@ -51,6 +53,11 @@ pub trait Host<M>: Sized + Clone {
     fn got(&self) -> Got;
     /// The string `self` is, if it is one.
     fn string(&self) -> Option<String>;
+    /// Its `typeof`.
+    fn type_of(&self) -> String;
+    /// `self[key]`, absent when `self` is no object or the getter throws (for a thrown value,
+    /// which is read without throwing again).
+    fn peek(&self, key: &str) -> Self;
     /// A copy of the array `self` (the host's own, read once), `None` when it is not an
     /// array (a throwing getter is an error naming `path`).
     fn list(&self, path: &str) -> Result<Option<Self>>;

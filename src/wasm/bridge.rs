@@ -7,7 +7,6 @@ use wasm_bindgen::prelude::*;
 use super::call::CallContext;
 use super::convert::{self, object};
 use super::error::{HostError, describe};
-use super::fields;
 use super::timer::JsSleeper;
 use crate::draft::{Draft, Verdict};
 use crate::error::{Error, Result};
@@ -32,29 +31,6 @@ pub(crate) fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
     super::error::thrown(thrown).failure_kind(context.aborted())
 }
 
-/// Reads a string or `{ text, usage }`.
-fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
-    if let Some(text) = value.as_string() {
-        return Ok(SummaryText { text, usage: None });
-    }
-    let text = fields::field(value, "text", who)
-        .ok()
-        .and_then(|t| t.as_string());
-    let Some(text) = text else {
-        return Err(format!(
-            "{who} must return a string or {{ text, usage }}, got {}",
-            kind_of(value)
-        ));
-    };
-    let usage =
-        crate::options::usage(&fields::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
-    Ok(SummaryText { text, usage })
-}
-
-fn kind_of(value: &JsValue) -> String {
-    value.js_typeof().as_string().unwrap_or_default()
-}
-
 /// The host's `generate(request, { signal })`.
 pub(crate) struct JsGenerator {
     pub this: JsValue,
@@ -76,7 +52,7 @@ impl JsGenerator {
                 message: describe(&thrown),
                 source: Some(Box::new(HostError::new(thrown))),
             })?;
-        let text = answer(&returned, "summarizer.generate")
+        let text = crate::options::answer(&returned, "summarizer.generate")
             .map_err(|message| GenerateError::new(FailureKind::InvalidResponse, message))?;
         Ok(Generated {
             text: text.text,
@@ -135,9 +111,11 @@ impl JsApplication {
                     }
                 }
             })?;
-        answer(&returned, "summarizer.summarize").map_err(|message| Error::Summarization {
-            message,
-            source: None,
+        crate::options::answer(&returned, "summarizer.summarize").map_err(|message| {
+            Error::Summarization {
+                message,
+                source: None,
+            }
         })
     }
 }
@@ -198,21 +176,7 @@ async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result
                 source,
             }
         })?;
-    if let Some(text) = returned.as_string() {
-        return Ok(Verdict::Replace(text));
-    }
-    match returned.as_bool() {
-        Some(false) => Ok(Verdict::Decline),
-        Some(true) => Ok(Verdict::Keep),
-        None if returned.is_undefined() || returned.is_null() => Ok(Verdict::Keep),
-        None => Err(Error::Declined {
-            message: format!(
-                "beforeCommit must return a string, false or nothing, got {}",
-                kind_of(&returned)
-            ),
-            source: None,
-        }),
-    }
+    crate::options::verdict(&returned)
 }
 
 /// The summarizer half of a JavaScript config.

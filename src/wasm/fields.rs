@@ -53,6 +53,17 @@ impl Host<Js> for JsValue {
         self.as_string()
     }
 
+    fn type_of(&self) -> String {
+        self.js_typeof().as_string().unwrap_or_default()
+    }
+
+    fn peek(&self, key: &str) -> JsValue {
+        if !self.is_object() {
+            return JsValue::UNDEFINED;
+        }
+        Reflect::get(self, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
     fn list(&self, path: &str) -> Result<Option<JsValue>> {
         Ok(super::host::list(self, path)?.map(JsValue::from))
     }

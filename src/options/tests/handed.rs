@@ -125,3 +125,39 @@ fn a_cut_and_a_usage_take_their_defaults() {
         Err("usage.input must be a number".to_owned())
     );
 }
+
+#[test]
+fn an_answer_is_a_string_or_text_and_usage() {
+    use crate::options::answer;
+    assert_eq!(answer(&V::Str("s"), "who").unwrap().text, "s");
+    let given = V::Obj(vec![
+        ("text", V::Str("t")),
+        ("usage", V::Obj(vec![("input", V::Num(4.0))])),
+    ]);
+    let read = answer(&given, "who").unwrap();
+    assert_eq!(
+        (read.text.as_str(), read.usage.map(|u| u.input)),
+        ("t", Some(4))
+    );
+    let thrown = V::Obj(vec![("text", V::Str("t")), ("usage", V::Throws)]);
+    assert!(answer(&thrown, "who").unwrap().usage.is_none());
+    assert_eq!(
+        answer(&V::Num(1.0), "summarizer.generate").err().as_deref(),
+        Some("summarizer.generate must return a string or { text, usage }, got number")
+    );
+}
+
+#[test]
+fn a_verdict_keeps_replaces_or_declines() {
+    use crate::draft::Verdict;
+    use crate::options::verdict;
+    assert_eq!(verdict(&V::Null).unwrap(), Verdict::Keep);
+    assert_eq!(verdict(&V::Bool(true)).unwrap(), Verdict::Keep);
+    assert_eq!(verdict(&V::Bool(false)).unwrap(), Verdict::Decline);
+    assert_eq!(
+        verdict(&V::Str("new")).unwrap(),
+        Verdict::Replace("new".into())
+    );
+    let error = verdict(&V::Num(1.0)).unwrap_err().to_string();
+    assert!(error.contains("beforeCommit must return a string, false or nothing, got number"));
+}

@@ -5,6 +5,7 @@ use crate::error::Error;
 
 mod handed;
 mod request;
+mod thrown;
 
 /// A host value: a throwing key is `Throws`.
 #[derive(Debug, Clone)]
@@ -47,6 +48,17 @@ impl Host<()> for V {
             V::Str(s) => Some(s.to_string()),
             _ => None,
         }
+    }
+    fn type_of(&self) -> String {
+        match self {
+            V::Num(_) => "number",
+            V::Bool(_) => "boolean",
+            _ => "object",
+        }
+        .to_owned()
+    }
+    fn peek(&self, key: &str) -> V {
+        self.field(key, "").unwrap_or(V::Null)
     }
     fn list(&self, _path: &str) -> Result<Option<V>> {
         Ok(matches!(self, V::Arr(_)).then(|| self.clone()))
