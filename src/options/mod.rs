@@ -16,7 +16,7 @@ mod thrown;
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
 pub use handed::{answer, clear_plan, cut, draft, plan, usage, verdict};
 pub use request::{
-    EstimatorOptions, NATIVE_MARKER, RequestOptions, estimator, format, plan_options,
+    EstimatorOptions, HostRequest, NATIVE_MARKER, estimator, format, plan_options,
     provider_compaction, reported, request, system_prompt, tools, usage_of,
 };
 pub use thrown::{describe, thrown};

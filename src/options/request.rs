@@ -1,4 +1,4 @@
-//! A request's fields besides its messages `{ format, tools, inputTokenBudget,
+//! A request around the host's messages: `{ format, tools, inputTokenBudget,
 //! requireReduction, pinned, systemPrompt, summary, estimator, reportedUsage, focus,
 //! providerCompaction }`, read in that order (the first problem met is reported). `pinned`
 //! and `estimator` are the host's to read (a predicate is called, an estimator kept): each is
@@ -6,43 +6,80 @@
 
 use super::{Got, Host, flag, text, whole};
 use crate::error::{Error, Result, whole_number};
+use crate::facts::RequestFacts;
 use crate::formats::{Format, MessageUsage, read_usage};
-use crate::history::Explicit;
+use crate::history::{Explicit, Parts};
 use crate::message::ToolDefinition;
 use crate::request::PlanOptions;
-use crate::token::{DEFAULT_IMAGE_TOKENS, Heuristic};
+use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic};
 use crate::window::ProviderCompaction;
 
-/// What a request says besides its messages.
-pub struct RequestOptions<P, E> {
+/// A request read from a host: its messages are the host's own (`A`), counted by `E`.
+pub struct HostRequest<A, E> {
     /// `format` (default canonical).
     pub format: Format,
-    /// `tools`, read through their JSON text.
-    pub tools: Vec<ToolDefinition>,
-    /// `inputTokenBudget`, `requireReduction`.
-    pub options: PlanOptions,
-    /// What the host read of `pinned`.
-    pub pinned: P,
     /// `systemPrompt` (a string or text blocks; default empty).
     pub system_prompt: String,
     /// `summary` (default empty).
     pub summary: String,
+    /// The host's messages.
+    pub messages: A,
+    /// `tools`, read through their JSON text.
+    pub tools: Vec<ToolDefinition>,
+    /// `inputTokenBudget`.
+    pub input_token_budget: Option<u64>,
+    /// `requireReduction`.
+    pub require_reduction: bool,
     /// What the host read of `estimator`.
     pub estimator: E,
     /// `reportedUsage`.
     pub reported: Vec<Explicit>,
-    /// `focus`.
+    /// `focus`: what a summary made for it should focus on.
     pub focus: Option<String>,
     /// `providerCompaction`.
     pub provider_compaction: ProviderCompaction,
+    /// The indices its `pinned` option pins, sorted (checked against the messages; for a body,
+    /// as given, checked once the body is read).
+    pub pinned: Vec<u32>,
 }
 
-/// Reads a request's fields besides `messages`; `pinned` and `estimator` read theirs.
-pub fn request<M, H: Host<M>, P, E>(
+impl<A, E: Estimator> HostRequest<A, E> {
+    /// What of it steers planning.
+    pub fn options(&self) -> PlanOptions {
+        PlanOptions {
+            input_token_budget: self.input_token_budget,
+            require_reduction: self.require_reduction,
+        }
+    }
+
+    /// The facts of everything but the messages (system prompt, summary, tools), which the
+    /// caller fills in from the cache, the walker or a body.
+    pub fn fixed_facts(&self) -> Result<RequestFacts> {
+        self.parts().fixed_facts()
+    }
+
+    /// Everything of the request but its messages, as the core reads it.
+    pub fn parts(&self) -> Parts<'_> {
+        Parts {
+            system_prompt: &self.system_prompt,
+            summary: &self.summary,
+            tools: &self.tools,
+            estimator: &self.estimator,
+            reported: &self.reported,
+            provider_compaction: self.provider_compaction,
+            pinned: &self.pinned,
+        }
+    }
+}
+
+/// Reads a request around the host's `messages`; `pinned` (given the messages) and
+/// `estimator` read theirs.
+pub fn request<M, H: Host<M>, A, E>(
     value: &H,
-    pinned: impl FnOnce(&H) -> Result<P>,
+    messages: A,
+    pinned: impl FnOnce(&H, &A) -> Result<Vec<u32>>,
     estimator: impl FnOnce(&H) -> Result<E>,
-) -> Result<RequestOptions<P, E>> {
+) -> Result<HostRequest<A, E>> {
     if value.got() != Got::Object {
         return Err(Error::invalid_request("request: expected an object"));
     }
@@ -50,17 +87,20 @@ pub fn request<M, H: Host<M>, P, E>(
     let format = format(&field("format")?, "format")?;
     let tools = tools(&field("tools")?, "tools")?.unwrap_or_default();
     let options = plan_options(value, "request")?;
-    Ok(RequestOptions {
+    let pinned = pinned(&field("pinned")?, &messages)?;
+    Ok(HostRequest {
         format,
-        tools,
-        options,
-        pinned: pinned(&field("pinned")?)?,
         system_prompt: system_prompt(&field("systemPrompt")?)?,
         summary: text(&field("summary")?, "summary")?.unwrap_or_default(),
+        messages,
+        tools,
+        input_token_budget: options.input_token_budget,
+        require_reduction: options.require_reduction,
         estimator: estimator(&field("estimator")?)?,
         reported: reported(&field("reportedUsage")?)?,
         focus: text(&field("focus")?, "focus")?,
         provider_compaction: provider_compaction(&field("providerCompaction")?)?,
+        pinned,
     })
 }
 

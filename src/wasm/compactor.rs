@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::Engine;
 #[cfg(feature = "full")]
-use super::engine::{self, Job};
+use super::engine::Job;
 #[cfg(feature = "full")]
 use super::error::to_js;
 use super::{clearing, config, convert, sizer};
@@ -199,7 +199,7 @@ impl JsCompactor {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
             let facts = self.inner.facts(&request)?;
-            let mut summarize = || self.inner.summary_plan(&facts, engine::options(&request));
+            let mut summarize = || self.inner.summary_plan(&facts, request.options());
             let plan = match self.inner.decide(&request, &facts, &mut summarize)? {
                 Some(Planned::Clear(cleared)) => {
                     let messages = clearing::messages(&request, &cleared)?;

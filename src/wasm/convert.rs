@@ -16,51 +16,11 @@ use crate::Record;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
-use crate::message::ToolDefinition;
 use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
 
 /// A request read from JavaScript; `messages` is the host's own array.
-pub(crate) struct JsRequest {
-    pub format: Format,
-    pub system_prompt: String,
-    pub summary: String,
-    pub messages: Array,
-    pub tools: Vec<ToolDefinition>,
-    pub input_token_budget: Option<u64>,
-    pub require_reduction: bool,
-    pub estimator: AnyEstimator,
-    /// Its `reportedUsage`.
-    pub reported: Vec<crate::history::Explicit>,
-    /// Its `focus`: what a summary made for it should focus on.
-    pub focus: Option<String>,
-    /// Its `providerCompaction`.
-    pub provider_compaction: crate::window::ProviderCompaction,
-    /// The indices its `pinned` option pins, sorted (checked against the messages; for a body,
-    /// as given, checked by the core once the body is read).
-    pub pinned: Vec<u32>,
-}
-
-impl JsRequest {
-    /// The facts of everything but the messages (system prompt, summary, tools), which the
-    /// caller fills in from the cache, the walker or a body.
-    pub(crate) fn fixed_facts(&self) -> Result<RequestFacts> {
-        self.parts().fixed_facts()
-    }
-
-    /// Everything of the request but its messages, as the core reads it.
-    pub(crate) fn parts(&self) -> crate::history::Parts<'_> {
-        crate::history::Parts {
-            system_prompt: &self.system_prompt,
-            summary: &self.summary,
-            tools: &self.tools,
-            estimator: &self.estimator,
-            reported: &self.reported,
-            provider_compaction: self.provider_compaction,
-            pinned: &self.pinned,
-        }
-    }
-}
+pub(crate) type JsRequest = crate::options::HostRequest<Array, AnyEstimator>;
 
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format, reportedUsage, focus }`.
@@ -89,25 +49,14 @@ pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
 
 /// Reads a request around `messages` (`None`: a body's, read later).
 fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
-    let len = messages.as_ref().map(|m| m.length() as usize);
-    let pinned = |pinned: &JsValue| {
-        super::pinned::read(pinned, messages.as_ref(), len, "pinned", All::Refused)
+    let body = messages.is_none();
+    let pinned = |pinned: &JsValue, messages: &Array| {
+        let messages = (!body).then_some(messages);
+        let len = messages.map(|m| m.length() as usize);
+        super::pinned::read(pinned, messages, len, "pinned", All::Refused)
     };
-    let read = crate::options::request(value, pinned, AnyEstimator::from_js)?;
-    Ok(JsRequest {
-        format: read.format,
-        system_prompt: read.system_prompt,
-        summary: read.summary,
-        messages: messages.unwrap_or_default(),
-        tools: read.tools,
-        input_token_budget: read.options.input_token_budget,
-        require_reduction: read.options.require_reduction,
-        estimator: read.estimator,
-        reported: read.reported,
-        focus: read.focus,
-        provider_compaction: read.provider_compaction,
-        pinned: read.pinned,
-    })
+    let messages = messages.unwrap_or_default();
+    crate::options::request(value, messages, pinned, AnyEstimator::from_js)
 }
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).

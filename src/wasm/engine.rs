@@ -45,14 +45,6 @@ pub(super) struct Job {
     pub(super) draft_only: bool,
 }
 
-/// What of `request` steers planning.
-pub(super) fn options(request: &JsRequest) -> PlanOptions {
-    PlanOptions {
-        input_token_budget: request.input_token_budget,
-        require_reduction: request.require_reduction,
-    }
-}
-
 impl Engine {
     /// The facts of `request`, from the cache when it is on, calibrated and anchored to what
     /// the provider reported (`crate::anchor`).
@@ -90,7 +82,7 @@ impl Engine {
             super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
         };
         self.core
-            .decide_history(&history, options(request), &mut find)
+            .decide_history(&history, request.options(), &mut find)
     }
 
     /// What to do with `request` (facts `facts`): clear first, else the summary plan
@@ -107,7 +99,7 @@ impl Engine {
             format,
             estimator,
             facts,
-            options(request),
+            request.options(),
             summarize,
         )
     }
@@ -132,7 +124,7 @@ impl Engine {
     /// What to do with the request whose messages are `body` ([`crate::body::decide`]).
     pub(super) fn plan_body(&self, body: &[u8], request: &JsRequest) -> Result<Decided> {
         let (format, parts) = (request.format, request.parts());
-        crate::body::decide(&self.core, body, format, &parts, options(request))
+        crate::body::decide(&self.core, body, format, &parts, request.options())
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.

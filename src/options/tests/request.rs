@@ -6,10 +6,15 @@ use crate::formats::Format;
 use crate::options::{EstimatorOptions, NATIVE_MARKER, estimator, request};
 use crate::window::ProviderCompaction;
 
-type Read = Result<crate::options::RequestOptions<(), ()>>;
+type Read = Result<crate::options::HostRequest<(), crate::token::Heuristic>>;
 
 fn read(value: &V) -> Read {
-    request(value, |_| Ok(()), |_| Ok(()))
+    request(
+        value,
+        (),
+        |_, _| Ok(Vec::new()),
+        |_| Ok(crate::token::Heuristic::new()),
+    )
 }
 
 fn message(read: Read) -> String {
@@ -25,8 +30,8 @@ fn a_request_takes_its_defaults() {
     let read = read(&V::Obj(vec![])).unwrap();
     assert_eq!(read.format, Format::Canonical);
     assert!(read.tools.is_empty() && read.reported.is_empty());
-    assert_eq!(read.options.input_token_budget, None);
-    assert!(!read.options.require_reduction);
+    assert_eq!(read.input_token_budget, None);
+    assert!(!read.require_reduction);
     assert_eq!(
         (read.system_prompt.as_str(), read.summary.as_str()),
         ("", "")
@@ -55,8 +60,8 @@ fn a_request_reads_its_fields() {
     ]);
     let read = read(&given).unwrap();
     assert_eq!(read.format, Format::Anthropic);
-    assert_eq!(read.options.input_token_budget, Some(900));
-    assert!(read.options.require_reduction);
+    assert_eq!(read.input_token_budget, Some(900));
+    assert!(read.require_reduction);
     assert_eq!(read.system_prompt, "be kind");
     assert_eq!(read.summary, "so far");
     assert_eq!(read.focus.as_deref(), Some("the bug"));
@@ -70,12 +75,12 @@ fn a_request_reads_its_fields() {
 fn the_host_reads_pinned_then_the_estimator_in_order() {
     let mut seen = Vec::new();
     let given = V::Obj(vec![("pinned", V::Num(1.0)), ("estimator", V::Num(2.0))]);
-    let pinned = |v: &V| {
+    let pinned = |v: &V, _: &()| {
         seen.push(format!("{v:?}"));
-        Ok(())
+        Ok(vec![1])
     };
-    let read = request(&given, pinned, |_| {
-        Err::<(), _>(Error::invalid_request("estimator bad"))
+    let read = request(&given, (), pinned, |_| {
+        Err::<crate::token::Heuristic, _>(Error::invalid_request("estimator bad"))
     });
     assert_eq!(message(read), "estimator bad");
     assert_eq!(seen, ["Num(1.0)"]);
