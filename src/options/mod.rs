@@ -8,6 +8,7 @@
 
 mod config;
 mod handed;
+mod pinned;
 mod request;
 #[cfg(test)]
 mod tests;
@@ -15,6 +16,7 @@ mod thrown;
 
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
 pub use handed::{answer, clear_plan, cut, draft, plan, usage, verdict};
+pub use pinned::pinned;
 pub use request::{
     EstimatorOptions, HostRequest, NATIVE_MARKER, estimator, format, plan_options,
     provider_compaction, reported, request, system_prompt, tools, usage_of,

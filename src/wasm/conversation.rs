@@ -109,9 +109,7 @@ impl JsConversation {
             Some(list) => list,
             None => Array::of1(value),
         };
-        let len = Some(incoming.length() as usize);
-        let pins =
-            super::pinned::read(pinned, Some(&incoming), len, "options.pinned", All::Allowed)?;
+        let pins = super::pinned::read(pinned, Some(&incoming), "options.pinned", All::Allowed)?;
         let mut messages = self.read_messages(&incoming, start)?;
         for &k in &pins {
             if let Some((_, facts)) = messages.get_mut(k as usize) {

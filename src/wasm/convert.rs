@@ -51,9 +51,7 @@ pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
 fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
     let body = messages.is_none();
     let pinned = |pinned: &JsValue, messages: &Array| {
-        let messages = (!body).then_some(messages);
-        let len = messages.map(|m| m.length() as usize);
-        super::pinned::read(pinned, messages, len, "pinned", All::Refused)
+        super::pinned::read(pinned, (!body).then_some(messages), "pinned", All::Refused)
     };
     let messages = messages.unwrap_or_default();
     crate::options::request(value, messages, pinned, AnyEstimator::from_js)

@@ -4,6 +4,7 @@ use super::*;
 use crate::error::Error;
 
 mod handed;
+mod pinned;
 mod request;
 mod thrown;
 
