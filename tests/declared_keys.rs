@@ -42,7 +42,8 @@ const UNDECLARED: &[(&str, &str)] = &[
 ];
 
 /// Functions whose first string argument is a key read from a host object or a message, in
-/// Rust (`Obj`'s getters in the readers, `fields.rs` and `Reflect::get` in the bindings).
+/// Rust (`Obj`'s getters in the readers, `src/options/`'s readers of option objects,
+/// `fields.rs` and `Reflect::get` in the bindings).
 const RUST_READERS: &[&str] = &[
     "get",
     "string",
@@ -57,6 +58,13 @@ const RUST_READERS: &[&str] = &[
     "optional_number",
     "optional_bool",
     "nested",
+    "whole",
+    "number",
+    "flag",
+    "must_flag",
+    "function",
+    "method",
+    "peek",
 ];
 
 fn root() -> PathBuf {
@@ -215,6 +223,7 @@ fn reads() -> Vec<(String, PathBuf)> {
     let base = root();
     let sources = files(&base.join("src/formats"), "rs")
         .into_iter()
+        .chain(files(&base.join("src/options"), "rs"))
         .chain(files(&base.join("src/wasm"), "rs"))
         .filter(|file| !OWN_OBJECTS_ONLY.iter().any(|own| file.ends_with(own)));
     for file in sources {

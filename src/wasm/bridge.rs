@@ -1,13 +1,12 @@
 //! Host callbacks: the summarizer's `generate` and `summarize` functions, how their failures
 //! are classified for retries, and what they may return.
 
-use js_sys::{Array, Function};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::call::CallContext;
 use super::convert::{self, object};
 use super::error::{HostError, describe};
-use super::fields;
 use super::timer::JsSleeper;
 use crate::draft::{Draft, Verdict};
 use crate::error::{Error, Result};
@@ -32,28 +31,6 @@ pub(crate) fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
     super::error::thrown(thrown).failure_kind(context.aborted())
 }
 
-/// Reads a string or `{ text, usage }`.
-fn answer(value: &JsValue, who: &str) -> Result<SummaryText, String> {
-    if let Some(text) = value.as_string() {
-        return Ok(SummaryText { text, usage: None });
-    }
-    let text = fields::field(value, "text", who)
-        .ok()
-        .and_then(|t| t.as_string());
-    let Some(text) = text else {
-        return Err(format!(
-            "{who} must return a string or {{ text, usage }}, got {}",
-            kind_of(value)
-        ));
-    };
-    let usage = convert::usage(&fields::field(value, "usage", who).unwrap_or(JsValue::UNDEFINED))?;
-    Ok(SummaryText { text, usage })
-}
-
-fn kind_of(value: &JsValue) -> String {
-    value.js_typeof().as_string().unwrap_or_default()
-}
-
 /// The host's `generate(request, { signal })`.
 pub(crate) struct JsGenerator {
     pub this: JsValue,
@@ -66,25 +43,8 @@ impl JsGenerator {
         request: &GenerateRequest,
         context: &CallContext,
     ) -> Result<Generated, GenerateError> {
-        let message = object(&[
-            ("role", "user".into()),
-            ("content", convert::long_string(&request.prompt)),
-        ]);
-        let js_request = object(&[
-            ("model", request.model.as_str().into()),
-            ("systemPrompt", request.system_prompt.as_str().into()),
-            ("messages", Array::of1(&message).into()),
-            (
-                "maxOutputTokens",
-                request
-                    .max_output_tokens
-                    .map_or(JsValue::UNDEFINED, |n| (n as f64).into()),
-            ),
-            ("tools", Array::new().into()),
-            ("toolChoice", "none".into()),
-            ("purpose", request.purpose.as_str().into()),
-            ("chunk", request.chunk.map_or(JsValue::UNDEFINED, chunk)),
-        ]);
+        let slots = [convert::long_string(&request.prompt), JsValue::UNDEFINED];
+        let js_request = convert::out(&slots, |w| crate::out::generate_request(w, request));
         let returned = call_host(&self.generate, &self.this, &js_request, &context.options())
             .await
             .map_err(|thrown| GenerateError {
@@ -92,21 +52,13 @@ impl JsGenerator {
                 message: describe(&thrown),
                 source: Some(Box::new(HostError::new(thrown))),
             })?;
-        let text = answer(&returned, "summarizer.generate")
+        let text = crate::options::answer(&returned, "summarizer.generate")
             .map_err(|message| GenerateError::new(FailureKind::InvalidResponse, message))?;
         Ok(Generated {
             text: text.text,
             usage: text.usage,
         })
     }
-}
-
-/// A chunk's place as `{ index, count }`.
-pub(crate) fn chunk(chunk: crate::Chunk) -> JsValue {
-    object(&[
-        ("index", (chunk.index as f64).into()),
-        ("count", (chunk.count as f64).into()),
-    ])
 }
 
 impl Generator for JsGenerator {
@@ -159,9 +111,11 @@ impl JsApplication {
                     }
                 }
             })?;
-        answer(&returned, "summarizer.summarize").map_err(|message| Error::Summarization {
-            message,
-            source: None,
+        crate::options::answer(&returned, "summarizer.summarize").map_err(|message| {
+            Error::Summarization {
+                message,
+                source: None,
+            }
         })
     }
 }
@@ -222,21 +176,7 @@ async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result
                 source,
             }
         })?;
-    if let Some(text) = returned.as_string() {
-        return Ok(Verdict::Replace(text));
-    }
-    match returned.as_bool() {
-        Some(false) => Ok(Verdict::Decline),
-        Some(true) => Ok(Verdict::Keep),
-        None if returned.is_undefined() || returned.is_null() => Ok(Verdict::Keep),
-        None => Err(Error::Declined {
-            message: format!(
-                "beforeCommit must return a string, false or nothing, got {}",
-                kind_of(&returned)
-            ),
-            source: None,
-        }),
-    }
+    crate::options::verdict(&returned)
 }
 
 /// The summarizer half of a JavaScript config.

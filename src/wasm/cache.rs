@@ -64,10 +64,8 @@ pub(crate) fn messages_facts_before(
     }
 }
 
-/// How many messages [`all_facts`] reads together.
-const CHUNK: u32 = 8192;
-
 /// The facts of the first `count` messages of `request`, none cached, read a chunk at a time
+/// ([`crate::crossing::facts_chunk_end`])
 /// into their places (a list of every index, and a flag per message, was 0.5 MB of wasm memory
 /// at the peak of a cold plan of 100k messages), in a vector with room for `room`.
 fn all_facts(request: &JsRequest, count: u32, room: usize) -> Result<Vec<MessageFacts>> {
@@ -77,14 +75,7 @@ fn all_facts(request: &JsRequest, count: u32, room: usize) -> Result<Vec<Message
     let mut indices = Vec::new();
     let mut start = 0;
     while start < count {
-        // The last chunk takes what is left rather than leave a few, which would be read one
-        // by one (the walker reads from `walk::BULK` messages on).
-        let rest = count - start;
-        let end = if rest < CHUNK + walk::BULK as u32 {
-            count
-        } else {
-            start + CHUNK
-        };
+        let end = crate::crossing::facts_chunk_end(start, count);
         indices.clear();
         indices.extend(start..end);
         let places = facts

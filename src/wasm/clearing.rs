@@ -1,60 +1,16 @@
-//! Clearing in the `Compactor`: the `clearing` config section, the clear plan object `plan()`
-//! returns when clearing old tool results is enough, and applying one (no summarizer call).
+//! Clearing in the `Compactor`: the clear plan object `plan()` returns when clearing old tool results is enough, and applying one (no summarizer call).
 
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{JsRequest, out};
-use super::fields::{field, optional_bool, optional_string, optional_whole};
-use super::{host, stringify, walk};
+use super::{stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Edited, Format};
-use crate::out::{self as shape, CLEAR};
-use crate::summary::FileTracking;
+use crate::out as shape;
 use crate::token::Estimator;
-
-/// `config.clearing`: `undefined`, `null` or `false` (off, the default), `true` (on with the
-/// defaults) or `{ protectRecentTokens, neverClear, clearArguments }`.
-pub(crate) fn policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
-    read_policy(value, tracking).map_err(Error::into_config)
-}
-
-fn read_policy(value: &JsValue, tracking: &FileTracking) -> Result<Option<ClearingPolicy>> {
-    let defaults = ClearingPolicy {
-        file_tracking: tracking.clone(),
-        ..ClearingPolicy::default()
-    };
-    if value.is_undefined() || value.is_null() || value.as_bool() == Some(false) {
-        return Ok(None);
-    }
-    if value.as_bool() == Some(true) {
-        return Ok(Some(defaults));
-    }
-    let path = "config.clearing";
-    if !value.is_object() || host::list(value, path)?.is_some() {
-        return Err(Error::invalid_config(format!(
-            "{path} must be a boolean or an object {{ protectRecentTokens, neverClear, clearArguments }}"
-        )));
-    }
-    let never = field(value, "neverClear", path)?;
-    let never_clear = if never.is_undefined() || never.is_null() {
-        Vec::new()
-    } else {
-        let names: Option<Vec<String>> = host::list(&never, "config.clearing.neverClear")?
-            .and_then(|list| list.iter().map(|v| v.as_string()).collect());
-        names.ok_or_else(|| {
-            Error::invalid_config("config.clearing.neverClear must be an array of tool names")
-        })?
-    };
-    Ok(Some(ClearingPolicy {
-        protect_recent_tokens: optional_whole(value, "protectRecentTokens", path)?,
-        never_clear,
-        clear_arguments: optional_bool(value, "clearArguments", path)?,
-        file_tracking: defaults.file_tracking,
-    }))
-}
 
 /// The tool results and calls of `messages` (host messages of `format` whose facts are
 /// `facts`), read through the walker: only the messages that hold any. With `texts` (for a
@@ -158,49 +114,6 @@ pub(crate) fn plan_to_js(
     out(&slots, |w| {
         shape::clear_plan(w, facts, clearing, with_messages)
     })
-}
-
-/// What a clear plan object says (of each result its `index`, `toolCallId` and `text`; the
-/// `argumentMessages`), or `None` when `value` is not one.
-pub(crate) fn read_plan(value: &JsValue) -> Result<Option<(Vec<ClearedResult>, Vec<usize>)>> {
-    if !value.is_object()
-        || optional_string(&field(value, "kind", "plan")?, "plan.kind")?.as_deref() != Some(CLEAR)
-    {
-        return Ok(None);
-    }
-    let list = |key: &str| -> Result<Array> {
-        let path = format!("plan.{key}");
-        host::list(&field(value, key, "plan")?, &path)?
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))
-    };
-    let mut results = Vec::new();
-    for (i, item) in list("clearedResults")?.iter().enumerate() {
-        let path = format!("plan.clearedResults[{i}]");
-        let text = |key: &str| -> Result<String> {
-            optional_string(&field(&item, key, &path)?, &format!("{path}.{key}"))?
-                .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a string")))
-        };
-        results.push(ClearedResult {
-            index: optional_whole(&item, "index", &path)?.unwrap_or(0) as usize,
-            tool_call_id: text("toolCallId")?,
-            // Applying needs neither: the estimate after is of the rewritten messages.
-            tool_name: None,
-            tokens: 0,
-            text: text("text")?,
-        });
-    }
-    let arguments = list("argumentMessages")?
-        .iter()
-        .map(|n| {
-            n.as_f64()
-                .filter(|n| *n >= 0.0 && n.fract() == 0.0)
-                .map(|n| n as usize)
-        })
-        .collect::<Option<Vec<usize>>>()
-        .ok_or_else(|| {
-            Error::invalid_request("plan.argumentMessages: expected an array of message indices")
-        })?;
-    Ok(Some((results, arguments)))
 }
 
 /// Applies a clear plan: `{ summary, messages, record }` with the summary unchanged and a

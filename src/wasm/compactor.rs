@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::Engine;
 #[cfg(feature = "full")]
-use super::engine::{self, Job};
+use super::engine::Job;
 #[cfg(feature = "full")]
 use super::error::to_js;
 #[cfg(feature = "plan-api")]
@@ -128,7 +128,7 @@ impl JsCompactor {
     /// `{ summary, messages, record }`. A clear plan rewrites the results it names and calls
     /// no summarizer.
     pub fn apply(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
-        match clearing::read_plan(&plan) {
+        match crate::options::clear_plan(&plan) {
             Err(error) => return Promise::reject(&to_js(&error)),
             Ok(Some((results, arguments))) => {
                 let applied = convert::request(&request).and_then(|request| {
@@ -144,7 +144,7 @@ impl JsCompactor {
             Ok(None) => {}
         }
         let job = convert::request(&request).and_then(|request| {
-            let plan = convert::plan(&plan)?;
+            let plan = crate::options::plan(&plan)?;
             self.inner.job(request, plan, &options)
         });
         self.start(job)
@@ -155,14 +155,14 @@ impl JsCompactor {
     /// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`
     /// to show, edit and `commit` (or `null` for a `null` plan). A clear plan makes no summary.
     pub fn draft(&self, request: JsValue, plan: JsValue, options: JsValue) -> Promise {
-        let job = clearing::read_plan(&plan).and_then(|clear| {
+        let job = crate::options::clear_plan(&plan).and_then(|clear| {
             if clear.is_some() {
                 return Err(crate::Error::invalid_request(
                     "plan: a clear plan makes no summary to draft: apply it",
                 ));
             }
             let request = convert::request(&request)?;
-            let plan = convert::plan(&plan)?;
+            let plan = crate::options::plan(&plan)?;
             let mut job = self.inner.job(request, plan, &options)?;
             job.draft_only = true;
             Ok(job)
@@ -177,7 +177,7 @@ impl JsCompactor {
     /// or a message it covers changed. Calls no summarizer.
     pub fn commit(&self, request: JsValue, draft: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let draft = super::draft::read(&draft)?;
+        let draft = crate::options::draft(&draft)?;
         super::draft::commit(&self.inner, &request, &draft).map_err(JsValue::from)
     }
 
@@ -186,7 +186,7 @@ impl JsCompactor {
     /// is committed; the plan-only module has it too, for a preview of a pending draft.
     pub fn covers(&self, request: JsValue, draft: JsValue) -> Result<bool, JsValue> {
         let request = convert::request(&request)?;
-        let draft = super::draft::read(&draft)?;
+        let draft = crate::options::draft(&draft)?;
         super::draft::covers(&request, &draft).map_err(JsValue::from)
     }
 
@@ -196,7 +196,7 @@ impl JsCompactor {
     /// against later.
     pub fn digest(&self, request: JsValue, cut: JsValue) -> Result<String, JsValue> {
         let request = convert::request(&request)?;
-        let (first, part) = super::draft::read_cut(&cut)?;
+        let (first, part) = crate::options::cut(&cut)?;
         let digest = super::draft::digest(&request, first, part)?;
         Ok(digest.to_hex())
     }
@@ -215,9 +215,9 @@ impl JsCompactor {
         cut: JsValue,
     ) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let draft = super::draft::read(&draft)?;
+        let draft = crate::options::draft(&draft)?;
         let onto = convert::request(&onto)?;
-        let cut = super::draft::read_cut(&cut)?;
+        let cut = crate::options::cut(&cut)?;
         let rebased = super::draft::rebased(&request, &draft, &onto, cut)?;
         let id = convert::id_at(&onto.messages, rebased.first_kept_index);
         Ok(super::draft::to_js(&rebased, id))
@@ -229,7 +229,7 @@ impl JsCompactor {
         let job = convert::request(&request).and_then(|request| {
             let signal = convert::signal(&options)?;
             let facts = self.inner.facts(&request)?;
-            let mut summarize = || self.inner.summary_plan(&facts, engine::options(&request));
+            let mut summarize = || self.inner.summary_plan(&facts, request.options());
             let plan = match self.inner.decide(&request, &facts, &mut summarize)? {
                 Some(Planned::Clear(cleared)) => {
                     let messages = clearing::messages(&request, &cleared)?;
@@ -265,7 +265,7 @@ impl JsCompactor {
     #[wasm_bindgen(js_name = summarizerInput)]
     pub fn summarizer_input(&self, request: JsValue, plan: JsValue) -> Result<JsValue, JsValue> {
         let request = convert::request(&request)?;
-        let plan = convert::plan(&plan)?;
+        let plan = crate::options::plan(&plan)?;
         self.inner
             .summarizer_input(&request, plan.as_ref())
             .map_err(JsValue::from)

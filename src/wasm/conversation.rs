@@ -14,7 +14,6 @@ use super::estimator::AnyEstimator;
 use super::fields::{field, optional_string};
 use super::host;
 use super::pinned::All;
-use super::stringify;
 use super::walk;
 use super::{clearing, convert};
 use crate::anchor::Report;
@@ -59,13 +58,10 @@ struct Read {
 impl JsConversation {
     /// A conversation for `engine` with `{ format, estimator, messages, providerCompaction }`.
     pub(super) fn new(engine: Rc<Engine>, options: &JsValue) -> Result<JsConversation> {
-        let format = match optional_string(&field(options, "format", "options")?, "options.format")?
-        {
-            None => Format::Canonical,
-            Some(name) => Format::from_name(&name)?,
-        };
+        let format =
+            crate::options::format(&field(options, "format", "options")?, "options.format")?;
         let provider_compaction =
-            convert::provider_compaction(&field(options, "providerCompaction", "options")?)?;
+            crate::options::provider_compaction(&field(options, "providerCompaction", "options")?)?;
         let mut history = JsConversation {
             engine,
             format,
@@ -113,9 +109,7 @@ impl JsConversation {
             Some(list) => list,
             None => Array::of1(value),
         };
-        let len = Some(incoming.length() as usize);
-        let pins =
-            super::pinned::read(pinned, Some(&incoming), len, "options.pinned", All::Allowed)?;
+        let pins = super::pinned::read(pinned, Some(&incoming), "options.pinned", All::Allowed)?;
         let mut messages = self.read_messages(&incoming, start)?;
         for &k in &pins {
             if let Some((_, facts)) = messages.get_mut(k as usize) {
@@ -210,7 +204,11 @@ impl JsConversation {
     /// strings and the same tools array).
     fn fixed(&mut self, options: &JsValue) -> Result<&RequestFacts> {
         let key = FixedKey {
-            system_prompt: stringify::system_prompt(&field(options, "systemPrompt", "options")?)?,
+            system_prompt: crate::options::system_prompt(&field(
+                options,
+                "systemPrompt",
+                "options",
+            )?)?,
             summary: optional_string(&field(options, "summary", "options")?, "summary")?
                 .unwrap_or_default(),
             tools: field(options, "tools", "options")?,
@@ -221,11 +219,7 @@ impl JsConversation {
                 && Object::is(&old.tools, &key.tools)
         });
         if !same {
-            let tools = if key.tools.is_undefined() || key.tools.is_null() {
-                Vec::new()
-            } else {
-                stringify::tools(&key.tools, "tools")?
-            };
+            let tools = crate::options::tools(&key.tools, "tools")?.unwrap_or_default();
             let facts =
                 RequestFacts::fixed(&key.system_prompt, &key.summary, &tools, &self.estimator)?;
             self.fixed = Some((key, facts));
@@ -244,7 +238,7 @@ impl JsConversation {
         let fixed = self.fixed(options)?.clone();
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
-        let options = convert::plan_options(options, "options")?;
+        let options = crate::options::plan_options(options, "options")?;
         let (engine, ledger) = (&self.engine, &self.ledger);
         let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
         let summary_js = |plan: Option<Plan>| match plan {

@@ -7,62 +7,20 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::estimator::AnyEstimator;
-use super::fields::{field, optional_bool, optional_string, optional_whole};
+use super::fields::field;
 use super::host;
 use super::js::AbortSignal;
 use super::pinned::All;
-use super::stringify::{json_text, system_prompt};
-use crate::PlanFields;
+use super::stringify::json_text;
+use crate::Record;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::{Format, HostMessage};
-use crate::message::ToolDefinition;
 use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
-use crate::request::PlanOptions;
-use crate::{Record, Usage};
 
 /// A request read from JavaScript; `messages` is the host's own array.
-pub(crate) struct JsRequest {
-    pub format: Format,
-    pub system_prompt: String,
-    pub summary: String,
-    pub messages: Array,
-    pub tools: Vec<ToolDefinition>,
-    pub input_token_budget: Option<u64>,
-    pub require_reduction: bool,
-    pub estimator: AnyEstimator,
-    /// Its `reportedUsage`.
-    pub reported: Vec<crate::history::Explicit>,
-    /// Its `focus`: what a summary made for it should focus on.
-    pub focus: Option<String>,
-    /// Its `providerCompaction`.
-    pub provider_compaction: crate::window::ProviderCompaction,
-    /// The indices its `pinned` option pins, sorted (checked against the messages; for a body,
-    /// as given, checked by the core once the body is read).
-    pub pinned: Vec<u32>,
-}
-
-impl JsRequest {
-    /// The facts of everything but the messages (system prompt, summary, tools), which the
-    /// caller fills in from the cache, the walker or a body.
-    pub(crate) fn fixed_facts(&self) -> Result<RequestFacts> {
-        self.parts().fixed_facts()
-    }
-
-    /// Everything of the request but its messages, as the core reads it.
-    pub(crate) fn parts(&self) -> crate::history::Parts<'_> {
-        crate::history::Parts {
-            system_prompt: &self.system_prompt,
-            summary: &self.summary,
-            tools: &self.tools,
-            estimator: &self.estimator,
-            reported: &self.reported,
-            provider_compaction: self.provider_compaction,
-            pinned: &self.pinned,
-        }
-    }
-}
+pub(crate) type JsRequest = crate::options::HostRequest<Array, AnyEstimator>;
 
 /// Reads `{ systemPrompt, summary, messages, tools, inputTokenBudget, requireReduction,
 /// estimator, format, reportedUsage, focus }`.
@@ -91,55 +49,12 @@ pub(crate) fn request_without_messages(value: &JsValue) -> Result<JsRequest> {
 
 /// Reads a request around `messages` (`None`: a body's, read later).
 fn request_around(value: &JsValue, messages: Option<Array>) -> Result<JsRequest> {
-    if !value.is_object() {
-        return Err(Error::invalid_request("request: expected an object"));
-    }
-    let format = match optional_string(&field(value, "format", "request")?, "format")? {
-        None => Format::Canonical,
-        Some(name) => Format::from_name(&name)?,
+    let body = messages.is_none();
+    let pinned = |pinned: &JsValue, messages: &Array| {
+        super::pinned::read(pinned, (!body).then_some(messages), "pinned", All::Refused)
     };
-    let tools = field(value, "tools", "request")?;
-    let tools = if tools.is_undefined() || tools.is_null() {
-        Vec::new()
-    } else {
-        super::stringify::tools(&tools, "tools")?
-    };
-    let options = plan_options(value, "request")?;
-    let len = messages.as_ref().map(|m| m.length() as usize);
-    let pinned = field(value, "pinned", "request")?;
-    let pinned = super::pinned::read(&pinned, messages.as_ref(), len, "pinned", All::Refused)?;
-    Ok(JsRequest {
-        format,
-        system_prompt: system_prompt(&field(value, "systemPrompt", "request")?)?,
-        summary: optional_string(&field(value, "summary", "request")?, "summary")?
-            .unwrap_or_default(),
-        messages: messages.unwrap_or_default(),
-        tools,
-        input_token_budget: options.input_token_budget,
-        require_reduction: options.require_reduction,
-        estimator: AnyEstimator::from_js(&field(value, "estimator", "request")?)?,
-        reported: super::explicit::read(&field(value, "reportedUsage", "request")?)?,
-        focus: optional_string(&field(value, "focus", "request")?, "focus")?,
-        provider_compaction: provider_compaction(&field(value, "providerCompaction", "request")?)?,
-        pinned,
-    })
-}
-
-/// Reads `providerCompaction`: `"window"` (the default) or `"ignore"`.
-pub(crate) fn provider_compaction(value: &JsValue) -> Result<crate::window::ProviderCompaction> {
-    match optional_string(value, "providerCompaction")? {
-        None => Ok(Default::default()),
-        Some(name) => crate::window::ProviderCompaction::from_name(&name, "providerCompaction"),
-    }
-}
-
-/// `{ inputTokenBudget, requireReduction }` of a request (or of a conversation's plan
-/// options), read the same way everywhere.
-pub(crate) fn plan_options(value: &JsValue, path: &str) -> Result<PlanOptions> {
-    Ok(PlanOptions {
-        input_token_budget: optional_whole(value, "inputTokenBudget", path)?,
-        require_reduction: optional_bool(value, "requireReduction", path)?.unwrap_or(false),
-    })
+    let messages = messages.unwrap_or_default();
+    crate::options::request(value, messages, pinned, AnyEstimator::from_js)
 }
 
 /// The bytes of a request body: a `Uint8Array`, an `ArrayBuffer` or a string (copied once).
@@ -254,54 +169,6 @@ fn with_parts(
     Ok(copy.into())
 }
 
-/// Rebuilds a core plan from a plan object `plan()` returned (possibly edited by the host).
-pub(crate) fn plan(value: &JsValue) -> Result<Option<Plan>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    if !value.is_object() {
-        return Err(Error::invalid_request("plan: expected an object or null"));
-    }
-    let index = |key: &str| -> Result<Option<usize>> {
-        optional_whole(value, key, "plan")?
-            .map(|n| message_index(n, &format!("plan.{key}")))
-            .transpose()
-    };
-    let length = |key: &str| -> Result<usize> {
-        let path = format!("plan.{key}");
-        let list = host::list(&field(value, key, "plan")?, &path)?
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))?;
-        Ok(list.length() as usize)
-    };
-    let fields = PlanFields {
-        first_kept_index: index("firstKeptIndex")?,
-        first_kept_part: index("firstKeptPart")?,
-        turn_prefix_start: index("turnPrefixStart")?,
-    };
-    let listed = || {
-        Ok((
-            length("messagesToSummarize")?,
-            length("turnPrefixMessages")?,
-        ))
-    };
-    let split_turn = || optional_bool(value, "splitTurn", "plan");
-    Plan::from_fields(fields, listed, split_turn).map(Some)
-}
-
-/// A message index: no array holds more than 2^32-1 elements, so a larger one is out of range
-/// (rather than truncated to 32 bits).
-fn message_index(n: u64, path: &str) -> Result<usize> {
-    u32::try_from(n)
-        .ok()
-        .filter(|&n| n < u32::MAX)
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            Error::invalid_request(format!(
-                "{path}: {n} is out of range (an array has at most 2^32-1 messages)"
-            ))
-        })
-}
-
 /// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
 /// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
 pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
@@ -404,28 +271,6 @@ pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -
     })
 }
 
-/// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0).
-pub(crate) fn usage(value: &JsValue) -> Result<Option<Usage>, String> {
-    if !value.is_object() {
-        return Ok(None);
-    }
-    let whole = |key: &str| {
-        optional_whole(value, key, "usage").map_err(|e| match e {
-            Error::InvalidRequest { message, .. } => message,
-            other => other.to_string(),
-        })
-    };
-    let get = |key: &str| whole(key).map(|n| n.unwrap_or(0));
-    let (input, output) = (get("input")?, get("output")?);
-    Ok(Some(Usage {
-        input,
-        output,
-        cache_read: get("cacheRead")?,
-        cache_write: get("cacheWrite")?,
-        total_tokens: whole("totalTokens")?.unwrap_or(input + output),
-    }))
-}
-
 /// `{ total, systemPrompt, summary, messages, tools }` ([`shape::estimate`]).
 pub(crate) fn estimate(facts: &RequestFacts) -> JsValue {
     out(&[], |w| shape::estimate(w, facts))
@@ -506,52 +351,21 @@ impl Sink for Js<'_> {
     }
 }
 
-/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in pieces:
-/// long runs of ASCII apart from the stretches with other characters between them. A decoder
-/// takes the slow path for a whole text as soon as one character is not ASCII (in Node 20
-/// about 5 ns a byte against 1); the pieces, joined, are the same string.
+/// `text` (a summary prompt: megabytes of records) as a JavaScript string, decoded in the
+/// pieces [`crate::crossing::ascii_pieces`] cuts it into (the same string, decoded faster).
 pub(crate) fn long_string(text: &str) -> JsValue {
-    // A run of ASCII shorter than this stays in the piece around it.
-    const RUN: usize = 1024;
-    let bytes = text.as_bytes();
     let mut joined = js_sys::JsString::from("");
-    let mut add = |piece: std::ops::Range<usize>| {
+    crate::crossing::ascii_pieces(text, &mut |piece| {
         let piece = text.get(piece).unwrap_or_default();
         joined = joined.concat(&JsValue::from_str(piece));
-    };
-    // The piece being built starts at `start`; `mixed` when it holds other characters.
-    let (mut start, mut pos, mut mixed) = (0, 0, false);
-    loop {
-        let end = context_compaction_scan::ascii_end(bytes, pos);
-        if mixed && end - pos >= RUN {
-            add(start..pos);
-            (start, mixed) = (pos, false);
-        }
-        if end >= bytes.len() {
-            add(start..bytes.len());
-            return joined.into();
-        }
-        if !mixed && end - start >= RUN {
-            add(start..end);
-            start = end;
-        }
-        mixed = true;
-        // Past the other characters (a boundary between ASCII and not is one between characters).
-        pos = end
-            + bytes
-                .get(end..)
-                .unwrap_or_default()
-                .iter()
-                .position(u8::is_ascii)
-                .unwrap_or(bytes.len() - end);
-    }
+    });
+    joined.into()
 }
 
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
 fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
-    // Converted a chunk at a time into the array: a long history's estimates are not copied
-    // whole into wasm memory first (which never shrinks; 0.8 MB at 100k messages).
-    const CHUNK: usize = 4096;
+    // Converted a chunk at a time into the array (`crossing::FLOATS_CHUNK`).
+    const CHUNK: usize = crate::crossing::FLOATS_CHUNK;
     let array = js_sys::Float64Array::new_with_length(values.len() as u32);
     let mut floats = Vec::with_capacity(values.len().min(CHUNK));
     let mut start = 0u32;

@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest};
 use super::engine::Engine;
-use super::fields::{field, optional_string, optional_whole};
 use super::walk;
 use crate::apply::CommitInput;
 use crate::draft::{Digest, Draft, cover};
@@ -20,36 +19,6 @@ use crate::{Plan, PlanFields};
 /// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`.
 pub(crate) fn to_js(draft: &Draft, first_kept_id: JsValue) -> JsValue {
     convert::out(&[first_kept_id], |w| crate::out::draft(w, draft))
-}
-
-/// Reads a draft object back (the host may have edited its `summary`); errors name the key.
-pub(crate) fn read(value: &JsValue) -> Result<Draft> {
-    if !value.is_object() {
-        return Err(Error::invalid_request("draft: expected an object"));
-    }
-    let summary = optional_string(&field(value, "summary", "draft")?, "draft.summary")?
-        .ok_or_else(|| Error::invalid_request("draft.summary: expected a string"))?;
-    let index = |key: &str| -> Result<usize> {
-        let n = optional_whole(value, key, "draft")?.unwrap_or(0);
-        usize::try_from(n).map_err(|_| Error::invalid_request(format!("draft.{key}: too large")))
-    };
-    let digest = |key: &str| -> Result<Digest> {
-        let text = optional_string(&field(value, key, "draft")?, &format!("draft.{key}"))?;
-        text.as_deref().and_then(Digest::from_hex).ok_or_else(|| {
-            Error::invalid_request(format!(
-                "draft.{key}: expected the 16 hexadecimal digits of a draft's digest"
-            ))
-        })
-    };
-    let usage = convert::usage(&field(value, "usage", "draft")?).map_err(Error::invalid_request)?;
-    Ok(Draft {
-        summary: summary.trim().to_owned(),
-        first_kept_index: index("firstKeptIndex")?,
-        first_kept_part: index("firstKeptPart")?,
-        digest: digest("digest")?,
-        previous: digest("previousDigest")?,
-        usage,
-    })
 }
 
 /// The digest of what a cut at part `part` of message `first` covers in `messages`: the units
@@ -98,20 +67,6 @@ pub(crate) fn rebased(
     let from = (request.summary.as_str(), request.messages.length() as usize);
     let covered = |range, part| covered(request, range, part);
     draft.rebased(from, covered, cut, |_, _| digest(onto, cut.0, cut.1))
-}
-
-/// A cut `{ firstKeptIndex, firstKeptPart }` (a record, a plan or a draft; missing: 0).
-pub(crate) fn read_cut(cut: &JsValue) -> Result<(usize, usize)> {
-    if !cut.is_object() {
-        return Err(Error::invalid_request(
-            "cut: expected { firstKeptIndex, firstKeptPart }",
-        ));
-    }
-    let whole = |key: &str| -> Result<usize> {
-        let n = optional_whole(cut, key, "cut")?.unwrap_or(0);
-        usize::try_from(n).map_err(|_| Error::invalid_request(format!("cut.{key}: too large")))
-    };
-    Ok((whole("firstKeptIndex")?, whole("firstKeptPart")?))
 }
 
 /// Whether `draft` may still be committed onto `request` ([`Draft::covers`]).

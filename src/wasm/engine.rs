@@ -45,14 +45,6 @@ pub(super) struct Job {
     pub(super) draft_only: bool,
 }
 
-/// What of `request` steers planning.
-pub(super) fn options(request: &JsRequest) -> PlanOptions {
-    PlanOptions {
-        input_token_budget: request.input_token_budget,
-        require_reduction: request.require_reduction,
-    }
-}
-
 impl Engine {
     /// The facts of `request`, from the cache when it is on, calibrated and anchored to what
     /// the provider reported (`crate::anchor`).
@@ -90,7 +82,7 @@ impl Engine {
             super::clearing::find(messages, &facts.messages, format, estimator, policy, false)
         };
         self.core
-            .decide_history(&history, options(request), &mut find)
+            .decide_history(&history, request.options(), &mut find)
     }
 
     /// What to do with `request` (facts `facts`): clear first, else the summary plan
@@ -107,7 +99,7 @@ impl Engine {
             format,
             estimator,
             facts,
-            options(request),
+            request.options(),
             summarize,
         )
     }
@@ -132,7 +124,7 @@ impl Engine {
     /// What to do with the request whose messages are `body` ([`crate::body::decide`]).
     pub(super) fn plan_body(&self, body: &[u8], request: &JsRequest) -> Result<Decided> {
         let (format, parts) = (request.format, request.parts());
-        crate::body::decide(&self.core, body, format, &parts, options(request))
+        crate::body::decide(&self.core, body, format, &parts, request.options())
     }
 
     /// Reads an apply of `plan` with `options` (`{ signal }`) before its first await.
@@ -302,40 +294,20 @@ impl Job {
     }
 }
 
-/// Summary prompts as `{ purpose, systemPrompt, prompt, chunk? }` objects; `chunk` is set on
-/// the prompts of a part sent in more than one call.
+/// Summary prompts as `{ purpose, systemPrompt, prompt, chunk? }` objects
+/// ([`crate::out::prompts`]).
 fn prompts_to_js(
     generator: &GeneratorSummarizer<JsGenerator, JsSleeper>,
     prompts: Vec<(Purpose, String)>,
 ) -> JsValue {
-    let count = |purpose| prompts.iter().filter(|(p, _)| *p == purpose).count();
-    let (history, prefix) = (count(Purpose::History), count(Purpose::TurnPrefix));
-    let mut seen = [0, 0];
     // One instruction for every request (no request built per prompt to read it).
     let system = JsValue::from_str(generator.system_instruction());
-    let array: Array = prompts
+    let texts = prompts
         .iter()
-        .map(|(purpose, prompt)| {
-            let (slot, of) = match purpose {
-                Purpose::History => (0, history),
-                Purpose::TurnPrefix => (1, prefix),
-            };
-            let index = seen[slot];
-            seen[slot] += 1;
-            let chunk = crate::Chunk { index, count: of };
-            let mut fields = vec![
-                ("purpose", purpose.as_str().into()),
-                ("systemPrompt", system.clone()),
-                ("prompt", convert::long_string(prompt)),
-            ];
-            // Only a chunked part's prompts have the key: the others are as before.
-            if of > 1 {
-                fields.push(("chunk", super::bridge::chunk(chunk)));
-            }
-            convert::object(&fields)
-        })
-        .collect();
-    array.into()
+        .map(|(_, prompt)| convert::long_string(prompt));
+    let slots: Vec<JsValue> = std::iter::once(system).chain(texts).collect();
+    let purposes: Vec<Purpose> = prompts.iter().map(|(purpose, _)| *purpose).collect();
+    convert::out(&slots, |w| crate::out::prompts(w, &purposes))
 }
 
 /// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a

@@ -57,55 +57,14 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// A short description of a thrown value: its `message`, or the string itself.
+/// A short description of a thrown value ([`crate::options::describe`]).
 pub(crate) fn describe(value: &JsValue) -> String {
-    if let Some(text) = value.as_string() {
-        return text;
-    }
-    if value.is_object() {
-        if let Some(message) = Reflect::get(value, &"message".into())
-            .ok()
-            .and_then(|m| m.as_string())
-        {
-            return message;
-        }
-        return "a non-Error object was thrown".to_owned();
-    }
-    format!(
-        "a thrown {}",
-        value.js_typeof().as_string().unwrap_or_default()
-    )
+    crate::options::describe(value)
 }
 
-/// What a thrown value says about itself, read once for the core's rules ([`Thrown`]); a
-/// getter that throws reads as absent.
+/// What a thrown value says about itself ([`crate::options::thrown`]).
 pub(crate) fn thrown(value: &JsValue) -> Thrown {
-    let get = |value: &JsValue, key: &str| {
-        if value.is_object() {
-            Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED)
-        } else {
-            JsValue::UNDEFINED
-        }
-    };
-    let body = get(value, "error");
-    let statuses = [
-        get(value, "status"),
-        get(value, "statusCode"),
-        get(&get(value, "response"), "status"),
-    ];
-    Thrown {
-        object: value.is_object(),
-        name: get(value, "name").as_string(),
-        retryable: (get(value, "retryable").as_bool())
-            .or_else(|| get(value, "isRetryable").as_bool()),
-        status: statuses.iter().find_map(JsValue::as_f64),
-        code: (get(value, "code").as_string()).or_else(|| get(&body, "code").as_string()),
-        messages: vec![
-            describe(value),
-            describe(&body),
-            get(&body, "message").as_string().unwrap_or_default(),
-        ],
-    }
+    crate::options::thrown(value)
 }
 
 /// The host value behind an error, if any (first [`HostError`] in the source chain).

@@ -5,13 +5,9 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::error::{Failure, HostError, describe};
-use super::fields::field;
-use crate::error::{BoxError, Error, whole_number};
-use crate::token::{DEFAULT_IMAGE_TOKENS, Estimator, Heuristic, host_count};
-
-/// The property that marks a `HeuristicEstimator`, so the layer counts natively instead of
-/// calling `countTokens` once per text.
-const NATIVE_MARKER: &str = "__contextCompactionHeuristicImageTokens";
+use crate::error::{BoxError, Error};
+use crate::options::EstimatorOptions;
+use crate::token::{Estimator, Heuristic, host_count};
 
 /// The default estimator, exported so hosts can count texts the way planning does.
 #[cfg(feature = "plan-api")]
@@ -28,7 +24,7 @@ impl JsHeuristic {
     pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
         let image_tokens = super::fields::optional_whole(&options, "imageTokens", "options")
             .map_err(Error::into_config)?
-            .unwrap_or(DEFAULT_IMAGE_TOKENS);
+            .unwrap_or(crate::token::DEFAULT_IMAGE_TOKENS);
         Ok(JsHeuristic {
             inner: Heuristic { image_tokens },
         })
@@ -57,7 +53,8 @@ impl JsHeuristic {
         self.inner.image_tokens as f64
     }
 
-    /// The marker the binding layer reads (same as `imageTokens`).
+    /// The marker the binding layer reads (same as `imageTokens`;
+    /// [`crate::options::NATIVE_MARKER`]).
     #[wasm_bindgen(getter, js_name = __contextCompactionHeuristicImageTokens)]
     pub fn marker(&self) -> f64 {
         self.inner.image_tokens as f64
@@ -77,32 +74,19 @@ pub(crate) enum AnyEstimator {
 }
 
 impl AnyEstimator {
-    /// Reads `request.estimator`: absent is the default heuristic.
+    /// Reads `request.estimator` ([`crate::options::estimator`]).
     pub(crate) fn from_js(value: &JsValue) -> Result<AnyEstimator, Error> {
-        if value.is_undefined() || value.is_null() {
-            return Ok(AnyEstimator::Native(Heuristic::new()));
-        }
-        if !value.is_object() {
-            return Err(Error::invalid_request(
-                "estimator: expected an object with countTokens(text)",
-            ));
-        }
-        let marker = field(value, NATIVE_MARKER, "estimator")?;
-        if let Some(image_tokens) = marker.as_f64() {
-            let image_tokens = whole_number(image_tokens, "estimator.imageTokens")
-                .map_err(Error::invalid_request)?;
-            return Ok(AnyEstimator::Native(Heuristic { image_tokens }));
-        }
-        let count = field(value, "countTokens", "estimator")?
-            .dyn_into::<Function>()
-            .ok()
-            .ok_or_else(|| Error::invalid_request("estimator.countTokens: expected a function"))?;
-        let image_tokens = super::fields::optional_whole(value, "imageTokens", "estimator")?
-            .unwrap_or(DEFAULT_IMAGE_TOKENS);
-        Ok(AnyEstimator::Host {
-            object: value.clone(),
-            count,
-            image_tokens,
+        Ok(match crate::options::estimator(value)? {
+            EstimatorOptions::Native(heuristic) => AnyEstimator::Native(heuristic),
+            EstimatorOptions::Host {
+                object,
+                count,
+                image_tokens,
+            } => AnyEstimator::Host {
+                object,
+                count: count.unchecked_into(),
+                image_tokens,
+            },
         })
     }
 

@@ -1,11 +1,17 @@
 //! One property of a caller's object at a time: `object[key]` read so that a throwing getter
-//! is an error naming the place, and the optional strings, numbers and booleans built on it.
+//! is an error naming the place. The options (`crate::options`) read host values through it.
 
-use js_sys::Reflect;
+use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::error::{HostError, describe};
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
+use crate::options::{Got, Host};
+
+pub(crate) use crate::options::text as optional_string;
+// Read by `HeuristicEstimator` and the manager's options, neither in the preview module.
+#[cfg(feature = "plan-api")]
+pub(crate) use crate::options::whole as optional_whole;
 
 /// `object[key]`, where a throwing getter is an error naming the place.
 pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {
@@ -18,44 +24,58 @@ pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> 
     })
 }
 
-/// A string or nothing.
-pub(crate) fn optional_string(value: &JsValue, path: &str) -> Result<Option<String>> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}: expected a string")))
-}
+/// The marker of the binding's [`Host`] implementation.
+pub(crate) enum Js {}
 
-/// `object[key]` as a whole non-negative number, or nothing (request errors; a config maps
-/// them with [`Error::into_config`]).
-pub(crate) fn optional_whole(object: &JsValue, key: &str, path: &str) -> Result<Option<u64>> {
-    optional_number(object, key, path)?
-        .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
-        .transpose()
-}
-
-/// `object[key]` as a number, or nothing.
-pub(crate) fn optional_number(object: &JsValue, key: &str, path: &str) -> Result<Option<f64>> {
-    let value = field(object, key, path)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
+impl Host<Js> for JsValue {
+    fn field(&self, key: &str, path: &str) -> Result<JsValue> {
+        field(self, key, path)
     }
-    value
-        .as_f64()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}.{key} must be a number")))
-}
 
-pub(crate) fn optional_bool(object: &JsValue, key: &str, path: &str) -> Result<Option<bool>> {
-    let value = field(object, key, path)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
+    // One copy in the module, not one per reader.
+    #[inline(never)]
+    fn got(&self) -> Got {
+        if self.is_undefined() || self.is_null() {
+            Got::Absent
+        } else if let Some(b) = self.as_bool() {
+            Got::Bool(b)
+        } else if let Some(n) = self.as_f64() {
+            Got::Number(n)
+        } else if self.is_string() {
+            Got::Text
+        } else if self.is_function() {
+            Got::Function
+        } else if self.is_object() {
+            Got::Object
+        } else {
+            Got::Other
+        }
     }
-    value
-        .as_bool()
-        .map(Some)
-        .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a boolean")))
+
+    fn string(&self) -> Option<String> {
+        self.as_string()
+    }
+
+    fn type_of(&self) -> String {
+        self.js_typeof().as_string().unwrap_or_default()
+    }
+
+    fn peek(&self, key: &str) -> JsValue {
+        if !self.is_object() {
+            return JsValue::UNDEFINED;
+        }
+        Reflect::get(self, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn list(&self, path: &str) -> Result<Option<JsValue>> {
+        Ok(super::host::list(self, path)?.map(JsValue::from))
+    }
+
+    fn elements(&self) -> Vec<JsValue> {
+        self.unchecked_ref::<Array>().iter().collect()
+    }
+
+    fn json(&self, path: &str) -> Result<String> {
+        super::stringify::json_text(self, path)
+    }
 }

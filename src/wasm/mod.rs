@@ -30,7 +30,6 @@ mod draft;
 mod engine;
 mod error;
 mod estimator;
-mod explicit;
 mod fields;
 mod history;
 mod host;
@@ -53,9 +52,6 @@ mod walk;
 #[cfg(feature = "plan-api")]
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "full")]
-use crate::formats::Format;
-
 /// The one user message a summary projects to, in `format` (default canonical), or `null`
 /// when the summary is empty.
 #[cfg(feature = "full")]
@@ -64,10 +60,7 @@ use crate::formats::Format;
 pub fn project_summary(summary: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
     let read = || -> crate::Result<Option<crate::Json>> {
         let text = fields::optional_string(&summary, "summary")?.unwrap_or_default();
-        let format = match fields::optional_string(&format, "format")? {
-            None => Format::Canonical,
-            Some(name) => Format::from_name(&name)?,
-        };
+        let format = crate::options::format(&format, "format")?;
         Ok(format.project_summary(&text))
     };
     match read()? {
@@ -84,15 +77,6 @@ pub fn estimate(request: JsValue) -> Result<JsValue, JsValue> {
     let request = convert::request(&request)?;
     let facts = reported::request_facts(&request, true, &[])?;
     Ok(convert::estimate(&facts))
-}
-
-/// The error for a request option the preview module does not read (`tools`, `reportedUsage`,
-/// `pinned`): `ChatPreview` never passes them, so they are left out of it with what only they
-/// reach. Named, never ignored: a plan that read them would differ.
-fn not_read(path: &str) -> crate::Error {
-    crate::Error::invalid_request(format!(
-        "{path}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan"
-    ))
 }
 
 #[cfg(not(target_feature = "atomics"))]

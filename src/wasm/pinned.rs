@@ -1,14 +1,12 @@
-//! The `pinned` option of a request (and of a conversation's `append`) read into the message
-//! indices the core pins ([`crate::pinned`]): an array of indices, a predicate
-//! `(message, index) => boolean` called once per message (not for a body), or (`append` only)
-//! `true` for every message given.
+//! The `pinned` option of a request (and of a conversation's `append`): the core reads it
+//! ([`crate::options::pinned`]); a predicate `(message, index) => boolean` is called here, once
+//! per message.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::error::{HostError, describe};
-use super::host;
-use crate::error::{Error, Result, whole_number};
+use crate::error::{Error, Result};
 
 /// Whether `true` (every message) is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -17,61 +15,20 @@ pub(crate) enum All {
     Refused,
 }
 
-/// The indices `value` pins among `messages` (`len` of them; `messages` is `None` when they
-/// are a body, which a predicate cannot be called on), sorted without repeats (a body's as
-/// given, checked by the core); `path` names the option in errors.
+/// The indices `value` pins among `messages` ([`crate::options::pinned`]; `None` when they
+/// are a body, not read yet).
 pub(crate) fn read(
     value: &JsValue,
     messages: Option<&Array>,
-    len: Option<usize>,
     path: &str,
     all: All,
 ) -> Result<Vec<u32>> {
-    let indices = match (value.as_bool(), value.dyn_ref::<Function>(), messages) {
-        (Some(false), _, _) => return Ok(Vec::new()),
-        _ if value.is_undefined() || value.is_null() => return Ok(Vec::new()),
-        // The preview module reads pins from the messages only (a UIMessage's metadata).
-        _ if !cfg!(feature = "plan-api") => return Err(super::not_read(path)),
-        (Some(true), _, _) if all == All::Allowed => every(len.unwrap_or(0)),
-        (_, Some(predicate), Some(messages)) => chosen(predicate, messages, path)?,
-        _ => match host::list(value, path)? {
-            Some(list) => indices(&list, path)?,
-            None => {
-                return Err(Error::invalid_request(format!(
-                    "{path}: expected an array of message indices or (not with a body) a function (message, index) => boolean, got {}",
-                    describe(value)
-                )));
-            }
-        },
+    let len = messages.map(|m| m.length() as usize);
+    let choose = |predicate: &JsValue| match messages {
+        Some(messages) => chosen(predicate.unchecked_ref(), messages, path),
+        None => Ok(Vec::new()),
     };
-    // A body's are checked by the core once it has read how many messages the body holds.
-    match len {
-        Some(len) => crate::pinned::checked(indices, len, path),
-        None => Ok(indices),
-    }
-}
-
-/// The indices of `list`, each a whole number.
-fn indices(list: &Array, path: &str) -> Result<Vec<u32>> {
-    let mut out = Vec::new();
-    for k in 0..list.length() {
-        let n = list.get(k).as_f64().unwrap_or(f64::NAN);
-        let place = format!("{path}[{k}]");
-        let n = whole_number(n, &place).map_err(Error::invalid_request)?;
-        let n = u32::try_from(n)
-            .map_err(|_| Error::invalid_request(format!("{place}: out of range")))?;
-        out.push(n);
-    }
-    Ok(out)
-}
-
-/// `0..len` as indices.
-fn every(len: usize) -> Vec<u32> {
-    let mut out = Vec::with_capacity(len);
-    for i in 0..len as u32 {
-        out.push(i);
-    }
-    out
+    crate::options::pinned(value, len, path, all == All::Allowed, choose)
 }
 
 /// The indices of `messages` for which `predicate(message, index)` is truthy; a throw is an

@@ -7,7 +7,6 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::convert::JsRequest;
-use super::explicit::usage_of;
 use super::fields::field;
 use super::history::JsHistory;
 use super::host;
@@ -80,7 +79,7 @@ pub(crate) fn from_response(response: &JsValue, request: &JsRequest) -> Option<L
     if !usage.is_object() {
         return None;
     }
-    let usage = usage_of(&json_text(&usage, "response.usage").ok()?)?;
+    let usage = crate::options::usage_of(&json_text(&usage, "response.usage").ok()?)?;
     let report = Report {
         messages: request.messages.length() as usize,
         tokens: usage.input,

@@ -28,20 +28,8 @@ thread_local! {
     static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::new()) };
 }
 
-// Buffer sizes of the first walk: small, so that a short history does not pay for a large one.
-const FIRST_BYTES: usize = 64 << 10;
-const FIRST_WORDS: usize = 16 << 10;
-// They double while they fill up, to these: 0.75 MB in all (the words read into nodes take as
-// much again as the words) keeps memory flat for long histories. Four times as large (3 MB)
-// made a cold plan of 10k messages no faster within noise (0.98–1.02×) for 2.25 MB more.
-const BYTES: usize = 1 << 18;
-const WORDS: usize = 1 << 16;
-// Past this, a message is read through `JSON.stringify`.
-const MAX_BYTES: usize = 1 << 30;
-
-/// From this many messages to read, they are read together rather than one crossing and one
-/// `JSON.stringify` each.
-pub(crate) const BULK: usize = 32;
+// The buffers' sizes and how they grow are `crate::crossing`'s.
+pub(crate) use crate::crossing::BULK;
 
 /// The facts of `messages[indices[k]]`, counted by `estimator`, handed to `read` with `k` as
 /// each is read; a message the walker left out is not handed over (the caller reads those one
@@ -223,7 +211,7 @@ fn each_with(
         None => JsValue::NULL,
     };
     let mut buffers = BUFFERS.with(|slot| std::mem::take(&mut *slot.borrow_mut()));
-    buffers.reserve(FIRST_BYTES, FIRST_WORDS);
+    buffers.reserve(crate::crossing::WALK_FIRST.0, crate::crossing::WALK_FIRST.1);
     let walk = Walk {
         walker: &walker,
         messages,
@@ -233,8 +221,7 @@ fn each_with(
         args: Array::new(),
     };
     let read = walk.all(&mut buffers, each);
-    // Only buffers of the usual size are kept (a huge message's are let go).
-    if buffers.bytes.len() <= BYTES {
+    if crate::crossing::keeps_walk_buffers(buffers.bytes.len()) {
         BUFFERS.with(|slot| *slot.borrow_mut() = buffers);
     }
     read
@@ -303,20 +290,17 @@ impl Walk<'_> {
         while let Some(&index) = self.indices.get(k) {
             let count = self.call(k, buffers)?;
             let (bytes, words) = (buffers.bytes.len(), buffers.words.len());
-            if count == 0 && bytes >= MAX_BYTES {
-                // One message larger than any buffer.
-                each(self.base + index as usize, None)?;
-                k += 1;
-            } else if count == 0 {
-                // One message larger than the buffers: they grow until it fits.
-                buffers.reserve(bytes * 2, words * 2);
-            } else {
+            if count > 0 {
                 self.read(k, count, buffers, each)?;
                 k += count;
-                // A long history: they grow to their usual size.
-                let bytes = if bytes < BYTES { bytes * 2 } else { bytes };
-                let words = if words < WORDS { words * 2 } else { words };
-                buffers.reserve(bytes, words);
+            }
+            match crate::crossing::after_walk(count, bytes, words) {
+                crate::crossing::AfterWalk::Stringify => {
+                    // One message larger than any buffer.
+                    each(self.base + index as usize, None)?;
+                    k += 1;
+                }
+                crate::crossing::AfterWalk::Grow(bytes, words) => buffers.reserve(bytes, words),
             }
         }
         Ok(())

@@ -12,14 +12,12 @@ use wasm_bindgen_futures::future_to_promise;
 use super::compactor::JsCompactor;
 use super::convert::{self, object, out};
 use super::error::to_js;
-use super::fields::{field, optional_number, optional_string, optional_whole};
+use super::fields::{field, optional_whole};
 use super::host;
 use super::js::AbortSignal;
 use crate::draft::Draft;
 use crate::error::{Error, Result};
-use crate::manager::{
-    Ahead, AheadOutcome, ContextManager, MaintainOptions, ManagerConfig, RunFailure,
-};
+use crate::manager::{Ahead, AheadOutcome, ContextManager, MaintainOptions, RunFailure};
 use crate::out as shape;
 
 mod state;
@@ -148,41 +146,15 @@ impl JsContextManager {
 
 impl JsContextManager {
     fn read(compactor: &JsCompactor, options: &JsValue) -> Result<JsContextManager> {
-        let invalid = |message: String| Error::invalid_config(message);
-        let window = optional_number(options, "contextWindowTokens", "options")
-            .map_err(Error::into_config)?;
-        let context_window_tokens =
-            ManagerConfig::context_window(window, "options.contextWindowTokens")
-                .map_err(invalid)?;
-        let mut config = ManagerConfig {
-            context_window_tokens,
-            ..ManagerConfig::default()
-        };
-        if let Some(reserve) =
-            optional_whole(options, "reserveTokens", "options").map_err(Error::into_config)?
-        {
-            config.reserve_tokens = reserve;
-        }
-        let ahead =
-            optional_number(options, "aheadRatio", "options").map_err(Error::into_config)?;
-        config.ahead_ratio =
-            ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
-        let core = ContextManager::new(config);
-        let estimator = field(options, "estimator", "options").map_err(Error::into_config)?;
-        super::estimator::AnyEstimator::from_js(&estimator).map_err(Error::into_config)?;
-        let on_event = match field(options, "onEvent", "options").map_err(Error::into_config)? {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(
-                v.dyn_into::<Function>()
-                    .map_err(|_| invalid("options.onEvent must be a function".to_owned()))?,
-            ),
-        };
+        let check = |estimator: &JsValue| super::estimator::AnyEstimator::from_js(estimator);
+        let read = crate::options::manager(options, |e| check(e).map(drop))?;
         let compactor = Rc::new(JsStateCompactor {
             engine: compactor.engine(),
-            estimator,
-            on_event,
+            estimator: read.estimator,
+            on_event: read.on_event.map(JsValue::unchecked_into),
             learned: RefCell::default(),
         });
+        let core = ContextManager::new(read.config);
         Ok(JsContextManager { core, compactor })
     }
 }
@@ -201,16 +173,16 @@ struct Call {
 impl Call {
     fn read(options: &JsValue) -> Result<(Call, Option<AbortSignal>)> {
         let whole = |key: &str| optional_whole(options, key, "options");
-        let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
+        let focus = crate::options::focus(options, "options")?;
         let pending_value = field(options, "pending", "options")?;
         let pending = match &pending_value {
             v if v.is_undefined() || v.is_null() => None,
-            v => Some(super::draft::read(v)?),
+            v => Some(crate::options::draft(v)?),
         };
         let call = Call {
             max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
             skill_tokens: whole("skillTokens")?.unwrap_or(0),
-            focus: focus.filter(|f| !f.trim().is_empty()),
+            focus,
             pending,
             pending_value,
         };
@@ -239,14 +211,10 @@ fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
         .clone()
         .dyn_into::<Function>()
         .map_err(|_| Error::invalid_request("send: expected a function"))?;
-    let is_overflow = match field(options, "isContextOverflow", "options")? {
-        v if v.is_undefined() || v.is_null() => None,
-        v => Some(v.dyn_into::<Function>().map_err(|_| {
-            Error::invalid_request("options.isContextOverflow: expected a function")
-        })?),
-    };
-    let focus = optional_string(&field(options, "focus", "options")?, "options.focus")?;
-    let focus = focus.filter(|f| !f.trim().is_empty());
+    let wrong = |place: String| Error::invalid_request(format!("{place}: expected a function"));
+    let is_overflow = crate::options::function(options, "isContextOverflow", "options", wrong)?;
+    let is_overflow = is_overflow.map(JsValue::unchecked_into);
+    let focus = crate::options::focus(options, "options")?;
     Ok((send, is_overflow, convert::signal(options)?, focus))
 }
 
