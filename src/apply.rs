@@ -182,7 +182,8 @@ pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result
             facts.messages.len()
         )));
     }
-    let text = draft.summary.clone();
+    // A draft read back from a host may have been edited: stored trimmed, as a summary is.
+    let text = draft.summary.trim().to_owned();
     let estimate_before = facts.total();
     let estimate_after = facts.system_prompt
         + facts.tools

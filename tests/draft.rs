@@ -99,6 +99,12 @@ fn an_edited_draft_is_what_is_stored() {
     let committed = compactor.commit(&request(&messages), &draft).unwrap();
     assert_eq!(committed.summary, "what the user corrected");
     assert_eq!(committed.record.unwrap().summary, "what the user corrected");
+    // An edit is stored trimmed, as the review's replacement is (a draft read back from a host
+    // keeps what the host wrote until commit).
+    draft.summary = "\n  what the user corrected \n".to_owned();
+    let committed = compactor.commit(&request(&messages), &draft).unwrap();
+    assert_eq!(committed.summary, "what the user corrected");
+    assert_eq!(committed.record.unwrap().summary, "what the user corrected");
 }
 
 #[test]

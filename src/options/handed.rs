@@ -98,7 +98,8 @@ pub fn clear_plan<M, H: Host<M>>(value: &H) -> Result<Option<(Vec<ClearedResult>
     Ok(Some((results, arguments)))
 }
 
-/// Reads a draft object back (the host may have edited its `summary`); errors name the key.
+/// Reads a draft object back (the host may have edited its `summary`: commit stores it
+/// trimmed); errors name the key.
 pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
     if value.got() != Got::Object {
         return Err(Error::invalid_request("draft: expected an object"));
@@ -116,7 +117,7 @@ pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
     };
     let usage = usage(&value.field("usage", "draft")?).map_err(Error::invalid_request)?;
     Ok(Draft {
-        summary: summary.trim().to_owned(),
+        summary,
         first_kept_index: index("firstKeptIndex")?,
         first_kept_part: index("firstKeptPart")?,
         digest: digest("digest")?,
