@@ -1,12 +1,14 @@
 //! The summarizer seam: what apply asks for and what it gets back.
 
 use std::future::Future;
+#[cfg(panic = "unwind")]
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+#[cfg(panic = "unwind")]
 use std::task::{Context, Poll};
 
 use crate::draft::{Draft, Verdict};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::message::Message;
 use crate::token::Estimator;
 
@@ -97,6 +99,9 @@ pub trait Summarizer {
 
     /// Summarizes `request`. Errors are returned as they are (a host failure should be
     /// [`Error::Summarization`], a cancellation [`Error::Cancelled`]).
+    ///
+    /// [`Error::Summarization`]: crate::error::Error::Summarization
+    /// [`Error::Cancelled`]: crate::error::Error::Cancelled
     fn summarize<'a>(
         &'a self,
         request: SummarizeRequest<'a>,
@@ -120,17 +125,24 @@ pub trait Summarizer {
     }
 }
 
-/// Polls `future`, turning a panic inside it into [`Error::Summarization`].
+/// Polls `future`, turning a panic inside it into a summarization error. Where a panic aborts
+/// (the WebAssembly module: a trap JavaScript sees), there is none to catch, and `future` is
+/// polled as it is (one poll function less per kind of summarizer call).
 pub(crate) fn catch_panics<'a, T: 'a>(
     future: LocalFuture<'a, Result<T>>,
 ) -> LocalFuture<'a, Result<T>> {
-    Box::pin(CatchPanic { inner: future })
+    #[cfg(panic = "unwind")]
+    return Box::pin(CatchPanic { inner: future });
+    #[cfg(not(panic = "unwind"))]
+    future
 }
 
+#[cfg(panic = "unwind")]
 struct CatchPanic<'a, T> {
     inner: LocalFuture<'a, Result<T>>,
 }
 
+#[cfg(panic = "unwind")]
 impl<T> Future for CatchPanic<'_, T> {
     type Output = Result<T>;
 
@@ -144,7 +156,7 @@ impl<T> Future for CatchPanic<'_, T> {
                     .map(|s| (*s).to_owned())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".to_owned());
-                Poll::Ready(Err(Error::Summarization {
+                Poll::Ready(Err(crate::error::Error::Summarization {
                     message: format!("the summarizer panicked: {what}"),
                     source: None,
                 }))
