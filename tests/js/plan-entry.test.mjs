@@ -236,3 +236,46 @@ test("the preview module has what ChatPreview calls and refuses every format but
   clearing.free();
   wholeClearing.free();
 });
+for (const [format, convert] of formats) {
+  test(`${format}: the plan-only module digests what a cut covers as the whole one does`, async () => {
+    // Some messages the walker leaves to JSON.stringify (a toJSON): the other path of the read.
+    const session = convert(sessionMessages());
+    const messages = session.slice(0, 120).map((m, i) => (i % 7 === 3 ? { ...m, toJSON: () => ({ ...m }) } : m));
+    const [a, b] = both({ keepRecentTokens: 8_000 });
+    const answer = (compactor, request, cut) => {
+      try {
+        return compactor.digest(request, cut);
+      } catch (error) {
+        return [error.code, error.message];
+      }
+    };
+    let digests = 0;
+    // Pinned: a few of the user's own messages (a pinned tool result needs its call pinned too).
+    const prompts = messages.flatMap((m, i) => (m.role === "user" && !JSON.stringify(m).includes("tool") ? [i] : []));
+    assert.ok(prompts.length > 4, format);
+    for (const pinned of [undefined, prompts.slice(1, 4)]) {
+      const request = { format, messages, ...(pinned ? { pinned } : {}) };
+      for (const index of [0, 1, 2, 3, 9, 10, 41, 77, 119, 120, 121]) {
+        // Parts past the first: a cut inside a UIMessage between its steps, or no step there.
+        for (const part of [0, 1, 2, 3, 5]) {
+          const cut = { firstKeptIndex: index, firstKeptPart: part };
+          const want = answer(a, request, cut);
+          assert.deepEqual(answer(b, request, cut), want, `${format} ${JSON.stringify(cut)} pinned ${pinned}`);
+          if (typeof want === "string") digests++;
+        }
+      }
+      // A draft covers the request on both, and on neither once a message it covers changed.
+      const maker = new whole.Compactor({ keepRecentTokens: 2_000, summarizer: { summarize: async () => "a summary" } });
+      const draft = await maker.draft(request, maker.plan({ ...request, requireReduction: true }));
+      maker.free();
+      const changed = { ...request, messages: messages.map((m, i) => (i === prompts[0] ? messages[prompts[4]] : m)) };
+      for (const [req, covers] of [[request, true], [changed, false]]) {
+        assert.equal(a.covers(req, draft), covers, `${format} pinned ${pinned}`);
+        assert.equal(b.covers(req, draft), covers, `${format} pinned ${pinned}`);
+      }
+    }
+    assert.ok(digests >= 20, `${format}: ${digests} cuts digested`);
+    a.free();
+    b.free();
+  });
+}
