@@ -15,6 +15,8 @@ mod common;
 
 #[path = "support/anchored.rs"]
 mod anchored;
+#[path = "differential/pins.rs"]
+mod pins;
 #[path = "differential/said.rs"]
 mod said;
 
@@ -24,6 +26,7 @@ use context_compaction::clearing::{self, Clearing, ClearingPolicy, Finder};
 use context_compaction::formats::Format;
 use context_compaction::history::{History, Parts, Texts};
 use context_compaction::tail::{FromTail, fill_deferred};
+use context_compaction::window::ProviderCompaction;
 use context_compaction::*;
 use said::{applied, clear_plan, clear_record, cleared, plan_json};
 use serde_json::{Value, json};
@@ -91,6 +94,10 @@ struct Input {
     hosts: Vec<HostMessage>,
     /// Whether the expected file keeps digests of what is long (a history of the session).
     long: bool,
+    /// The messages the request pins (besides those its format's marker pins).
+    pinned: Vec<u32>,
+    /// How a summary the provider made is read.
+    mode: ProviderCompaction,
 }
 
 impl Input {
@@ -104,6 +111,19 @@ impl Input {
             facts: RequestFacts::default(),
             hosts,
             long: false,
+            pinned: Vec::new(),
+            mode: ProviderCompaction::Window,
+        };
+        input.facts = reported::history_facts(&input.history(), &[]).unwrap();
+        input
+    }
+
+    /// This input with the request's `pinned` messages, its provider summaries read as `mode`.
+    fn with(self, pinned: Vec<u32>, mode: ProviderCompaction) -> Input {
+        let mut input = Input {
+            pinned,
+            mode,
+            ..self
         };
         input.facts = reported::history_facts(&input.history(), &[]).unwrap();
         input
@@ -120,8 +140,8 @@ impl Input {
                 tools: &[],
                 estimator: &ESTIMATOR,
                 reported: &[],
-                provider_compaction: Default::default(),
-                pinned: &[],
+                provider_compaction: self.mode,
+                pinned: &self.pinned,
             },
         }
     }
@@ -308,11 +328,13 @@ fn cases_of(input: &Input, n: usize) -> Vec<Value> {
     let total = input.facts.total();
     let budgets = [total * 9 / 10, total / 2, total / 4, 1].map(Some);
     let mut cases = Vec::new();
-    for keep in [0, 300] {
+    // Maintained: the canonical fixture as it is and grown, not with pins.
+    let plain = input.pinned.is_empty();
+    for keep in [0, pins::second_keep(input)] {
         for (config, policy) in clearing_configs() {
             for budget in budgets.into_iter().chain([None]) {
                 let maintained = match (input.format, budget) {
-                    (Format::Canonical, Some(budget)) => {
+                    (Format::Canonical, Some(budget)) if plain => {
                         maintain(input, keep, policy.clone(), budget)
                     }
                     _ => Value::Null,
@@ -394,6 +416,8 @@ fn described(input: &Input, name: String) -> Value {
         "sizes": numbers(&sizes.sizes, input.long),
         "system": sizes.system,
         "failed": sizes.failed,
+        "pinned": input.pinned,
+        "providerCompaction": pins::mode_name(input.mode),
     })
 }
 
@@ -416,6 +440,12 @@ fn made_expected() -> String {
             inputs.push(described);
         }
     }
+    for (name, input) in pins::inputs() {
+        cases.extend(cases_of(&input, inputs.len()));
+        let mut described = described(&input, name);
+        described["messages"] = json!(input.messages);
+        inputs.push(described);
+    }
     for (format, _) in FIXTURES {
         for (length, usage, tried) in session_inputs(format) {
             let made = anchored::made(format, length, usage);
@@ -434,6 +464,20 @@ fn made_expected() -> String {
             described["digest"] = json!(digest(&Value::Array(input.messages).to_string()));
             inputs.push(described);
         }
+    }
+    for (usage, tried) in anchored::ui_chat_inputs() {
+        let made = anchored::made_ui_chat(anchored::UI_TURNS, usage);
+        let input = Input {
+            long: true,
+            ..Input::new(Format::AiSdkUi, made.messages)
+        };
+        cases.extend(session_cases(&input, inputs.len(), tried));
+        let turns = anchored::UI_TURNS;
+        let name = format!("ai-sdk-ui (a chat of {turns} turns, {})", usage.name());
+        let mut described = described(&input, name);
+        described["recipe"] = made.recipe;
+        described["digest"] = json!(digest(&Value::Array(input.messages).to_string()));
+        inputs.push(described);
     }
     let lines = |items: &[Value]| {
         items
@@ -503,6 +547,7 @@ fn the_cases_clear_and_summarize_in_every_format() {
         assert!(of_format("clear"), "{format:?} clears");
         assert!(of_format("summarize"), "{format:?} summarizes");
     }
+    pins::check_coverage(&expected);
 }
 
 /// On canonical messages, the typed path (`Compactor::decide` over `Message`s) decides as the

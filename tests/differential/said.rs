@@ -37,6 +37,7 @@ pub(crate) fn plan_json(
             "turnPrefixStart": plan.turn_prefix_messages.start,
             "summarized": plan.messages_to_summarize.len(),
             "turnPrefix": turn_prefix(plan).len(),
+            "pinnedIndices": pinned::kept_before(&facts.messages, plan.first_kept_index),
         }),
     }
 }
