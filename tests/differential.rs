@@ -147,10 +147,13 @@ impl Input {
     }
 
     /// The units a summary of `range` reads, the last message's only up to its step at
-    /// `last_part` (when not 0).
+    /// `last_part` (when not 0): the pinned messages' none (they are kept).
     fn units(&self, range: std::ops::Range<usize>, last_part: usize) -> Vec<Message> {
         let mut units = Vec::new();
         for i in range.clone() {
+            if self.facts.messages[i].is_pinned() {
+                continue;
+            }
             let host = &self.hosts[i];
             let end = match (i + 1 == range.end, last_part) {
                 (true, part) if part > 0 => {
@@ -409,7 +412,10 @@ fn one_case(
 /// What the expected file says of an input: its name and format, each message's size and
 /// which are system messages and failed attempts, as the package's sizer must find them.
 fn described(input: &Input, name: String) -> Value {
-    let sizes = input.history().sizes(None, false).unwrap();
+    // As the sizer finds them, which is not told the request's pins.
+    let mut history = input.history();
+    history.parts.pinned = &[];
+    let sizes = history.sizes(None, false).unwrap();
     json!({
         "name": name,
         "format": input.format.name(),
@@ -508,6 +514,7 @@ fn sizer_arguments(format: Format) -> Value {
         "failRole": mark.map(|m| m.role),
         "failKey": mark.map(|m| m.key),
         "failValues": mark.map_or(&[][..], |m| m.values),
+        "pinPath": format.pin_path(),
     })
 }
 

@@ -35,8 +35,9 @@ pub(crate) fn plan_json(
             "estimateAfterWithoutSummary": plan.estimate_after_without_summary,
             "messageTokens": numbers(&tokens, input.long),
             "turnPrefixStart": plan.turn_prefix_messages.start,
-            "summarized": plan.messages_to_summarize.len(),
-            "turnPrefix": turn_prefix(plan).len(),
+            // The package's lists leave out the messages kept for being pinned.
+            "summarized": unpinned(facts, plan.messages_to_summarize.clone()),
+            "turnPrefix": unpinned(facts, turn_prefix(plan)),
             "pinnedIndices": pinned::kept_before(&facts.messages, plan.first_kept_index),
         }),
     }
@@ -78,6 +79,11 @@ pub(crate) fn applied(
             (record, Value::Null)
         }
     }
+}
+
+/// How many of the messages in `range` are not pinned.
+fn unpinned(facts: &RequestFacts, range: std::ops::Range<usize>) -> usize {
+    range.filter(|&i| !facts.messages[i].is_pinned()).count()
 }
 
 /// The messages a summary's turn prefix reads (the one cut inside included).

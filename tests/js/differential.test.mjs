@@ -212,9 +212,9 @@ test("the histories made from the session are the ones Rust made", () => {
 
 test("the package's sizer sizes every message as the core does", () => {
   for (const input of inputs) {
-    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const { keys, systemRoles, failRole, failKey, failValues, pinPath } = formats[input.format];
     const sizes = new Float64Array(input.messages.length);
-    const found = sizer.sizes(input.messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    const found = sizer.sizes(input.messages, sizes, keys, systemRoles, failRole, failKey, failValues, false, pinPath);
     assert.ok(Array.isArray(found), input.name);
     assert.deepEqual(numbers(Array.from(sizes), input.long), input.sizes, `${input.name}: sizes`);
     assert.deepEqual(found, [input.system, input.failed], `${input.name}: system messages and failed attempts`);
@@ -232,10 +232,10 @@ function withOmitted(value) {
 
 test("the sizer leaves out what JSON leaves out, as the reader never sees it", () => {
   for (const input of inputs.filter((i) => !i.long)) {
-    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const { keys, systemRoles, failRole, failKey, failValues, pinPath } = formats[input.format];
     const messages = input.messages.map(withOmitted);
     const sizes = new Float64Array(messages.length);
-    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues, false, pinPath);
     assert.deepEqual(Array.from(sizes), input.sizes, input.name);
   }
 });
