@@ -155,7 +155,15 @@ pub(crate) fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
     .unwrap();
     // The clearing done is the clearing planned, its estimate after too (with usage, both are
     // calibrated alike).
-    assert_eq!(&done, clearing, "{:?}: applied as planned", input.format);
+    assert!(
+        done == *clearing,
+        "{:?}: applied as planned: {} results, estimate after {}; planned {}, {}",
+        input.format,
+        done.results.len(),
+        done.estimate_after,
+        clearing.results.len(),
+        clearing.estimate_after
+    );
     let record = clear_record(&done);
     let rewritten: Vec<Value> = edited
         .iter()
