@@ -70,7 +70,7 @@ export class ChatCompaction {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       // The kept suffix starts at the record's first kept message: the pinned messages before
       // it are kept too, and stay before the state's first kept message.
-      const start = result.reason === "compacted" ? suffixStart(kept, chat.messages[result.record?.firstKeptIndex]) : 0;
+      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : 0;
       const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
@@ -225,14 +225,20 @@ function withResponse(messages, responseMessage) {
 
 /**
  * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
- * the suffix) the suffix starts: at `at` (the message the record's `firstKeptIndex` names), or
- * the copy of it the cut made (the same `id`); past the end when nothing is kept after the cut.
+ * the suffix) the suffix starts: after the system messages and the pinned ones `record`'s
+ * receipt lists; past the end when nothing is kept after the cut. (Not by the record's
+ * `firstKeptIndex`: after a committed pending summary, a further compaction's record counts in
+ * the committed messages, not the posted ones.)
  */
-function suffixStart(kept, at) {
-  if (at === undefined) return kept.length;
-  const id = guardedOr(() => at.id, undefined);
-  const found = kept.findIndex((message) => message === at || (id !== undefined && guardedOr(() => message.id === id, false)));
-  return found < 0 ? kept.length : found;
+function suffixStart(kept, record) {
+  let pinned = record?.receipt?.pinned?.length ?? 0;
+  let at = 0;
+  for (; at < kept.length; at++) {
+    if (guardedOr(() => kept[at].role === "system", false)) continue;
+    if (pinned === 0) break;
+    pinned--;
+  }
+  return at;
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */
