@@ -225,20 +225,14 @@ function withResponse(messages, responseMessage) {
 
 /**
  * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
- * the suffix) the suffix starts: after the system messages and the pinned ones `record`'s
- * receipt lists; past the end when nothing is kept after the cut. (Not by the record's
- * `firstKeptIndex`: after a committed pending summary, a further compaction's record counts in
- * the committed messages, not the posted ones.)
+ * the suffix) the suffix starts: after the messages `record`'s receipt lists as kept before the
+ * cut (system and pinned); past the end when nothing is kept after the cut. (Not by the
+ * record's `firstKeptIndex`: after a committed pending summary, a further compaction's record
+ * counts in the committed messages, not the posted ones.)
  */
 function suffixStart(kept, record) {
-  let pinned = record?.receipt?.pinned?.length ?? 0;
-  let at = 0;
-  for (; at < kept.length; at++) {
-    if (guardedOr(() => kept[at].role === "system", false)) continue;
-    if (pinned === 0) break;
-    pinned--;
-  }
-  return at;
+  const before = record?.receipt?.pinned?.length ?? 0;
+  return Math.min(before, kept.length);
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */

@@ -2,8 +2,10 @@
 //! fixture of `tests/fixtures/formats` in its format (and the same conversation with large
 //! tool results), with clearing off and on, over a range of budgets, and the real session in
 //! every format, with the provider's usage on its answers as it was recorded, and repeated
-//! into long histories whose usage is fresh, stale or missing (`support/anchored.rs`): those
-//! are planned from their tail (`context_compaction::tail`). What it does is kept in
+//! into long histories whose usage is fresh, stale or missing (`support/anchored.rs`; for
+//! UIMessages a long chat made up, whose cuts fall between steps): those are planned from
+//! their tail (`context_compaction::tail`); and the fixtures with pinned messages and with a
+//! provider's summary read both ways (`differential/pins.rs`). What it does is kept in
 //! `tests/fixtures/differential.json`, which `tests/js/differential.test.mjs` runs the
 //! package's `Compactor` against (its `plan`, `planBytes`, a conversation handle's `plan`,
 //! `apply` and `compact`), and, for the canonical fixture, the `ContextManager`'s `maintain`;
@@ -28,7 +30,7 @@ use context_compaction::history::{History, Parts, Texts};
 use context_compaction::tail::{FromTail, fill_deferred};
 use context_compaction::window::ProviderCompaction;
 use context_compaction::*;
-use said::{applied, clear_plan, clear_record, cleared, plan_json};
+use said::{applied, clear_plan, clear_record, cleared, plan_json, sizer_arguments};
 use serde_json::{Value, json};
 
 const FILE: &str = concat!(
@@ -502,20 +504,6 @@ fn made_expected() -> String {
         lines(&inputs),
         lines(&cases)
     )
-}
-
-/// What the package's sizer is told of `format`: the keys its reader reads, its system roles,
-/// and how a failed attempt is marked.
-fn sizer_arguments(format: Format) -> Value {
-    let mark = format.failed_mark();
-    json!({
-        "keys": format.keys(),
-        "systemRoles": format.system_roles(),
-        "failRole": mark.map(|m| m.role),
-        "failKey": mark.map(|m| m.key),
-        "failValues": mark.map_or(&[][..], |m| m.values),
-        "pinPath": format.pin_path(),
-    })
 }
 
 fn grown_all(messages: &[Value]) -> Vec<Value> {

@@ -1,6 +1,6 @@
 //! What the package says of a decision of the Rust `Compactor` in `tests/differential.rs`: its
 //! plan, the record of applying it and the messages a clearing rewrites, as the expected file
-//! writes them.
+//! writes them; and what its sizer is told of each format.
 
 use super::*;
 
@@ -170,4 +170,18 @@ pub(crate) fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
         .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
         .collect();
     (record, Value::Array(rewritten))
+}
+
+/// What the package's sizer is told of `format`: the keys its reader reads, its system roles,
+/// how a failed attempt is marked, and where its marker pins a message.
+pub(crate) fn sizer_arguments(format: Format) -> Value {
+    let mark = format.failed_mark();
+    json!({
+        "keys": format.keys(),
+        "systemRoles": format.system_roles(),
+        "failRole": mark.map(|m| m.role),
+        "failKey": mark.map(|m| m.key),
+        "failValues": mark.map_or(&[][..], |m| m.values),
+        "pinPath": format.pin_path(),
+    })
 }

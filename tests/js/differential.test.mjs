@@ -2,7 +2,8 @@
 // the native test tests/differential.rs from what the Rust `Compactor` plans, clears and
 // applies, on every fixture of tests/fixtures/formats in its format, with clearing off and
 // on, and on the real session in every format with the provider's usage on its answers, long
-// histories of it planned from their tail) is run through the package's `Compactor`: `plan`,
+// histories of it planned from their tail, a long UIMessage chat cut between steps, pinned
+// messages, a provider's summary read both ways) is run through the package's `Compactor`: `plan`,
 // `planBytes`, a conversation handle's `plan`, `apply` and `compact` must say and do the same,
 // and on the canonical fixture the `ContextManager`'s `maintain` as the Rust one. The
 // package's sizer must size every message as the core defines a message's size.
