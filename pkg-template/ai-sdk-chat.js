@@ -70,7 +70,7 @@ export class ChatCompaction {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       // The kept suffix starts at the record's first kept message: the pinned messages before
       // it are kept too, and stay before the state's first kept message.
-      const start = result.reason === "compacted" ? suffixStart(kept, chat.messages[result.record?.firstKeptIndex]) : 0;
+      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : 0;
       const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
@@ -211,14 +211,14 @@ function withResponse(messages, responseMessage) {
 
 /**
  * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
- * the suffix) the suffix starts: at `at` (the message the record's `firstKeptIndex` names), or
- * the copy of it the cut made (the same `id`); past the end when nothing is kept after the cut.
+ * the suffix) the suffix starts: after the messages `record`'s receipt lists as kept before the
+ * cut (system and pinned); past the end when nothing is kept after the cut. (Not by the
+ * record's `firstKeptIndex`: after a committed pending summary, a further compaction's record
+ * counts in the committed messages, not the posted ones.)
  */
-function suffixStart(kept, at) {
-  if (at === undefined) return kept.length;
-  const id = guardedOr(() => at.id, undefined);
-  const found = kept.findIndex((message) => message === at || (id !== undefined && guardedOr(() => message.id === id, false)));
-  return found < 0 ? kept.length : found;
+function suffixStart(kept, record) {
+  const before = record?.receipt?.pinned?.length ?? 0;
+  return Math.min(before, kept.length);
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */

@@ -5,6 +5,7 @@ use crate::facts::{MessageFacts, RequestFacts, estimator_failed};
 use crate::message::{Message, ToolDefinition};
 use crate::report::Report;
 use crate::token::{Estimator, Heuristic};
+use crate::window::ProviderCompaction;
 
 static DEFAULT_ESTIMATOR: Heuristic = Heuristic::new();
 
@@ -31,6 +32,9 @@ pub struct Request<'a> {
     /// What the host asks a summary made for this request to focus on (added to the summary
     /// prompt); `None`: nothing in particular.
     pub focus: Option<&'a str>,
+    /// How a summary the provider made on its side is read ([`ProviderCompaction`]; the
+    /// default: it starts the provider's window).
+    pub provider_compaction: ProviderCompaction,
 }
 
 impl<'a> Request<'a> {
@@ -47,6 +51,7 @@ impl<'a> Request<'a> {
             estimator: &DEFAULT_ESTIMATOR,
             reports: &[],
             focus: None,
+            provider_compaction: ProviderCompaction::Window,
         }
     }
 
@@ -69,6 +74,7 @@ impl std::fmt::Debug for Request<'_> {
             .field("input_token_budget", &self.input_token_budget)
             .field("require_reduction", &self.require_reduction)
             .field("reports", &self.reports)
+            .field("provider_compaction", &self.provider_compaction)
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +100,7 @@ impl RequestFacts {
             request.tools,
             estimator,
         )?;
+        facts.provider_compaction = request.provider_compaction;
         facts.messages = request
             .messages
             .iter()

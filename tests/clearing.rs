@@ -655,7 +655,7 @@ fn a_rewrite_of_calibrated_facts_frees_calibrated_tokens() {
         },
         ..RequestFacts::default()
     };
-    let cleared = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 10)]);
+    let cleared = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 100, 10)]);
     assert_eq!(cleared.estimate_before, facts.total());
     assert_eq!(cleared.estimate_before - cleared.estimate_after, 180);
 }

@@ -269,7 +269,8 @@ fn a_rewrite_counts_a_placeholder_larger_than_the_result_it_replaced() {
         messages: vec![message(200), message(5)],
         ..RequestFacts::default()
     };
-    let done = clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 10), (1, 30)]);
+    let done =
+        clearing::Clearing::of_rewrite(&facts, Vec::new(), Vec::new(), &[(0, 200, 10), (1, 5, 30)]);
     assert_eq!(done.tokens_freed(), 205 - 40);
 }
 

@@ -2,8 +2,10 @@
 //! fixture of `tests/fixtures/formats` in its format (and the same conversation with large
 //! tool results), with clearing off and on, over a range of budgets, and the real session in
 //! every format, with the provider's usage on its answers as it was recorded, and repeated
-//! into long histories whose usage is fresh, stale or missing (`support/anchored.rs`): those
-//! are planned from their tail (`context_compaction::tail`). What it does is kept in
+//! into long histories whose usage is fresh, stale or missing (`support/anchored.rs`; for
+//! UIMessages a long chat made up, whose cuts fall between steps): those are planned from
+//! their tail (`context_compaction::tail`); and the fixtures with pinned messages and with a
+//! provider's summary read both ways (`differential/pins.rs`). What it does is kept in
 //! `tests/fixtures/differential.json`, which `tests/js/differential.test.mjs` runs the
 //! package's `Compactor` against (its `plan`, `planBytes`, a conversation handle's `plan`,
 //! `apply` and `compact`), and, for the canonical fixture, the `ContextManager`'s `maintain`;
@@ -15,6 +17,8 @@ mod common;
 
 #[path = "support/anchored.rs"]
 mod anchored;
+#[path = "differential/pins.rs"]
+mod pins;
 #[path = "differential/said.rs"]
 mod said;
 
@@ -24,8 +28,9 @@ use context_compaction::clearing::{self, Clearing, ClearingPolicy, Finder};
 use context_compaction::formats::Format;
 use context_compaction::history::{History, Parts, Texts};
 use context_compaction::tail::{FromTail, fill_deferred};
+use context_compaction::window::ProviderCompaction;
 use context_compaction::*;
-use said::{applied, clear_plan, clear_record, cleared, plan_json};
+use said::{applied, clear_plan, clear_record, cleared, plan_json, sizer_arguments};
 use serde_json::{Value, json};
 
 const FILE: &str = concat!(
@@ -91,6 +96,10 @@ struct Input {
     hosts: Vec<HostMessage>,
     /// Whether the expected file keeps digests of what is long (a history of the session).
     long: bool,
+    /// The messages the request pins (besides those its format's marker pins).
+    pinned: Vec<u32>,
+    /// How a summary the provider made is read.
+    mode: ProviderCompaction,
 }
 
 impl Input {
@@ -104,6 +113,19 @@ impl Input {
             facts: RequestFacts::default(),
             hosts,
             long: false,
+            pinned: Vec::new(),
+            mode: ProviderCompaction::Window,
+        };
+        input.facts = reported::history_facts(&input.history(), &[]).unwrap();
+        input
+    }
+
+    /// This input with the request's `pinned` messages, its provider summaries read as `mode`.
+    fn with(self, pinned: Vec<u32>, mode: ProviderCompaction) -> Input {
+        let mut input = Input {
+            pinned,
+            mode,
+            ..self
         };
         input.facts = reported::history_facts(&input.history(), &[]).unwrap();
         input
@@ -120,17 +142,20 @@ impl Input {
                 tools: &[],
                 estimator: &ESTIMATOR,
                 reported: &[],
-                provider_compaction: Default::default(),
-                pinned: &[],
+                provider_compaction: self.mode,
+                pinned: &self.pinned,
             },
         }
     }
 
     /// The units a summary of `range` reads, the last message's only up to its step at
-    /// `last_part` (when not 0).
+    /// `last_part` (when not 0): the pinned messages' none (they are kept).
     fn units(&self, range: std::ops::Range<usize>, last_part: usize) -> Vec<Message> {
         let mut units = Vec::new();
         for i in range.clone() {
+            if self.facts.messages[i].is_pinned() {
+                continue;
+            }
             let host = &self.hosts[i];
             let end = match (i + 1 == range.end, last_part) {
                 (true, part) if part > 0 => {
@@ -308,11 +333,13 @@ fn cases_of(input: &Input, n: usize) -> Vec<Value> {
     let total = input.facts.total();
     let budgets = [total * 9 / 10, total / 2, total / 4, 1].map(Some);
     let mut cases = Vec::new();
-    for keep in [0, 300] {
+    // Maintained: the canonical fixture as it is and grown, not with pins.
+    let plain = input.pinned.is_empty();
+    for keep in [0, pins::second_keep(input)] {
         for (config, policy) in clearing_configs() {
             for budget in budgets.into_iter().chain([None]) {
                 let maintained = match (input.format, budget) {
-                    (Format::Canonical, Some(budget)) => {
+                    (Format::Canonical, Some(budget)) if plain => {
                         maintain(input, keep, policy.clone(), budget)
                     }
                     _ => Value::Null,
@@ -387,13 +414,18 @@ fn one_case(
 /// What the expected file says of an input: its name and format, each message's size and
 /// which are system messages and failed attempts, as the package's sizer must find them.
 fn described(input: &Input, name: String) -> Value {
-    let sizes = input.history().sizes(None, false).unwrap();
+    // As the sizer finds them, which is not told the request's pins.
+    let mut history = input.history();
+    history.parts.pinned = &[];
+    let sizes = history.sizes(None, false).unwrap();
     json!({
         "name": name,
         "format": input.format.name(),
         "sizes": numbers(&sizes.sizes, input.long),
         "system": sizes.system,
         "failed": sizes.failed,
+        "pinned": input.pinned,
+        "providerCompaction": pins::mode_name(input.mode),
     })
 }
 
@@ -416,6 +448,12 @@ fn made_expected() -> String {
             inputs.push(described);
         }
     }
+    for (name, input) in pins::inputs() {
+        cases.extend(cases_of(&input, inputs.len()));
+        let mut described = described(&input, name);
+        described["messages"] = json!(input.messages);
+        inputs.push(described);
+    }
     for (format, _) in FIXTURES {
         for (length, usage, tried) in session_inputs(format) {
             let made = anchored::made(format, length, usage);
@@ -435,6 +473,20 @@ fn made_expected() -> String {
             inputs.push(described);
         }
     }
+    for (usage, tried) in anchored::ui_chat_inputs() {
+        let made = anchored::made_ui_chat(anchored::UI_TURNS, usage);
+        let input = Input {
+            long: true,
+            ..Input::new(Format::AiSdkUi, made.messages)
+        };
+        cases.extend(session_cases(&input, inputs.len(), tried));
+        let turns = anchored::UI_TURNS;
+        let name = format!("ai-sdk-ui (a chat of {turns} turns, {})", usage.name());
+        let mut described = described(&input, name);
+        described["recipe"] = made.recipe;
+        described["digest"] = json!(digest(&Value::Array(input.messages).to_string()));
+        inputs.push(described);
+    }
     let lines = |items: &[Value]| {
         items
             .iter()
@@ -452,19 +504,6 @@ fn made_expected() -> String {
         lines(&inputs),
         lines(&cases)
     )
-}
-
-/// What the package's sizer is told of `format`: the keys its reader reads, its system roles,
-/// and how a failed attempt is marked.
-fn sizer_arguments(format: Format) -> Value {
-    let mark = format.failed_mark();
-    json!({
-        "keys": format.keys(),
-        "systemRoles": format.system_roles(),
-        "failRole": mark.map(|m| m.role),
-        "failKey": mark.map(|m| m.key),
-        "failValues": mark.map_or(&[][..], |m| m.values),
-    })
 }
 
 fn grown_all(messages: &[Value]) -> Vec<Value> {
@@ -503,6 +542,7 @@ fn the_cases_clear_and_summarize_in_every_format() {
         assert!(of_format("clear"), "{format:?} clears");
         assert!(of_format("summarize"), "{format:?} summarizes");
     }
+    pins::check_coverage(&expected);
 }
 
 /// On canonical messages, the typed path (`Compactor::decide` over `Message`s) decides as the

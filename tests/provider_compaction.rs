@@ -406,3 +406,44 @@ fn a_uimessage_carries_both_compactions_in_its_provider_metadata() {
     let other = json!({"id": "a2", "role": "assistant", "parts": [{"type": "custom", "kind": "acme.note"}]});
     assert!(!facts(Format::AiSdkUi, &other, &h).provider_summary());
 }
+
+#[test]
+fn a_typed_request_reads_a_sealed_summary_in_its_mode() {
+    use context_compaction::{AssistantBlock, AssistantMessage, Message, Request};
+    let sealed = Message::Assistant(AssistantMessage {
+        content: vec![AssistantBlock::Sealed { chars: 400 }],
+        ..AssistantMessage::default()
+    });
+    let messages = [
+        Message::user("a question ".repeat(200)),
+        Message::assistant("an answer ".repeat(200)),
+        sealed,
+        Message::user("go on"),
+        Message::assistant("done"),
+    ];
+    let request = |mode| Request {
+        input_token_budget: Some(0),
+        provider_compaction: mode,
+        ..Request::new(&messages)
+    };
+    let window = RequestFacts::of(&request(ProviderCompaction::Window)).unwrap();
+    let ignored = RequestFacts::of(&request(ProviderCompaction::Ignore)).unwrap();
+    // The default is the window: the two messages before the sealed summary count nothing.
+    assert_eq!(
+        RequestFacts::of(&Request::new(&messages)).unwrap().total(),
+        window.total()
+    );
+    let before: Vec<u64> = ignored.messages[..2].iter().map(|f| f.tokens).collect();
+    assert!(before.iter().all(|&t| t > 0));
+    assert_eq!(ignored.total(), window.total() + before.iter().sum::<u64>());
+    // Keeping what the window holds from the summary on, the window leaves nothing to
+    // summarize; ignored, the cut falls before the summary.
+    let keep = window.messages[2..].iter().map(|f| f.tokens).sum();
+    let c = window_compactor(keep, None);
+    let cut = |mode| match c.decide(&request(mode)).unwrap() {
+        Some(Planned::Summarize(plan)) => Some(plan.first_kept_index),
+        _ => None,
+    };
+    assert_eq!(cut(ProviderCompaction::Window), None);
+    assert!(cut(ProviderCompaction::Ignore).is_some_and(|i| i <= 2));
+}

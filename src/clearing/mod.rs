@@ -212,38 +212,31 @@ impl Clearing {
     }
 
     /// The clearing of `results` and the arguments in `argument_messages`, its estimate after
-    /// from the tokens of the rewritten messages (`rewritten`: index and new tokens, the only
-    /// messages that changed, in the estimator's own units). Results and argument messages not
-    /// rewritten are dropped.
+    /// from the tokens of the rewritten messages (`rewritten`: index, and tokens before and
+    /// after, in the estimator's own units: the only messages that changed). Results and
+    /// argument messages not rewritten are dropped.
     pub fn of_rewrite(
         facts: &RequestFacts,
         results: Vec<ClearedResult>,
         argument_messages: Vec<usize>,
-        rewritten: &[(usize, u64)],
+        rewritten: &[(usize, u64, u64)],
     ) -> Clearing {
-        let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _)| r == i);
-        // The facts are calibrated, the new tokens are not: both in the facts' units.
-        let calibration = &facts.calibration;
+        let is_rewritten = |i: &usize| rewritten.iter().any(|(r, _, _)| r == i);
         // Old and new tokens summed apart: a placeholder may be larger than a small result
         // it replaces (cleared with its call's large arguments), and that growth counts.
         let (mut old_tokens, mut new_tokens) = (0u64, 0u64);
-        for (i, tokens) in rewritten {
-            if let Some(old) = facts.messages.get(*i) {
-                old_tokens += old.tokens;
-                new_tokens += calibration.scale_message(*tokens, old.failed());
+        for &(i, old, new) in rewritten {
+            if i < facts.messages.len() {
+                old_tokens += old;
+                new_tokens += new;
             }
         }
+        // Calibrated once, as a plan calibrates what it frees ([`freeing`]): the record of a
+        // clearing applied says what its plan said.
+        let results = results.into_iter().filter(|r| is_rewritten(&r.index));
+        let arguments = argument_messages.into_iter().filter(is_rewritten);
         let freed = old_tokens.saturating_sub(new_tokens);
-        let estimate_before = facts.total();
-        Clearing {
-            results: results
-                .into_iter()
-                .filter(|r| is_rewritten(&r.index))
-                .collect(),
-            argument_messages: argument_messages.into_iter().filter(is_rewritten).collect(),
-            estimate_before,
-            estimate_after: estimate_before.saturating_sub(freed),
-        }
+        freeing(facts, results.collect(), arguments.collect(), freed)
     }
 }
 
@@ -463,14 +456,16 @@ pub fn rewrite_json(
 }
 
 /// What `planned` did once applied to the messages of a request with `facts` (host messages
-/// of `format`, `rewritten` by [`rewrite_json`]): the results and argument messages it names
-/// that were rewritten (a plan is trusted; what no longer matches a message is left out), and
-/// the estimate after from the rewritten messages, counted by `estimator`.
+/// of `format`, whose JSON text `text` gives as [`rewrite_json`] reads it, `rewritten` by
+/// it): the results and argument messages it names that were rewritten (a plan is trusted;
+/// what no longer matches a message is left out), and the estimate after from the messages
+/// before and after the rewrite, counted by `estimator` ([`Clearing::of_rewrite`]).
 pub fn done_json(
     planned: Clearing,
     format: Format,
     facts: &RequestFacts,
     rewritten: &[(usize, Edited)],
+    mut text: impl FnMut(usize, &str) -> Result<String>,
     estimator: &dyn Estimator,
 ) -> Result<Clearing> {
     let done = |index: usize, done: &dyn Fn(&Edited) -> bool| {
@@ -483,10 +478,9 @@ pub fn done_json(
     let mut tokens = Vec::with_capacity(rewritten.len());
     for (index, edited) in rewritten {
         let path = format!("messages[{index}]");
-        tokens.push((
-            *index,
-            format.facts_json(&edited.text, &path, estimator)?.tokens,
-        ));
+        let before = format.facts_json(&text(*index, &path)?, &path, estimator)?;
+        let after = format.facts_json(&edited.text, &path, estimator)?;
+        tokens.push((*index, before.tokens, after.tokens));
     }
     Ok(Clearing::of_rewrite(
         facts,

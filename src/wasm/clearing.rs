@@ -134,7 +134,10 @@ pub(crate) fn apply(
     };
     let (messages, format) = (&request.messages, request.format);
     let (edited, objects) = rewrite(messages, format, &planned)?;
-    let done = crate::clearing::done_json(planned, format, facts, &edited, &request.estimator)?;
+    // The messages before the rewrite, read again for their tokens (a clear plan's few).
+    let text = |i: usize, path: &str| stringify::json_text(&messages.get(i as u32), path);
+    let estimator = &request.estimator;
+    let done = crate::clearing::done_json(planned, format, facts, &edited, text, estimator)?;
     Ok(outcome(request, &done, with(messages, &objects)))
 }
 

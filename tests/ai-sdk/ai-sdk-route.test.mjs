@@ -37,15 +37,46 @@ function answer(turn) {
   ];
 }
 
+/** Checks that the stored state of `chat` (with a summary) starts where the messages the route
+ * sent after the summary do (the pinned ones aside): at a posted message and one of its parts. */
+async function startsWhereSent(turn, messages, chat, convert) {
+  const { firstKeptId, firstKeptPart } = chat.state;
+  const at = messages.findIndex((m) => m.id === firstKeptId);
+  assert.ok(at >= 0 && firstKeptPart < messages[at].parts.length, `turn ${turn}: the state starts at ${firstKeptId}, part ${firstKeptPart}`);
+  const from = [{ ...messages[at], parts: messages[at].parts.slice(firstKeptPart) }, ...messages.slice(at + 1)];
+  const unpinned = from.filter((m) => m.metadata?.pinned !== true).map(({ id, role, parts }) => ({ id, role, parts }));
+  const sent = chat.messages.slice(1).filter((m) => m.providerOptions?.contextCompaction?.pinned !== true);
+  assert.deepEqual(sent, await convert(unpinned), `turn ${turn}: the state starts where the messages sent do`);
+}
+
+/** Checks that the preview's plan `planned` is what the route did (`chat`) at `turn`; counts in
+ * `reasons` the pinned messages the plan shows (when given). */
+function agrees(turn, messages, planned, chat, reasons) {
+  if (reasons && planned?.kind === "summary") {
+    const cut = messages.findIndex((m) => m.id === planned.firstKeptId);
+    const before = messages.slice(0, cut).filter((m) => m.metadata?.pinned === true).map((m) => m.id);
+    assert.deepEqual(planned.messages.filter((m) => m.fate === "pinned").map((m) => m.id), before, `turn ${turn}: the pinned messages before the cut`);
+    reasons.shownPinned = (reasons.shownPinned ?? 0) + before.length;
+  }
+  assert.equal(chat.compacted, planned !== null, `turn ${turn}: route ${chat.reason}, preview planned ${planned?.kind ?? null}`);
+  if (planned?.kind === "clear") assert.equal(chat.reason, "cleared", `turn ${turn}`);
+  if (planned?.kind === "summary") assert.deepEqual([chat.reason, chat.state.firstKeptId, chat.state.firstKeptPart], ["compacted", planned.firstKeptId, planned.firstKeptPart], `turn ${turn}`);
+}
+
 /**
  * 70 turns of a chat through the route (`ai` `major`'s convertToModelMessages) and its preview,
  * the provider counting 25% above our estimate and the route recording it with
  * messageMetadata. Checks every request against the budget and the preview against the route
  * every turn (same options, same stored state); returns how often each reason came (and
  * whether the stored state ever listed cleared results or held a summary: a tool loop may
- * compact between its steps, which the next turn's state carries).
+ * compact between its steps, which the next turn's state carries). With `pinned`, the first
+ * question and the fifteenth answer (a tool loop) are pinned, and the preview must show the
+ * pinned messages before its cut; with `ahead`, the pending summary `prepareAhead` makes after
+ * each response is handed to both, as an app stores it beside the state; with `agree` false,
+ * the preview is not checked. Every turn, the stored state names a posted message and one of
+ * its parts (where the kept messages start).
  */
-async function replay(major, options, answerOf = answer) {
+async function replay(major, options, answerOf = answer, { pinned = false, ahead = false, agree = true } = {}) {
   const convertToModelMessages = (ui) => sdk[major].convertToModelMessages(ui);
   const summarizer = { summarize: async () => "Summary: the chat so far." };
   const route = new ChatCompaction({ ...options, summarizer, convertToModelMessages });
@@ -53,18 +84,24 @@ async function replay(major, options, answerOf = answer) {
   const messages = [];
   const reasons = {};
   let state = null;
+  let pending = null;
   let highest = 0;
   for (let turn = 0; turn < 70; turn++) {
-    messages.push({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 90) }] });
-    preview.update(messages, state);
+    const question = { id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 90) }] };
+    if (pinned && turn === 0) question.metadata = { pinned: true };
+    messages.push(question);
+    preview.update(messages, state, ahead ? { pending } : undefined);
     const planned = preview.plan();
-    const chat = await route.prepare(messages, state);
+    const chat = await route.prepare(messages, state, ahead ? { pending } : undefined);
     assert.equal(chat.error, undefined);
     reasons[chat.reason] = (reasons[chat.reason] ?? 0) + 1;
-    // The same decision: compact or not, clear or summarize, and where the kept messages start.
-    assert.equal(chat.compacted, planned !== null, `turn ${turn}: route ${chat.reason}, preview planned ${planned?.kind ?? null}`);
-    if (planned?.kind === "clear") assert.equal(chat.reason, "cleared", `turn ${turn}`);
-    if (planned?.kind === "summary") assert.deepEqual([chat.reason, chat.state.firstKeptId, chat.state.firstKeptPart], ["compacted", planned.firstKeptId, planned.firstKeptPart], `turn ${turn}`);
+    if (chat.pending === "committed") reasons.committed = (reasons.committed ?? 0) + 1;
+    // Committed, then compacted further (still over the threshold): a summary of its own.
+    if (chat.pending === "committed" && chat.state.summary !== pending.summary) reasons.further = (reasons.further ?? 0) + 1;
+    if (chat.state?.summary && !(chat.state.cleared?.length > 0)) await startsWhereSent(turn, messages, chat, convertToModelMessages);
+    // The preview decides as the route: compact or not, clear or summarize, where the kept
+    // messages start, and which pinned messages before the cut stay.
+    if (agree) agrees(turn, messages, planned, chat, pinned ? reasons : null);
     // The response's steps, as the provider counts their requests.
     const parts = answerOf(turn);
     const blocks = parts.findLastIndex((part) => part.type === "step-start") > 0 ? 2 : 1;
@@ -88,8 +125,10 @@ async function replay(major, options, answerOf = answer) {
     const response = { id: `a${turn}`, role: "assistant", parts };
     // What messageMetadata records at each step's end: the last step's wins.
     response.metadata = messageMetadata({ part: { type: "finish-step", usage } });
+    if (pinned && turn === 14) response.metadata.pinned = true;
     messages.push(response);
     state = JSON.parse(JSON.stringify(chat.stateAfter(response)));
+    if (ahead) pending = JSON.parse(JSON.stringify((await chat.prepareAhead(response)) ?? null));
     if (state?.cleared) reasons.stateCleared = Math.max(reasons.stateCleared ?? 0, state.cleared.length);
     if (state?.summary) reasons.stateSummarized = true;
   }
@@ -116,6 +155,22 @@ test("ai 7: the same with clearing on: the preview agrees with the route turn by
   ];
   const reasons = await replay(7, { ...OPTIONS, clearing: { protectRecentTokens: 1_500 } }, reads);
   assert.ok(reasons.stateCleared > 0 && reasons.stateSummarized, JSON.stringify(reasons));
+});
+
+test("ai 7: the same with pinned messages (a question, a tool loop's answer): the preview agrees with the route turn by turn and shows them kept", async () => {
+  const reasons = await replay(7, OPTIONS, answer, { pinned: true });
+  assert.ok(reasons.compacted >= 3 && reasons.shownPinned > 0, JSON.stringify(reasons));
+});
+
+test("ai 7: the same with the pending summary made after each response handed to both: they agree turn by turn, and the route commits it", async () => {
+  const reasons = await replay(7, OPTIONS, answer, { ahead: true });
+  assert.ok(reasons.committed >= 3, JSON.stringify(reasons));
+});
+
+test("ai 7: a pending summary committed and then compacted further (pinned messages keep the committed state over the threshold): the stored state starts where the route's kept messages do", async () => {
+  // The preview shows the pending summary's cut alone here, not the further compaction.
+  const reasons = await replay(7, OPTIONS, answer, { pinned: true, ahead: true, agree: false });
+  assert.ok(reasons.further > 0, JSON.stringify(reasons));
 });
 
 test("usage read from the messages' metadata moves the trigger: without it the route sends more than the budget", async () => {

@@ -1,6 +1,6 @@
 //! What the package says of a decision of the Rust `Compactor` in `tests/differential.rs`: its
 //! plan, the record of applying it and the messages a clearing rewrites, as the expected file
-//! writes them.
+//! writes them; and what its sizer is told of each format.
 
 use super::*;
 
@@ -35,8 +35,10 @@ pub(crate) fn plan_json(
             "estimateAfterWithoutSummary": plan.estimate_after_without_summary,
             "messageTokens": numbers(&tokens, input.long),
             "turnPrefixStart": plan.turn_prefix_messages.start,
-            "summarized": plan.messages_to_summarize.len(),
-            "turnPrefix": turn_prefix(plan).len(),
+            // The package's lists leave out the messages kept for being pinned.
+            "summarized": unpinned(facts, plan.messages_to_summarize.clone()),
+            "turnPrefix": unpinned(facts, turn_prefix(plan)),
+            "pinnedIndices": pinned::kept_before(&facts.messages, plan.first_kept_index),
         }),
     }
 }
@@ -77,6 +79,11 @@ pub(crate) fn applied(
             (record, Value::Null)
         }
     }
+}
+
+/// How many of the messages in `range` are not pinned.
+fn unpinned(facts: &RequestFacts, range: std::ops::Range<usize>) -> usize {
+    range.filter(|&i| !facts.messages[i].is_pinned()).count()
 }
 
 /// The messages a summary's turn prefix reads (the one cut inside included).
@@ -142,24 +149,39 @@ pub(crate) fn cleared(input: &Input, clearing: &Clearing) -> (Value, Value) {
         input.format,
         &input.facts,
         &edited,
+        texts,
         &estimator,
     )
     .unwrap();
-    // The clearing done is the clearing planned. Its estimate after is worked out per result
-    // when planned and re-read per message when done: with usage, each side's calibration
-    // rounds apart, at most a token a rewritten message.
-    let same = Clearing {
-        estimate_after: clearing.estimate_after,
-        ..done.clone()
-    };
-    assert_eq!(&same, clearing, "{:?}: applied as planned", input.format);
-    let apart = done.estimate_after.abs_diff(clearing.estimate_after);
-    let calibrated = input.facts.calibration.ratio_ppm != 0;
-    assert!(apart <= if calibrated { edited.len() as u64 } else { 0 });
+    // The clearing done is the clearing planned, its estimate after too (with usage, both are
+    // calibrated alike).
+    assert!(
+        done == *clearing,
+        "{:?}: applied as planned: {} results, estimate after {}; planned {}, {}",
+        input.format,
+        done.results.len(),
+        done.estimate_after,
+        clearing.results.len(),
+        clearing.estimate_after
+    );
     let record = clear_record(&done);
     let rewritten: Vec<Value> = edited
         .iter()
         .map(|(i, m)| json!([i, serde_json::from_str::<Value>(&m.text).unwrap()]))
         .collect();
     (record, Value::Array(rewritten))
+}
+
+/// What the package's sizer is told of `format`: the keys its reader reads, its system roles,
+/// how a failed attempt is marked, and where its marker pins a message.
+pub(crate) fn sizer_arguments(format: Format) -> Value {
+    let mark = format.failed_mark();
+    json!({
+        "keys": format.keys(),
+        "systemRoles": format.system_roles(),
+        "failRole": mark.map(|m| m.role),
+        "failKey": mark.map(|m| m.key),
+        "failValues": mark.map_or(&[][..], |m| m.values),
+        "pinPath": format.pin_path(),
+    })
 }

@@ -2,7 +2,8 @@
 // the native test tests/differential.rs from what the Rust `Compactor` plans, clears and
 // applies, on every fixture of tests/fixtures/formats in its format, with clearing off and
 // on, and on the real session in every format with the provider's usage on its answers, long
-// histories of it planned from their tail) is run through the package's `Compactor`: `plan`,
+// histories of it planned from their tail, a long UIMessage chat cut between steps, pinned
+// messages, a provider's summary read both ways) is run through the package's `Compactor`: `plan`,
 // `planBytes`, a conversation handle's `plan`, `apply` and `compact` must say and do the same,
 // and on the canonical fixture the `ContextManager`'s `maintain` as the Rust one. The
 // package's sizer must size every message as the core defines a message's size.
@@ -39,9 +40,54 @@ const numbers = (values, long) => (long ? { sum: values.reduce((a, b) => a + b, 
 /** A list as the expected file keeps it: as it is, or its length and the digest of its JSON. */
 const kept = (items, long) => (long ? { length: items.length, digest: digest(JSON.stringify(items)) } : items);
 
-// The messages of each input: as written, or made from the session by its recipe.
+/** A 32-bit xorshift generator (as tests/support/anchored.rs's). */
+function rng(seed) {
+  let state = seed;
+  const below = (n) => {
+    state = (state ^ (state << 13)) >>> 0;
+    state = (state ^ (state >>> 17)) >>> 0;
+    state = (state ^ (state << 5)) >>> 0;
+    return state % n;
+  };
+  const words = ["the", "test", "fails", "because", "add", "subtracts", "we", "read", "src/lib.rs", "and", "fix", "it", "then", "run", "cargo", "again"];
+  const text = (n) => Array.from({ length: n }, () => words[below(16)]).join(" ");
+  return { below, text };
+}
+
+/** The long UIMessage chat of `turns` turns that tests/support/anchored.rs makes (`ui_chat`). */
+function uiChat(turns) {
+  const { below, text } = rng(0x9e3779b9);
+  const out = [];
+  for (let t = 0; t < turns; t++) {
+    const question = text(5 + below(20));
+    out.push({ id: `u${t}`, role: "user", parts: [{ type: "text", text: question }] });
+    const steps = 1 + below(4);
+    const parts = [];
+    for (let s = 0; s < steps; s++) {
+      parts.push({ type: "step-start" });
+      if (s + 1 < steps) {
+        const file = below(50);
+        const output = text(10 + below(80));
+        parts.push({ type: "tool-read", toolCallId: `call${t}-${s}`, state: "output-available", input: { path: `src/f${file}.rs` }, output });
+      } else {
+        parts.push({ type: "text", text: text(5 + below(40)), state: "done" });
+      }
+    }
+    out.push({ id: `a${t}`, role: "assistant", parts });
+  }
+  return out;
+}
+
+// The messages of each input: as written, or made by its recipe (from the session, or a long
+// UIMessage chat).
 for (const input of inputs) {
   if (input.recipe === undefined) continue;
+  if (input.recipe.uiChat !== undefined) {
+    input.messages = uiChat(input.recipe.uiChat);
+    for (const [i, key, value] of input.recipe.patches) input.messages[i][key] = value;
+    input.long = true;
+    continue;
+  }
   const { length, recordedUsage, patches } = input.recipe;
   const canonical = workloads.history(length, { flatIds: true });
   for (const m of canonical) {
@@ -94,8 +140,9 @@ function compactor(c) {
 }
 
 function requestOf(c, input) {
-  const request = { messages: input.messages, format: input.format, requireReduction: c.requireReduction };
+  const request = { messages: input.messages, format: input.format, requireReduction: c.requireReduction, providerCompaction: input.providerCompaction };
   if (c.inputTokenBudget !== null) request.inputTokenBudget = c.inputTokenBudget;
+  if (input.pinned.length > 0) request.pinned = input.pinned;
   return request;
 }
 
@@ -118,7 +165,10 @@ function plans(c, input) {
     plan: attempt(() => cc.plan(request)),
     // The body of a long history made once: the same for each of its cases.
     bytes: attempt(() => cc.planBytes((input.body ??= JSON.stringify(messages)), options)),
-    conversation: attempt(() => cc.conversation({ format: input.format, messages }).plan(options)),
+    conversation: attempt(() => {
+      const { format, providerCompaction, pinned, ...rest } = options;
+      return cc.conversation({ format, messages, providerCompaction, pinned }).plan(rest);
+    }),
   };
 }
 
@@ -147,6 +197,14 @@ test("the cases cover every format, clearing and summarizing", () => {
   }
   assert.ok(cases.some((c) => c.plan?.firstKeptPart > 0), "a UIMessage is cut between its steps");
   assert.ok(cases.some((c) => c.full !== null), "a long history is planned from its tail");
+  const ui = cases.filter((c) => inputs[c.input].format === "ai-sdk-ui" && inputs[c.input].long);
+  assert.ok(ui.some((c) => c.full !== null && c.plan?.firstKeptPart > 0), "a long UIMessage chat is planned from its tail and cut between steps");
+  for (const format of formats) {
+    const pinned = cases.filter((c) => inputs[c.input].format === format && inputs[c.input].name.includes("pinned"));
+    assert.ok(pinned.some((c) => c.plan?.pinnedIndices?.length > 0), `${format} keeps pinned messages`);
+  }
+  const provider = (mode) => cases.filter((c) => inputs[c.input].name.includes(`summary, ${mode}`));
+  assert.ok(provider("window").some((c) => c.plan === null) && provider("ignore").some((c) => c.plan?.firstKeptIndex >= 0), "a provider's summary is read both ways");
 });
 
 test("the histories made from the session are the ones Rust made", () => {
@@ -155,9 +213,9 @@ test("the histories made from the session are the ones Rust made", () => {
 
 test("the package's sizer sizes every message as the core does", () => {
   for (const input of inputs) {
-    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const { keys, systemRoles, failRole, failKey, failValues, pinPath } = formats[input.format];
     const sizes = new Float64Array(input.messages.length);
-    const found = sizer.sizes(input.messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    const found = sizer.sizes(input.messages, sizes, keys, systemRoles, failRole, failKey, failValues, false, pinPath);
     assert.ok(Array.isArray(found), input.name);
     assert.deepEqual(numbers(Array.from(sizes), input.long), input.sizes, `${input.name}: sizes`);
     assert.deepEqual(found, [input.system, input.failed], `${input.name}: system messages and failed attempts`);
@@ -175,10 +233,10 @@ function withOmitted(value) {
 
 test("the sizer leaves out what JSON leaves out, as the reader never sees it", () => {
   for (const input of inputs.filter((i) => !i.long)) {
-    const { keys, systemRoles, failRole, failKey, failValues } = formats[input.format];
+    const { keys, systemRoles, failRole, failKey, failValues, pinPath } = formats[input.format];
     const messages = input.messages.map(withOmitted);
     const sizes = new Float64Array(messages.length);
-    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues);
+    sizer.sizes(messages, sizes, keys, systemRoles, failRole, failKey, failValues, false, pinPath);
     assert.deepEqual(Array.from(sizes), input.sizes, input.name);
   }
 });

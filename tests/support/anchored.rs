@@ -86,6 +86,109 @@ pub fn made(format: Format, length: usize, usage: Usage) -> Made {
     Made { messages, recipe }
 }
 
+/// A long chat of UIMessages made up deterministically, `turns` questions each answered by
+/// an assistant UIMessage of one to four steps, all but the last reading a file (the session
+/// is too short for a tail as UIMessages: a turn is one UIMessage), with `usage` in its
+/// answers' `metadata` as the AI SDK keeps it. The recipe names it by its turns
+/// (`tests/js/differential.test.mjs` makes the same chat).
+pub fn made_ui_chat(turns: usize, usage: Usage) -> Made {
+    let mut messages = ui_chat(turns);
+    let hosts: Vec<(Value, Option<usize>)> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.clone(), (m["role"] == "assistant").then_some(i)))
+        .collect();
+    let patches = patches(Format::AiSdkUi, &[], &hosts, usage);
+    for patch in &patches {
+        apply(&mut messages, patch);
+    }
+    let recipe = json!({ "uiChat": turns, "patches": patches });
+    Made { messages, recipe }
+}
+
+/// The UIMessages of [`made_ui_chat`], without usage.
+fn ui_chat(turns: usize) -> Vec<Value> {
+    let mut rng = Rng(0x9e37_79b9);
+    let mut out = Vec::with_capacity(2 * turns);
+    for t in 0..turns {
+        let words = 5 + rng.below(20);
+        let question = rng.text(words);
+        out.push(json!({ "id": format!("u{t}"), "role": "user",
+            "parts": [{ "type": "text", "text": question }] }));
+        let steps = 1 + rng.below(4);
+        let mut parts = Vec::new();
+        for s in 0..steps {
+            parts.push(json!({ "type": "step-start" }));
+            if s + 1 < steps {
+                let file = rng.below(50);
+                let words = 10 + rng.below(80);
+                let output = rng.text(words);
+                parts.push(
+                    json!({ "type": "tool-read", "toolCallId": format!("call{t}-{s}"),
+                    "state": "output-available", "input": { "path": format!("src/f{file}.rs") },
+                    "output": output }),
+                );
+            } else {
+                let words = 5 + rng.below(40);
+                let answer = rng.text(words);
+                parts.push(json!({ "type": "text", "text": answer, "state": "done" }));
+            }
+        }
+        out.push(json!({ "id": format!("a{t}"), "role": "assistant", "parts": parts }));
+    }
+    out
+}
+
+/// A 32-bit xorshift generator (the JavaScript side's is the same).
+struct Rng(u32);
+
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0 % n
+    }
+
+    /// `n` words of a small vocabulary, joined by spaces.
+    fn text(&mut self, n: u32) -> String {
+        const WORDS: [&str; 16] = [
+            "the",
+            "test",
+            "fails",
+            "because",
+            "add",
+            "subtracts",
+            "we",
+            "read",
+            "src/lib.rs",
+            "and",
+            "fix",
+            "it",
+            "then",
+            "run",
+            "cargo",
+            "again",
+        ];
+        let words: Vec<&str> = (0..n).map(|_| WORDS[self.below(16) as usize]).collect();
+        words.join(" ")
+    }
+}
+
+/// The turns of the long UIMessage chat: 2,200 UIMessages, past `tail::FROM`.
+pub const UI_TURNS: usize = 1_100;
+
+/// The long UIMessage chats: usage fresh (planned from the tail), stale, and missing (both read
+/// whole). (Each case costs the JavaScript side a second or so: the other mixes are tried on
+/// canonical histories.)
+pub fn ui_chat_inputs() -> Vec<(Usage, Tried)> {
+    vec![
+        (Usage::Scaled(1.22), Tried::Tail),
+        (Usage::Scaled(5.0), Tried::Decision),
+        (Usage::Missing, Tried::Decision),
+    ]
+}
+
 /// Sets `[index, key, value]` on `messages`.
 fn apply(messages: &mut [Value], patch: &Value) {
     let (i, key) = (
