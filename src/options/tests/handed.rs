@@ -90,8 +90,9 @@ fn a_draft_is_read_back_and_checked() {
             ("usage", V::Obj(vec![("input", V::Num(3.0))])),
         ])
     };
+    // Read as written: commit trims it (`tests/draft.rs`).
     let read = draft(&given(V::Str("  s  "), digest.clone())).unwrap();
-    assert_eq!((read.summary.as_str(), read.first_kept_index), ("s", 4));
+    assert_eq!((read.summary.as_str(), read.first_kept_index), ("  s  ", 4));
     assert_eq!(read.digest.to_hex(), "00112233445566ff");
     assert_eq!(read.usage.map(|u| u.total_tokens), Some(3));
     assert_eq!(message(draft(&V::Null)), "draft: expected an object");
