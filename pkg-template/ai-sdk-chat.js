@@ -340,10 +340,11 @@ class StepCompaction {
       this.#cleared = presentInSteps(this.#cleared, result.state.messages, this.#origins);
       this.#summary = result.state.summary;
       this.#projection = projectSummary(this.#summary, "ai-sdk");
-      // The suffix starts at the record's first kept message (model messages are never split).
+      // The suffix starts after the pinned messages kept before the cut (as in `prepare`: after
+      // a committed pending summary, a further compaction's record counts in the committed
+      // messages, not in the step's).
       const kept = result.state.messages;
-      const at = live[result.record?.firstKeptIndex];
-      const keptFrom = firstNonSystem(kept.slice(at === undefined || !kept.includes(at) ? kept.length : kept.indexOf(at))) ?? null;
+      const keptFrom = firstNonSystem(kept.slice(suffixStart(kept, result.record))) ?? null;
       this.#keptFrom = sdkOwn.get(keptFrom) ?? keptFrom;
       this.#keptStep = stepOf(this.#keptFrom, steps);
       return { messages: [this.#projection, ...result.state.messages] };

@@ -189,3 +189,57 @@ test("a step whose messages before the pending summary's cut changed since prepa
   });
   assert.ok(refused >= 2, `only ${refused} compactions between steps with a pending summary`);
 });
+
+test("a step that commits the pending summary and is still over the threshold compacts further: it sends and stores the further cut, pinned messages kept before it", async () => {
+  for (const rebuild of [true, false]) {
+    const calls = [];
+    const events = [];
+    const summarizer = { summarize: async (req) => (calls.push(req), `Summary ${calls.length}: ${req.messages.length} messages.`) };
+    const onEvent = (event) => event.type === "compactionStart" && events.push(event.reason);
+    const chat = new ChatCompaction({ ...OPTIONS, summarizer, onEvent, convertToModelMessages });
+    const task = { ...ask(0), metadata: { pinned: true } };
+    const messages = [task, reply(0)];
+    let state = null;
+    let pending = null;
+    let prepared;
+    // Up to a request below the threshold with a pending summary to hand its steps.
+    for (let turn = 1; ; turn++) {
+      messages.push(ask(turn));
+      prepared = await chat.prepare(messages, state, { pending });
+      if (!prepared.compacted && pending !== null) break;
+      messages.push(reply(turn));
+      state = prepared.stateAfter(messages.at(-1));
+      pending = await prepared.prepareAhead(messages.at(-1));
+    }
+    // A tool loop whose first step reads a file so large that the chat is still over the
+    // threshold once the pending summary is committed.
+    const id = "loop";
+    const read = { type: "tool-read", toolCallId: "call-big", state: "output-available", input: { path: "big.rs" }, output: words("big", 650) };
+    const done = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, read] }]);
+    const before = calls.length;
+    events.length = 0;
+    const steps = [{ response: { messages: done } }];
+    const first = await prepared.prepareStep({ messages: [...prepared.messages, ...done], steps });
+    assert.deepEqual(events, ["pending", "threshold"], `rebuild ${rebuild}: committed, then compacted further`);
+    assert.equal(calls.length, before + 1, `rebuild ${rebuild}: one summary`);
+    const summary = `Summary ${calls.length}`;
+    assert.match(JSON.stringify(first.messages[0]), new RegExp(`${summary}:`));
+    assert.notEqual(first.messages[0], prepared.messages[0]);
+    // The summary, the pinned task, then the tool loop's own messages.
+    const pinnedModels = prepared.messages.filter((m) => m.providerOptions?.contextCompaction?.pinned === true);
+    assert.deepEqual(first.messages.slice(1), [...pinnedModels, ...done], `rebuild ${rebuild}`);
+    // The next step (ai 5 and 6 rebuild the list; ai 7 keeps what prepareStep returned): no summary again.
+    const text = { type: "text", text: words("after", 30), state: "done" };
+    const last = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, text] }]);
+    const list = rebuild ? [...prepared.messages, ...done, ...last] : [...first.messages, ...last];
+    const second = await prepared.prepareStep({ messages: list, steps: [...steps, { response: { messages: last } }] });
+    assert.equal(calls.length, before + 1, `rebuild ${rebuild}: the second step summarized again`);
+    assert.deepEqual((second?.messages ?? list).slice(1), [...pinnedModels, ...done, ...last], `rebuild ${rebuild}`);
+    // The stored state: the further summary, kept from the loop's first step on.
+    const response = { id, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, text] };
+    const after = prepared.stateAfter(response);
+    assert.match(after.summary, new RegExp(`${summary}:`));
+    assert.deepEqual([after.firstKeptId, after.firstKeptPart], [id, 0], `rebuild ${rebuild}`);
+    chat.free();
+  }
+});
