@@ -87,6 +87,7 @@ mod request;
 mod retry;
 mod search;
 mod steps;
+pub mod summarized;
 mod summarizer;
 mod summary;
 pub mod tail;
