@@ -128,5 +128,5 @@ pub use summary::{
     FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,
     project as project_summary,
 };
-pub use thrown::Thrown;
+pub use thrown::{Callback, Thrown};
 pub use token::{Estimator, Heuristic};
