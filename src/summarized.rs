@@ -64,8 +64,8 @@ impl Messages for &[&str] {
 /// The canonical units of `messages` `range` (in `format`) a plan summarizes, leaving out
 /// those `pinned` pins; with `last_part` > 0, of the last one only the units before the step
 /// that starts at that part (`None` when no step starts there).
-pub fn units(
-    messages: &dyn Messages,
+pub fn units<M: Messages + ?Sized>(
+    messages: &M,
     format: Format,
     pinned: &[u32],
     range: Range<usize>,
@@ -94,8 +94,8 @@ pub fn units(
 /// The records (what the generator summarizer shows the model) of the messages [`units`]
 /// gives the units of, written as each message is read, without building its units:
 /// `Some(None)` when they hold no units (nothing to summarize).
-pub fn records(
-    messages: &dyn Messages,
+pub fn records<M: Messages + ?Sized>(
+    messages: &M,
     format: Format,
     pinned: &[u32],
     range: Range<usize>,
@@ -116,8 +116,8 @@ pub fn records(
 }
 
 /// Reads message `i` into `sink`: laid out, or from its JSON text.
-fn read(
-    messages: &dyn Messages,
+fn read<M: Messages + ?Sized>(
+    messages: &M,
     format: Format,
     i: usize,
     message: Option<Val>,
