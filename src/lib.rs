@@ -87,6 +87,7 @@ mod request;
 mod retry;
 mod search;
 mod steps;
+pub mod summarized;
 mod summarizer;
 mod summary;
 pub mod tail;
@@ -127,5 +128,5 @@ pub use summary::{
     FileLists, FileTracking, TURN_CONTEXT_HEADING, clean as clean_summary,
     project as project_summary,
 };
-pub use thrown::Thrown;
+pub use thrown::{Callback, Thrown};
 pub use token::{Estimator, Heuristic};

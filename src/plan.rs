@@ -112,6 +112,14 @@ impl Plan {
         Ok(())
     }
 
+    /// Checks a plan an apply runs against messages whose facts are `facts`: it fits them
+    /// ([`Plan::check_fits`]), their pins part no call from its result, and it cuts at a step.
+    pub fn check_apply(&self, facts: &[MessageFacts]) -> Result<()> {
+        self.check_fits(facts.len())?;
+        crate::pinned::check_pairs(facts)?;
+        self.check_part(facts)
+    }
+
     /// A plan whose kept suffix starts inside a message must start it at one of that
     /// message's steps.
     pub fn check_part(&self, facts: &[MessageFacts]) -> Result<()> {

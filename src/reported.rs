@@ -139,6 +139,39 @@ impl Carried {
         self.0.drain(..over);
     }
 
+    /// What the latest answers among `facts` (appended as messages `start..`) carry, oldest
+    /// first, for [`Carried::extend`]: `keyed(k)` says whether answer `k` has the format's
+    /// usage key at all, and `usages` reads the usage of those that do (most carry none, and
+    /// are not read again).
+    pub fn appended<'a, I>(
+        facts: I,
+        start: usize,
+        mut keyed: impl FnMut(usize) -> bool,
+        usages: impl FnOnce(&[u32]) -> Result<Vec<Option<MessageUsage>>>,
+    ) -> Result<Vec<Option<Report>>>
+    where
+        I: IntoIterator<Item = &'a MessageFacts>,
+        I::IntoIter: DoubleEndedIterator + ExactSizeIterator,
+    {
+        let mut latest = latest_assistants(facts);
+        latest.reverse();
+        let read: Vec<u32> = latest
+            .iter()
+            .copied()
+            .filter(|&k| keyed(k as usize))
+            .collect();
+        let mut found = match read.is_empty() {
+            true => Vec::new(),
+            false => usages(&read)?,
+        }
+        .into_iter();
+        let carried = |k: &u32| {
+            let usage = read.contains(k).then(|| found.next().flatten()).flatten();
+            Some(Report::carried(start + *k as usize, usage?))
+        };
+        Ok(latest.iter().map(carried).collect())
+    }
+
     /// The usable reports, oldest first.
     pub fn reports(&self) -> Vec<Report> {
         self.0.iter().flatten().copied().collect()
@@ -211,6 +244,33 @@ mod tests {
         // The first answer is one too many: forgotten.
         assert_eq!(carried.reports().len(), LATEST - 1);
         assert_eq!(carried.reports().first(), Some(&report(2)));
+    }
+
+    #[test]
+    fn appended_answers_carry_the_usage_read_on_those_with_the_key_oldest_first() {
+        let of = |role| MessageFacts {
+            role,
+            ..MessageFacts::default()
+        };
+        let facts = [of(Role::Assistant), of(Role::User), of(Role::Assistant)];
+        let usage = |input| MessageUsage { input, output: 5 };
+        let mut asked = Vec::new();
+        let carried = Carried::appended(
+            &facts,
+            10,
+            |k| k == 2,
+            |read: &[u32]| {
+                asked.extend_from_slice(read);
+                Ok(vec![Some(usage(50))])
+            },
+        )
+        .unwrap();
+        // Only the answer with the key is read; the other carries nothing.
+        assert_eq!(asked, vec![2]);
+        assert_eq!(carried, vec![None, Some(Report::carried(12, usage(50)))]);
+        // No answer with the key: nothing is read.
+        let none = Carried::appended(&facts, 0, |_| false, |_: &[u32]| unreachable!()).unwrap();
+        assert_eq!(none, vec![None, None]);
     }
 
     #[test]

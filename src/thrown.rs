@@ -3,6 +3,7 @@
 //! provider error says the request overflowed the context window
 //! ([`Thrown::is_context_overflow`]). A binding fills in the fields; it decides nothing.
 
+use crate::error::{BoxError, Error};
 use crate::overflow::is_context_overflow;
 use crate::retry::FailureKind;
 
@@ -72,9 +73,71 @@ impl Thrown {
     }
 }
 
+/// A host callback whose throw (or rejection) fails the compaction it was called for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Callback {
+    /// The application summarizer's `summarize`.
+    Summarize,
+    /// `beforeCommit`.
+    BeforeCommit,
+}
+
+impl Callback {
+    /// The error a throw of this callback (classified `kind`, described as `message`, the
+    /// thrown value in `source`) fails the compaction with: `aborted` when it was cancelled,
+    /// else a failed summary, or a declined commit.
+    pub fn failed(self, kind: FailureKind, message: String, source: BoxError) -> Error {
+        let source = Some(source);
+        match (self, kind == FailureKind::Cancelled) {
+            (Callback::Summarize, true) => Error::Cancelled {
+                message: format!("the summarizer was cancelled: {message}"),
+                source,
+            },
+            (Callback::Summarize, false) => Error::Summarization {
+                message: format!("the summarizer failed: {message}"),
+                source,
+            },
+            (Callback::BeforeCommit, true) => Error::Cancelled {
+                message: format!("beforeCommit was cancelled: {message}"),
+                source,
+            },
+            (Callback::BeforeCommit, false) => Error::Declined {
+                message: format!("beforeCommit threw: {message}"),
+                source,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callback_that_throws_fails_by_what_it_is_and_whether_it_was_cancelled() {
+        let failed = |callback: Callback, kind| {
+            let source: BoxError = "thrown".into();
+            let error = callback.failed(kind, "boom".to_owned(), source);
+            (error.code(), error.to_string())
+        };
+        let (code, text) = failed(Callback::Summarize, FailureKind::Transport);
+        assert_eq!(code, "summarization");
+        assert!(text.ends_with("the summarizer failed: boom"), "{text}");
+        let (code, text) = failed(Callback::Summarize, FailureKind::Cancelled);
+        assert_eq!(code, "aborted");
+        assert!(
+            text.ends_with("the summarizer was cancelled: boom"),
+            "{text}"
+        );
+        let (code, text) = failed(Callback::BeforeCommit, FailureKind::Http(400));
+        assert_eq!(code, "declined");
+        assert!(text.ends_with("beforeCommit threw: boom"), "{text}");
+        let (code, text) = failed(Callback::BeforeCommit, FailureKind::Cancelled);
+        assert_eq!(code, "aborted");
+        assert!(text.ends_with("beforeCommit was cancelled: boom"), "{text}");
+        let error = Callback::Summarize.failed(FailureKind::Transport, String::new(), "x".into());
+        assert!(std::error::Error::source(&error).is_some());
+    }
 
     fn object(name: &str) -> Thrown {
         Thrown {

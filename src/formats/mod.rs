@@ -277,19 +277,9 @@ impl Format {
         pinned: &[u32],
         last_part: usize,
     ) -> Result<Option<String>> {
-        let summarized = crate::pinned::Summarized::new(0..texts.len(), pinned);
-        let mut records = Records::default();
-        for i in summarized.to_read() {
-            let i = i as usize;
-            let Some(text) = texts.get(i) else { continue };
-            if last_part > 0 && i + 1 == texts.len() {
-                records.stop_at_step(last_part);
-            }
-            self.read_json_into(text, &format!("messages[{i}]"), &mut records)?;
-            records.end_message(summarized.includes(i, records.found()));
-        }
-        let found = last_part == 0 || records.reached_cut();
-        Ok(found.then(|| records.finish().unwrap_or_default()))
+        let range = 0..texts.len();
+        let records = crate::summarized::records(&texts, self, pinned, range, last_part)?;
+        Ok(records.map(Option::unwrap_or_default))
     }
 
     /// The facts of one host message from its JSON text, counted by `estimator`.

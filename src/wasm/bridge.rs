@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::generator::{GenerateRequest, Generated, Generator, GeneratorSummarizer};
 use crate::retry::{FailureKind, GenerateError};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
+use crate::thrown::Callback;
 
 /// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
 /// plain (non-promise) value are all handled.
@@ -29,6 +30,13 @@ async fn call_host(
 /// Sorts a host failure for the retry rules (`crate::retry`), as the core does.
 pub(crate) fn classify(thrown: &JsValue, context: &CallContext) -> FailureKind {
     super::error::thrown(thrown).failure_kind(context.aborted())
+}
+
+/// What a throw of host `callback` fails the compaction with ([`Callback::failed`]).
+fn failed(callback: Callback, thrown: JsValue, context: &CallContext) -> Error {
+    let message = describe(&thrown);
+    let source = Box::new(HostError::new(thrown.clone()));
+    callback.failed(classify(&thrown, context), message, source)
 }
 
 /// The host's `generate(request, { signal })`.
@@ -96,21 +104,7 @@ impl JsApplication {
         ]);
         let returned = call_host(&self.summarize, &self.this, &js_request, &context.options())
             .await
-            .map_err(|thrown| {
-                let message = describe(&thrown);
-                let source = Some(Box::new(HostError::new(thrown.clone())) as crate::BoxError);
-                if classify(&thrown, context) == FailureKind::Cancelled {
-                    Error::Cancelled {
-                        message: format!("the summarizer was cancelled: {message}"),
-                        source,
-                    }
-                } else {
-                    Error::Summarization {
-                        message: format!("the summarizer failed: {message}"),
-                        source,
-                    }
-                }
-            })?;
+            .map_err(|thrown| failed(Callback::Summarize, thrown, context))?;
         crate::options::answer(&returned, "summarizer.summarize").map_err(|message| {
             Error::Summarization {
                 message,
@@ -162,20 +156,7 @@ async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result
     let object = super::draft::to_js(draft, context.kept_id.clone());
     let returned = call_host(hook, &JsValue::UNDEFINED, &object, &context.options())
         .await
-        .map_err(|thrown| {
-            let message = describe(&thrown);
-            let source = Some(Box::new(HostError::new(thrown.clone())) as crate::BoxError);
-            if classify(&thrown, context) == FailureKind::Cancelled {
-                return Error::Cancelled {
-                    message: format!("beforeCommit was cancelled: {message}"),
-                    source,
-                };
-            }
-            Error::Declined {
-                message: format!("beforeCommit threw: {message}"),
-                source,
-            }
-        })?;
+        .map_err(|thrown| failed(Callback::BeforeCommit, thrown, context))?;
     crate::options::verdict(&returned)
 }
 

@@ -23,7 +23,7 @@ use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::plan::Plan;
-use crate::reported::{Carried, latest_assistants};
+use crate::reported::Carried;
 use crate::window::ProviderCompaction;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -128,37 +128,15 @@ impl JsConversation {
         messages: &[(JsValue, MessageFacts)],
         start: usize,
     ) -> Result<Vec<Option<Report>>> {
-        let mut latest: Vec<usize> = latest_assistants(messages.iter().map(|(_, f)| f))
-            .into_iter()
-            .map(|k| k as usize)
-            .collect();
-        latest.reverse();
-        // Only the messages that have the key are walked again (most have no usage).
         let key = self.format.usage_key();
-        let mut keyed: Vec<u32> = Vec::new();
-        for &k in &latest {
+        let keyed = |k: usize| {
             let path = format!("messages[{}]", start + k);
-            let message = messages.get(k).map(|(m, _)| m);
             // A throwing getter is walked too, so that it fails as `compactor.plan` fails.
             let absent = |m| matches!(field(m, key, &path), Ok(v) if v.is_undefined());
-            if message.is_some_and(|m| !absent(m)) {
-                keyed.push(k as u32);
-            }
-        }
-        let mut found = match keyed.is_empty() {
-            true => Vec::new().into_iter(),
-            false => walk::usages(incoming, &keyed, start, self.format)?.into_iter(),
+            messages.get(k).is_some_and(|(m, _)| !absent(m))
         };
-        Ok(latest
-            .iter()
-            .map(|&k| {
-                let usage = match keyed.contains(&(k as u32)) {
-                    true => found.next().flatten(),
-                    false => None,
-                };
-                Some(Report::carried(start + k, usage?))
-            })
-            .collect())
+        let usages = |keyed: &[u32]| walk::usages(incoming, keyed, start, self.format);
+        Carried::appended(messages.iter().map(|(_, f)| f), start, keyed, usages)
     }
 
     /// Reads the messages of `incoming`, numbered from `start` in errors.

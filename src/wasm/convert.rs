@@ -15,7 +15,7 @@ use super::stringify::json_text;
 use crate::Record;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
-use crate::formats::{Format, HostMessage};
+use crate::formats::Format;
 use crate::out::{self as shape, Sink};
 use crate::plan::Plan;
 
@@ -88,12 +88,6 @@ pub(crate) fn signal(options: &JsValue) -> Result<Option<AbortSignal>> {
         ));
     }
     Ok(Some(signal.unchecked_into()))
-}
-
-/// Reads host message `i` of `messages` in `format`.
-pub(crate) fn host(messages: &Array, i: usize, format: Format) -> Result<HostMessage> {
-    let path = format!("messages[{i}]");
-    format.read_json(&json_text(&messages.get(i as u32), &path)?, &path)
 }
 
 /// The facts of host message `message`, at index `i`, in `format`, counted by `estimator`.

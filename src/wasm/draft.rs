@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest};
 use super::engine::Engine;
-use super::walk;
 use crate::apply::CommitInput;
 use crate::draft::{Digest, Draft, cover};
 use crate::error::{Error, Result};
@@ -42,8 +41,7 @@ pub(crate) fn digest(request: &JsRequest, first: usize, part: usize) -> Result<D
 /// [`digest`] of `range` (`None` when the last message has no step at part `part`); the
 /// messages the request pins are in no summary, so in no digest.
 fn digest_of(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Option<Digest>> {
-    let (messages, format) = (&request.messages, request.format);
-    let units = walk::units(messages, range, part, format, &request.pinned)?;
+    let units = request.units(range, part)?;
     Ok(units.map(|units| Digest::of_summarized(&[&units])))
 }
 

@@ -9,8 +9,8 @@ use super::call::CallContext;
 use super::convert::{self, JsRequest};
 use super::history::JsHistory;
 use super::js::AbortSignal;
+use super::reported;
 use super::timer::JsSleeper;
-use super::{reported, walk};
 use crate::anchor::Report;
 use crate::apply::{Applied, ApplyInput};
 use crate::body::Decided;
@@ -156,9 +156,7 @@ impl Engine {
         };
         let (mut history, mut prefix, mut kept) = (Vec::new(), Vec::new(), Array::new());
         if let Some(plan) = &plan {
-            plan.check_fits(facts.messages.len())?;
-            crate::pinned::check_pairs(&facts.messages)?;
-            plan.check_part(&facts.messages)?;
+            plan.check_apply(&facts.messages)?;
             let (h, p) = (&plan.messages_to_summarize, &plan.turn_prefix_messages);
             let messages = &request.messages;
             context.history = convert::slice_without_pinned(messages, &facts.messages, h);
@@ -166,8 +164,7 @@ impl Engine {
             if let Some(partial) = convert::summarized_part(messages, plan)? {
                 context.prefix.push(&partial);
             }
-            history = summarized_units(&request, plan, h.clone(), 0)?;
-            prefix = prefix_units(&request, plan)?;
+            (history, prefix) = request.apply_units(plan)?;
             kept = convert::kept(messages, &facts, plan)?;
             context.kept_id = convert::id_at(messages, plan.first_kept_index);
         }
@@ -196,36 +193,7 @@ impl Engine {
         let Some(plan) = plan else {
             return Ok(Array::new().into());
         };
-        let messages = &request.messages;
-        plan.check_fits(messages.length() as usize)?;
-        let h = plan.messages_to_summarize.clone();
-        if generator.context_window_tokens.is_some() {
-            // A window's chunks are counted from units, as apply counts them.
-            let history = summarized_units(request, plan, h, 0)?;
-            let prefix = prefix_units(request, plan)?;
-            let asked = crate::SummarizeRequest {
-                previous_summary: &request.summary,
-                messages: &history,
-                turn_prefix_messages: &prefix,
-                estimator: &request.estimator,
-                focus: request.focus.as_deref(),
-            };
-            return Ok(prompts_to_js(generator, generator.prompts(&asked)?));
-        }
-        // Records written as the messages are read: no units are built.
-        let history = summarized_records(request, plan, h, 0)?;
-        let (p, part) = plan.prefix_range();
-        let prefix = summarized_records(request, plan, p, part)?;
-        let units = || prefix_units(request, plan);
-        let prompts = generator.prompts_of(
-            &request.summary,
-            history.as_deref(),
-            prefix.as_deref(),
-            units,
-            &request.estimator,
-            request.focus.as_deref(),
-        )?;
-        Ok(prompts_to_js(generator, prompts))
+        Ok(prompts_to_js(generator, request.prompts(generator, plan)?))
     }
 
     /// Applies the job's plan: the new summary and record, or `None` for a no-op.
@@ -308,35 +276,4 @@ fn prompts_to_js(
     let slots: Vec<JsValue> = std::iter::once(system).chain(texts).collect();
     let purposes: Vec<Purpose> = prompts.iter().map(|(purpose, _)| *purpose).collect();
     convert::out(&slots, |w| crate::out::prompts(w, &purposes))
-}
-
-/// The units of a plan's turn prefix: its whole messages, then the parts before the cut of a
-/// message cut inside.
-fn prefix_units(request: &JsRequest, plan: &Plan) -> Result<Vec<Message>> {
-    let (range, part) = plan.prefix_range();
-    summarized_units(request, plan, range, part)
-}
-
-/// The records of messages `range` a plan summarizes (see [`walk::records`]); a plan whose
-/// `first_kept_part` starts no step is an error.
-fn summarized_records(
-    request: &JsRequest,
-    plan: &Plan,
-    range: std::ops::Range<usize>,
-    last_part: usize,
-) -> Result<Option<String>> {
-    let (messages, format, pinned) = (&request.messages, request.format, &request.pinned);
-    walk::records(messages, range, last_part, format, pinned)?.ok_or_else(|| plan.part_error())
-}
-
-/// The units of messages `range` a plan summarizes (see [`walk::units`]); a plan whose
-/// `first_kept_part` starts no step is an error.
-fn summarized_units(
-    request: &JsRequest,
-    plan: &Plan,
-    range: std::ops::Range<usize>,
-    last_part: usize,
-) -> Result<Vec<Message>> {
-    let (messages, format, pinned) = (&request.messages, request.format, &request.pinned);
-    walk::units(messages, range, last_part, format, pinned)?.ok_or_else(|| plan.part_error())
 }

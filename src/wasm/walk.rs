@@ -4,22 +4,20 @@
 //! written or parsed on the way. A message the walker is not sure of is read through
 //! `JSON.stringify` instead, one at a time.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
-use std::ops::Range;
 
 use context_compaction_scan::{self as tape, Node, Val};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::convert;
 use super::host;
 use super::stringify;
 use crate::clearing::Finder;
 use crate::error::Result;
 use crate::facts::MessageFacts;
-use crate::formats::{Format, MessageUsage, Path, Records, Units};
-use crate::message::Message;
-use crate::pinned::{Found, Summarized};
+use crate::formats::{Format, MessageUsage, Path};
+use crate::summarized::Messages;
 use crate::token::Estimator;
 
 thread_local! {
@@ -53,75 +51,24 @@ pub(crate) fn facts(
     })
 }
 
-/// The canonical units of host messages `range` a plan summarizes (the core's
-/// [`Summarized`], given the request's `pinned` indices and what each message read says);
-/// with `last_part` > 0, of the last one only the units before the step that starts at that
-/// part (`None` when no step starts there).
-pub(crate) fn units(
-    messages: &Array,
-    range: Range<usize>,
-    last_part: usize,
-    format: Format,
-    pinned: &[u32],
-) -> Result<Option<Vec<Message>>> {
-    let mut found = last_part == 0;
-    let summarized = Summarized::new(range.clone(), pinned);
-    let mut out = Vec::new();
-    let indices = summarized.to_read();
-    each(messages, &indices, 0, format, &mut |i, message| {
-        let mut host = match message {
-            Some(message) => {
-                let mut units = Units::default();
-                format.read_into(message, Path::message(i), &mut units)?;
-                units.finish()
-            }
-            None => convert::host(messages, i, format)?,
-        };
-        if last_part > 0 && i + 1 == range.end {
-            let step = host.steps.iter().find(|s| s.part == last_part);
-            found = step.is_some();
-            host.units.truncate(step.map_or(0, |s| s.unit));
-        }
-        if summarized.includes(i, Found::of_host(&host)) {
-            out.extend(host.units);
-        }
-        Ok(())
-    })?;
-    Ok(found.then_some(out))
-}
+/// Host messages as the core reads what a plan summarizes of them (`crate::summarized`).
+impl Messages for Array {
+    fn count(&self) -> usize {
+        self.length() as usize
+    }
 
-/// The records (what the generator summarizer shows the model) of host messages `range` a
-/// plan summarizes (as [`units`]), written as each message is read, without building its
-/// units: `Some(None)` when they hold no units (nothing to summarize). With `last_part` > 0,
-/// the last message is written only up to the step that starts at that part, and `None` means
-/// no step starts there.
-pub(crate) fn records(
-    messages: &Array,
-    range: Range<usize>,
-    last_part: usize,
-    format: Format,
-    pinned: &[u32],
-) -> Result<Option<Option<String>>> {
-    let summarized = Summarized::new(range.clone(), pinned);
-    let mut records = Records::default();
-    let indices = summarized.to_read();
-    each(messages, &indices, 0, format, &mut |i, message| {
-        if last_part > 0 && i + 1 == range.end {
-            records.stop_at_step(last_part);
-        }
-        match message {
-            Some(message) => format.read_into(message, Path::message(i), &mut records)?,
-            None => {
-                let path = format!("messages[{i}]");
-                let text = stringify::json_text(&messages.get(i as u32), &path)?;
-                format.read_json_into(&text, &path, &mut records)?;
-            }
-        }
-        records.end_message(summarized.includes(i, records.found()));
-        Ok(())
-    })?;
-    let found = last_part == 0 || records.reached_cut();
-    Ok(found.then(|| records.finish()))
+    fn each(
+        &self,
+        format: Format,
+        indices: &[u32],
+        read: &mut dyn FnMut(usize, Option<Val>) -> Result<()>,
+    ) -> Result<()> {
+        each(self, indices, 0, format, read)
+    }
+
+    fn json(&self, i: usize, path: &str) -> Result<Cow<'_, str>> {
+        stringify::json_text(&self.get(i as u32), path).map(Cow::Owned)
+    }
 }
 
 /// Reads messages `indices` into `finder` (what clearing may replace), in order.
