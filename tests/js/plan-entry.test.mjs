@@ -212,6 +212,10 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => compactor.clearableResults({ ...ui, reportedUsage: { messages: 1, inputTokens: 10 } }), notRead("reportedUsage"));
   assert.throws(() => compactor.clearableResults({ ...ui, pinned: [0] }), notRead("pinned"));
   assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  // Invalid config, as every config option's error.
+  const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
+  assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
+  for (const absent of [undefined, null]) new glue.Compactor({ fileTracking: absent }).free();
   const handle = compactor.conversation(ui);
   assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
   handle.free();
