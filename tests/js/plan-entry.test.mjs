@@ -211,6 +211,9 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => compactor.clearableResults({ ...ui, tools: [{ name: "read" }] }), notRead("tools"));
   assert.throws(() => compactor.clearableResults({ ...ui, reportedUsage: { messages: 1, inputTokens: 10 } }), notRead("reportedUsage"));
   assert.throws(() => compactor.clearableResults({ ...ui, pinned: [0] }), notRead("pinned"));
+  // A system prompt as text blocks (Anthropic's `system`); a string is read as in every module.
+  assert.throws(() => compactor.clearableResults({ ...ui, systemPrompt: [{ type: "text", text: "be brief" }] }), notRead("systemPrompt"));
+  assert.deepEqual(compactor.clearableResults({ ...ui, systemPrompt: "be brief" }), []);
   assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
   // Invalid config, as every config option's error.
   const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
