@@ -17,6 +17,10 @@ pub(crate) fn find(text: &str, needle: &str) -> Option<usize> {
 
 /// `text` without every `suffix` it ends with (`"a_call_call"` → `"a"`), as
 /// `str::trim_end_matches` does.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn trim_end<'a>(mut text: &'a str, suffix: &str) -> &'a str {
     while let Some(rest) = text.strip_suffix(suffix).filter(|_| !suffix.is_empty()) {
         text = rest;

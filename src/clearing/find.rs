@@ -10,7 +10,7 @@ use context_compaction_scan::{Kind, Val};
 use super::text::CLEARED_PREFIX;
 use crate::error::{BoxError, Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
-use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units, held_text};
+use crate::formats::{Args, Format, Path, Shape, Sink, Spot, Tally, Text, Unit, Units};
 use crate::json::Json;
 use crate::message::{AssistantBlock, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::summary::FileTracking;
@@ -320,14 +320,20 @@ impl<'a> Sink<'a> for Finder<'_> {
         let path = match &arguments {
             _ if !self.tracking.read_tools.contains(&name) => None,
             Args::Value(value) => value.and_then(|v| val_path(self.tracking, v)),
-            Args::JsonText(text) => text_path(self.tracking, text),
-            Args::Held(value) => text_path(self.tracking, &held_text(*value)),
+            #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+            Args::Held(value) => text_path(self.tracking, &crate::formats::held_text(*value)),
         };
         let freed = match self.arguments {
             false => None,
             true => {
                 let before = self.call_tokens(arguments);
-                let after = self.call_tokens(Args::JsonText(Cow::Borrowed("{}")));
+                // Counted as the value `{}` (as the text `{}` counts, with no numbers to read
+                // differently), so that a module without the OpenAI readers has no JSON text.
+                let mut nodes = Vec::with_capacity(1);
+                let empty = context_compaction_scan::value(b"{}", 0, &mut nodes)
+                    .ok()
+                    .map(|_| Val::root("{}", &nodes));
+                let after = self.call_tokens(Args::Value(empty));
                 let both = before.and_then(|b| after.map(|a| b.saturating_sub(a)));
                 self.fail(both)
             }
@@ -408,6 +414,10 @@ fn val_path(tracking: &FileTracking, arguments: Val) -> Option<String> {
 }
 
 /// The path in a file read's arguments given as JSON text.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 fn text_path(tracking: &FileTracking, text: &str) -> Option<String> {
     let mut nodes = Vec::new();
     let arguments = crate::formats::scan(text, "arguments", &mut nodes).ok()?;

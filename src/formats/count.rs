@@ -11,6 +11,10 @@ pub(crate) const PUNCTUATION: u64 = 40;
 
 /// The heuristic score of the value JSON `text` holds, written as compact JSON (as
 /// `serde_json` writes the value it parses); `None` when `text` is not JSON.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn json_score(text: &str) -> Option<u64> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
@@ -25,6 +29,10 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
 
 /// The heuristic score of tool-call arguments given as JSON text, as the readers read them: the
 /// value the text holds, or the text itself as a string when it is not JSON.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn arguments_text_score(text: &str) -> u64 {
     json_score(text).unwrap_or_else(|| quoted_score(text.as_bytes()))
 }
@@ -32,6 +40,10 @@ pub(crate) fn arguments_text_score(text: &str) -> u64 {
 /// [`arguments_text_score`] of the JSON text the string `value` holds (empty when missing),
 /// read from the string's escaped text when that tells it (the held text is written as
 /// `serde_json` writes it, see [`score_held_json`]), else from the text unescaped.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn held_arguments_score(value: Option<Val>) -> u64 {
     if let Some(value) = value
         && value.escaped()

@@ -81,6 +81,10 @@ pub(crate) fn value_json(value: Option<Val>) -> Json {
 
 /// Appends the value JSON `text` holds (OpenAI's arguments text) as compact JSON, or `text` as
 /// a JSON string when it is not JSON; `nodes` is scratch space.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
     let start = out.len();
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
@@ -97,6 +101,10 @@ pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
 
 /// The value JSON `text` holds (tool-call arguments given as text), or `text` as a JSON string
 /// when it is not JSON.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn text_json(text: &str) -> Json {
     Json::parse(text).unwrap_or_else(|_| Json::string(text))
 }

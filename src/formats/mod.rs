@@ -25,9 +25,11 @@ pub(crate) mod count;
 mod edit;
 pub(crate) mod json;
 mod object;
-#[cfg_attr(not(feature = "openai-chat"), allow(dead_code))]
+// The OpenAI readers alone give tool-call arguments as JSON text (`Args::Held`), so a
+// module without them has no such variant, nor the reading of JSON text behind it.
+#[cfg(feature = "openai-chat")]
 mod openai_chat;
-#[cfg_attr(not(feature = "openai-responses"), allow(dead_code))]
+#[cfg(feature = "openai-responses")]
 mod openai_responses;
 mod records;
 mod sink;
@@ -47,7 +49,9 @@ pub use edit::{Edit, Edited};
 use object::Obj;
 pub(crate) use object::{Path, describe};
 pub(crate) use records::Records;
-pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit, held_text};
+#[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+pub(crate) use sink::held_text;
+pub(crate) use sink::{Args, Joined, Shape, Sink, Spot, Text, Unit};
 pub(crate) use tally::Tally;
 pub(crate) use units::Units;
 pub use usage::{MessageUsage, read_usage};
@@ -185,7 +189,11 @@ impl Format {
     pub fn keys(self) -> Option<&'static [&'static str]> {
         match self {
             Format::Canonical => Some(canonical::KEYS),
+            #[cfg(feature = "openai-chat")]
             Format::OpenAIChat => Some(openai_chat::KEYS),
+            // Never read: the format is refused by name.
+            #[cfg(not(feature = "openai-chat"))]
+            Format::OpenAIChat => None,
             Format::OpenAIResponses => None,
             Format::Anthropic => Some(anthropic::KEYS),
             Format::AiSdk => Some(ai_sdk::KEYS),

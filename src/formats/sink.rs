@@ -43,11 +43,12 @@ pub(crate) enum Text<'a> {
 pub(crate) enum Args<'a> {
     /// A JSON value (`null` when missing).
     Value(Option<Val<'a>>),
-    /// JSON text, as OpenAI sends arguments: the value it holds, or the text as a string when
-    /// it is not JSON.
-    JsonText(Cow<'a, str>),
-    /// JSON text as a string of the message holds it (missing is empty): read as
-    /// [`Args::JsonText`], scored from its escaped text where it can be.
+    /// JSON text as a string of the message holds it (missing is empty), as OpenAI sends
+    /// arguments: the value it holds, or the text as a string when it is not JSON; scored from
+    /// its escaped text where it can be. Only the OpenAI readers give it: a module without them
+    /// (the preview one) leaves out reading JSON text, its error words and `serde_json`'s
+    /// numbers.
+    #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
     Held(Option<Val<'a>>),
 }
 
@@ -206,16 +207,24 @@ fn write_str(value: Val, out: &mut String) {
 impl Args<'_> {
     /// Appends the arguments as compact JSON, as `serde_json` writes the value they hold;
     /// `nodes` is scratch space.
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(unused_variables, clippy::ptr_arg)
+    )]
     pub(crate) fn write_to(&self, nodes: &mut Vec<Node>, out: &mut String) {
         match self {
             Args::Value(value) => super::json::write_value(*value, out),
-            Args::JsonText(text) => super::json::write_text(text, nodes, out),
+            #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
             Args::Held(value) => super::json::write_text(&held_text(*value), nodes, out),
         }
     }
 }
 
 /// The JSON text a string holds (empty when missing).
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code)
+)]
 pub(crate) fn held_text(value: Option<Val>) -> Cow<str> {
     value.and_then(|value| value.str()).unwrap_or_default()
 }

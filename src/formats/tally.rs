@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::count::{arguments_text_score, compact_score, held_arguments_score};
+use super::count::compact_score;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::facts::{MessageFacts, Step};
 use crate::ids::Ids;
@@ -168,8 +168,8 @@ impl<'a> Sink<'a> for Tally {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
             Args::Value(value) => self.json_tokens(value),
-            Args::JsonText(text) => rounded(arguments_text_score(&text)),
-            Args::Held(value) => rounded(held_arguments_score(value)),
+            #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+            Args::Held(value) => rounded(super::count::held_arguments_score(value)),
         };
         self.add(self.heuristic.framing_tokens() + self.tokens(&name) + arguments);
         push_id(&mut self.facts.tool_call_ids, id);

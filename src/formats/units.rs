@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::json::{text_json, value_json};
+use super::json::value_json;
 use super::sink::{Args, Sink, Text, Unit};
 use crate::message::{
     AssistantBlock, AssistantMessage, ContentBlock, HostMessage, Message, StepStart, ToolCall,
@@ -119,8 +119,8 @@ impl<'a> Sink<'a> for Units {
     fn call(&mut self, id: Cow<'a, str>, name: Text<'a>, arguments: Args<'a>) {
         let arguments = match arguments {
             Args::Value(value) => value_json(value),
-            Args::JsonText(text) => text_json(&text),
-            Args::Held(value) => text_json(&super::sink::held_text(value)),
+            #[cfg(any(feature = "openai-chat", feature = "openai-responses"))]
+            Args::Held(value) => super::json::text_json(&super::sink::held_text(value)),
         };
         self.assistant(AssistantBlock::ToolCall(ToolCall {
             id: id.into_owned(),

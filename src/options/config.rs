@@ -200,6 +200,11 @@ fn file_tracking<M, H: Host<M>>(value: &H) -> Result<Option<FileTracking>> {
         return Ok(None);
     }
     let path = "config.fileTracking";
+    // Only a summary's file lists and clearing's file reads use it; ChatPreview never passes it,
+    // and its module leaves the reading out (the default tracking stays).
+    if !cfg!(feature = "plan-api") {
+        return Err(super::not_in_build(path));
+    }
     object(value, path, "{ readTools, modifyTools, pathKeys }")?;
     let mut tracking = FileTracking::default();
     for (key, slot) in [

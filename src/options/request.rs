@@ -146,6 +146,10 @@ pub fn system_prompt<M, H: Host<M>>(value: &H) -> Result<String> {
     let Some(blocks) = value.list("systemPrompt")? else {
         return Ok(text(value, "systemPrompt")?.unwrap_or_default());
     };
+    // ChatPreview's `system` is a string: its module leaves out reading text blocks.
+    if !cfg!(feature = "plan-api") {
+        return Err(super::not_in_build("systemPrompt"));
+    }
     crate::formats::joined_text(&blocks.json("systemPrompt")?, "systemPrompt")
 }
 

@@ -211,7 +211,14 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => compactor.clearableResults({ ...ui, tools: [{ name: "read" }] }), notRead("tools"));
   assert.throws(() => compactor.clearableResults({ ...ui, reportedUsage: { messages: 1, inputTokens: 10 } }), notRead("reportedUsage"));
   assert.throws(() => compactor.clearableResults({ ...ui, pinned: [0] }), notRead("pinned"));
+  // A system prompt as text blocks (Anthropic's `system`); a string is read as in every module.
+  assert.throws(() => compactor.clearableResults({ ...ui, systemPrompt: [{ type: "text", text: "be brief" }] }), notRead("systemPrompt"));
+  assert.deepEqual(compactor.clearableResults({ ...ui, systemPrompt: "be brief" }), []);
   assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  // Invalid config, as every config option's error.
+  const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
+  assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
+  for (const absent of [undefined, null]) new glue.Compactor({ fileTracking: absent }).free();
   const handle = compactor.conversation(ui);
   assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
   handle.free();
@@ -235,6 +242,20 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.deepEqual(plans[0], rest);
   clearing.free();
   wholeClearing.free();
+  // Clearing arguments too: what clearing a call's arguments frees is counted as the whole
+  // module counts it (the value `{}`; the preview module reads no JSON text).
+  const config = { keepRecentTokens: 1_000, clearing: { clearArguments: true, protectRecentTokens: 0 } };
+  const [args, wholeArgs] = [new glue.Compactor(config), new whole.Compactor({ ...config, summarizer: { summarize: async () => "" } })];
+  const request = { format: "ai-sdk-ui", messages: aiSdkUi(sessionMessages()), inputTokenBudget: 60_000 };
+  const found = args.clearableResults(request);
+  assert.ok(found.length > 0);
+  assert.deepEqual(found, wholeArgs.clearableResults(request));
+  const argPlans = [args, wholeArgs].map((c) => c.conversation({ format: "ai-sdk-ui", messages: request.messages }).plan({ inputTokenBudget: 60_000 }));
+  assert.equal(argPlans[1].kind, "clear");
+  const { messages: _m, messagesToSummarize: _s, turnPrefixMessages: _t, ...wholeRest } = argPlans[1];
+  assert.deepEqual(argPlans[0], wholeRest);
+  args.free();
+  wholeArgs.free();
 });
 for (const [format, convert] of formats) {
   test(`${format}: the plan-only module digests what a cut covers as the whole one does`, async () => {
