@@ -236,9 +236,10 @@ impl JsConversation {
             Some(Planned::Clear(cleared)) => {
                 // ChatPreview reads a clear plan's results, not its rewritten messages: the
                 // preview module (without `plan-api`) leaves them out, and the rewrite with them.
-                let rewritten = match cfg!(feature = "plan-api") {
-                    true => Some(clearing::rewritten(messages, format, &cleared)?),
-                    false => None,
+                let rewritten = if cfg!(feature = "plan-api") {
+                    Some(clearing::rewritten(messages, format, &cleared)?)
+                } else {
+                    None
                 };
                 Ok(clearing::plan_to_js(&facts, &cleared, rewritten))
             }

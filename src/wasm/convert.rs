@@ -358,8 +358,8 @@ pub(crate) fn long_string(text: &str) -> JsValue {
 
 /// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
 fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
-    // Converted a chunk at a time into the array (`crossing::FLOATS_CHUNK`).
-    const CHUNK: usize = crate::crossing::FLOATS_CHUNK;
+    // Converted a chunk at a time into the array.
+    use crate::crossing::FLOATS_CHUNK as CHUNK;
     let array = js_sys::Float64Array::new_with_length(values.len() as u32);
     let mut floats = Vec::with_capacity(values.len().min(CHUNK));
     let mut start = 0u32;
