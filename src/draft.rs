@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::message::{AssistantBlock, ContentBlock, Message};
-use crate::summarizer::Usage;
+use crate::usage::Usage;
 
 /// A 64-bit FNV-1a digest of what a summary covers: the content the summarizer was given
 /// (roles, texts, thinking, tool calls with their arguments, tool results with their status,

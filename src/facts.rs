@@ -5,7 +5,9 @@
 
 use crate::error::{BoxError, Error, Result};
 use crate::ids::Ids;
-use crate::message::{AssistantBlock, ContentBlock, HostMessage, Message, Role, ToolDefinition};
+use crate::message::{
+    AssistantBlock, ContentBlock, Found, HostMessage, Message, Role, ToolDefinition,
+};
 use crate::report::Calibration;
 use crate::summary;
 use crate::token::Estimator;
@@ -235,9 +237,18 @@ impl MessageFacts {
         self.flags.set(MessageFlags::PROVIDER_SUMMARY, on);
     }
 
+    /// What the facts say of the message's pins: their `pinned` flag holds the marker and the
+    /// request's indices.
+    pub fn found(&self) -> Found {
+        Found {
+            pinned: self.pinned(),
+            system: self.role == Role::System,
+        }
+    }
+
     /// Whether the message is never cut: a system message, or one the host pinned.
     pub fn is_pinned(&self) -> bool {
-        crate::pinned::Found::of_facts(self).is_pinned()
+        self.found().is_pinned()
     }
 
     /// Computes the facts of `message` with `estimator`.
@@ -361,7 +372,7 @@ pub struct RequestFacts {
     /// (`crate::anchor`); the default when nothing was reported.
     pub calibration: Calibration,
     /// Whether the messages before the newest provider summary count ([`crate::window`]).
-    pub provider_compaction: crate::window::ProviderCompaction,
+    pub provider_compaction: crate::provider_compaction::ProviderCompaction,
 }
 
 impl RequestFacts {

@@ -92,7 +92,9 @@ pub fn holds_pinned(facts: &[MessageFacts], range: &Range<usize>) -> bool {
 pub fn unpinned(facts: &[MessageFacts], range: Range<usize>) -> impl Iterator<Item = usize> + '_ {
     let summarized = Summarized::new(range.clone(), &[]);
     range.filter(move |&i| {
-        let found = facts.get(i).map_or_else(Found::default, Found::of_facts);
+        let found = facts
+            .get(i)
+            .map_or_else(Found::default, MessageFacts::found);
         summarized.includes(i, found)
     })
 }

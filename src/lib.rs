@@ -79,6 +79,7 @@ pub mod parse;
 pub mod pinned;
 mod plan;
 mod prompt;
+mod provider_compaction;
 mod record;
 pub mod records;
 mod report;
@@ -93,6 +94,7 @@ mod summary;
 pub mod tail;
 mod thrown;
 pub mod token;
+mod usage;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 pub mod window;

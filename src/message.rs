@@ -217,6 +217,31 @@ pub enum Role {
     System,
 }
 
+/// What reading one message found of its pins: whether the host pinned it (its format's
+/// marker; read from facts, the request's indices too) and whether it is a system message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The host pinned it.
+    pub pinned: bool,
+    /// It is a system message (never cut: it counts as system prompt).
+    pub system: bool,
+}
+
+impl Found {
+    /// What a message read into units says (its format's marker, its role).
+    pub fn of_host(message: &HostMessage) -> Found {
+        Found {
+            pinned: message.pinned,
+            system: message.role == Role::System,
+        }
+    }
+
+    /// Whether the message is pinned: never cut, summarized or cleared, kept after the summary.
+    pub fn is_pinned(self) -> bool {
+        self.pinned || self.system
+    }
+}
+
 /// One host message as the planner and the summarizer see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostMessage {

@@ -11,40 +11,8 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::hash::{HashMap, map_with_capacity};
-use crate::message::{HostMessage, Role};
 
-/// What reading one message found of its pins: whether the host pinned it (its format's
-/// marker; read from facts, the request's indices too) and whether it is a system message.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Found {
-    /// The host pinned it.
-    pub pinned: bool,
-    /// It is a system message (never cut: it counts as system prompt).
-    pub system: bool,
-}
-
-impl Found {
-    /// What `facts` say: their `pinned` flag holds the marker and the request's indices.
-    pub fn of_facts(facts: &MessageFacts) -> Found {
-        Found {
-            pinned: facts.pinned(),
-            system: facts.role == Role::System,
-        }
-    }
-
-    /// What a message read into units says (its format's marker, its role).
-    pub fn of_host(message: &HostMessage) -> Found {
-        Found {
-            pinned: message.pinned,
-            system: message.role == Role::System,
-        }
-    }
-
-    /// Whether the message is pinned: never cut, summarized or cleared, kept after the summary.
-    pub fn is_pinned(self) -> bool {
-        self.pinned || self.system
-    }
-}
+pub use crate::message::Found;
 
 /// Which messages of a range a plan summarizes: every one but the pinned ones (by the
 /// request's `pinned` indices or predicate, by their format's marker, or as system messages).

@@ -200,3 +200,29 @@ impl<A: Messages, E: Estimator> HostRequest<A, E> {
         self.units(range, part)?.ok_or_else(|| plan.part_error())
     }
 }
+
+/// The records of messages given as JSON texts, as [`records`] makes them: kept with what
+/// a plan summarizes, where the rule on pinned messages and split steps is.
+impl Format {
+    /// The records of host messages given as JSON texts (`messages[i]` in errors): what
+    /// [`crate::records::serialize`] makes of their units, written as the reader reads them.
+    pub fn records_json<'t>(self, texts: impl IntoIterator<Item = &'t str>) -> Result<String> {
+        let texts: Vec<&str> = texts.into_iter().collect();
+        Ok(self.records_json_until(&texts, &[], 0)?.unwrap_or_default())
+    }
+
+    /// [`Format::records_json`] of the messages a plan summarizes when the request pins
+    /// `pinned` (sorted indices; [`crate::pinned::Summarized`]), with the last message written
+    /// only up to the step that starts at part `last_part` (when > 0): the records of a plan
+    /// that keeps the rest of it. `None` when no step starts there.
+    pub fn records_json_until(
+        self,
+        texts: &[&str],
+        pinned: &[u32],
+        last_part: usize,
+    ) -> Result<Option<String>> {
+        let range = 0..texts.len();
+        let records = records(&texts, self, pinned, range, last_part)?;
+        Ok(records.map(Option::unwrap_or_default))
+    }
+}

@@ -12,12 +12,15 @@
 
 use std::borrow::Cow;
 
-use super::ai_sdk_ui::DENIED;
 use context_compaction_scan::Val;
 
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
+
+/// The text of a result that says the call was denied, when no reason is given (what
+/// `convertToModelMessages` sends for a denied call).
+pub(super) const DENIED: &str = "Tool call execution denied.";
 
 /// The top-level keys `read` looks at.
 pub(super) const KEYS: &[&str] = &["role", "content", "parts"];

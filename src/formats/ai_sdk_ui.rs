@@ -21,16 +21,13 @@ use std::borrow::Cow;
 use context_compaction_scan::Kind;
 
 use super::Format;
+use super::ai_sdk::DENIED;
 use super::object::Obj;
 use super::sink::{Args, Shape, Sink, Spot, Text, Unit};
 use crate::error::Result;
 
 /// The top-level keys `read` looks at (`content` only to name a ModelMessage in errors).
 pub(super) const KEYS: &[&str] = &["role", "parts", "content"];
-
-/// The text of a result that says the call was denied, when no reason is given (what
-/// `convertToModelMessages` sends for a denied call).
-pub(super) const DENIED: &str = "Tool call execution denied.";
 
 pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
     let role = r.required_str("role")?;

@@ -153,7 +153,7 @@ impl Summarizer for Hosted {
 /// it, nothing (or `true`) keeps it; a throw or rejection fails the compaction (`declined`,
 /// or `aborted` when the caller's signal fired).
 async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result<Verdict> {
-    let object = super::draft::to_js(draft, context.kept_id.clone());
+    let object = super::convert::draft_to_js(draft, context.kept_id.clone());
     let returned = call_host(hook, &JsValue::UNDEFINED, &object, &context.options())
         .await
         .map_err(|thrown| failed(Callback::BeforeCommit, thrown, context))?;

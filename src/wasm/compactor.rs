@@ -220,7 +220,7 @@ impl JsCompactor {
         let cut = crate::options::cut(&cut)?;
         let rebased = super::draft::rebased(&request, &draft, &onto, cut)?;
         let id = convert::id_at(&onto.messages, rebased.first_kept_index);
-        Ok(super::draft::to_js(&rebased, id))
+        Ok(super::convert::draft_to_js(&rebased, id))
     }
 
     #[cfg(feature = "full")]

@@ -258,6 +258,11 @@ pub(crate) fn spans_to_js(spans: &[std::ops::Range<usize>]) -> JsValue {
     js_sys::Uint32Array::from(offsets.as_slice()).into()
 }
 
+/// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`.
+pub(crate) fn draft_to_js(draft: &crate::draft::Draft, first_kept_id: JsValue) -> JsValue {
+    out(&[first_kept_id], |w| shape::draft(w, draft))
+}
+
 /// `{ summary, messages, record }`.
 pub(crate) fn outcome(summary: &str, messages: Array, record: Option<&Record>) -> JsValue {
     out(&[messages.into()], |w| {

@@ -15,11 +15,6 @@ use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
 use crate::{Plan, PlanFields};
 
-/// `{ summary, firstKeptIndex, firstKeptPart, firstKeptId, digest, previousDigest, usage? }`.
-pub(crate) fn to_js(draft: &Draft, first_kept_id: JsValue) -> JsValue {
-    convert::out(&[first_kept_id], |w| crate::out::draft(w, draft))
-}
-
 /// The digest of what a cut at part `part` of message `first` covers in `messages`: the units
 /// a summary of them is given.
 pub(crate) fn digest(request: &JsRequest, first: usize, part: usize) -> Result<Digest> {

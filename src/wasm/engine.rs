@@ -212,7 +212,7 @@ impl Engine {
     async fn draft(&self, job: &Job) -> Result<JsValue> {
         Ok(match self.draft_of(job).await? {
             None => JsValue::NULL,
-            Some(draft) => super::draft::to_js(&draft, job.context.kept_id.clone()),
+            Some(draft) => super::convert::draft_to_js(&draft, job.context.kept_id.clone()),
         })
     }
 

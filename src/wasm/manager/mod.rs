@@ -241,7 +241,7 @@ impl JsStateCompactor {
             (_, Some(draft)) => {
                 let messages = self.request(state)?.messages;
                 let id = convert::id_at(&messages, draft.first_kept_index);
-                super::draft::to_js(&draft, id)
+                super::convert::draft_to_js(&draft, id)
             }
             (_, None) => JsValue::NULL,
         })
