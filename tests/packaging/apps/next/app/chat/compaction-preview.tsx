@@ -26,7 +26,7 @@ export function CompactionPreview({ id, messages, idle }: { id: string; messages
   // says what the summary covers, so that the preview plans only what the route still sends.
   const [state, setState] = useState<ChatCompactionState | null>(null);
   useEffect(() => {
-    if (idle) fetch(`/api/chat?id=${encodeURIComponent(id)}`).then((response) => response.json()).then(setState);
+    if (idle) fetch(`/api/chat?id=${encodeURIComponent(id)}`).then((response) => (response.ok ? response.json().then(setState) : undefined)).catch(() => {});
   }, [id, idle]);
   const plan = useMemo(() => {
     preview?.update(messages, state);
