@@ -1,8 +1,9 @@
-//! What a `ContextManager` reports: its events and the outcome of maintenance.
+//! What a `ContextManager` reports: its events, the outcome of maintenance and of a run.
 
-use super::{Sink, any_record};
+use super::{Sink, any_record, records};
+use crate::apply::Record;
 use crate::clearing::Clearing;
-use crate::manager::{Event, Maintained};
+use crate::manager::{Event, Maintained, Ran, RunError};
 
 /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate, plan }`
 /// (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }` (of a
@@ -48,6 +49,36 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
     }
     if let Some(pending) = done.pending.as_str() {
         w.text("pending", pending);
+    }
+    w.close();
+}
+
+/// What a run resolves to: `{ response, state, compactions, failedAttempts }` (the response is
+/// slot 0, the state slot 1, the failed attempts the slots from 2, in order).
+pub fn ran<W: Sink, S, R, E>(w: &mut W, ran: &Ran<S, R, E>) {
+    w.open("", false);
+    w.slot("response", 0);
+    w.slot("state", 1);
+    run_end(w, &ran.compactions, ran.failed_attempts.len(), 2);
+    w.close();
+}
+
+/// What the error of a failed run carries, so that nothing is lost: `{ state, compactions,
+/// failedAttempts }` (the state with every committed rewrite is slot 0, the failed attempts
+/// the slots from 1). The host puts them on its error object, not enumerable.
+pub fn run_error<W: Sink, S, E>(w: &mut W, failed: &RunError<S, E>) {
+    w.open("", false);
+    w.slot("state", 0);
+    run_end(w, &failed.compactions, failed.failed_attempts.len(), 1);
+    w.close();
+}
+
+/// `compactions` and `failedAttempts` (`attempts` slots from `first`).
+fn run_end<W: Sink>(w: &mut W, compactions: &[Record], attempts: usize, first: usize) {
+    records(w, "compactions", compactions);
+    w.open("failedAttempts", true);
+    for k in first..first + attempts {
+        w.slot("", k);
     }
     w.close();
 }
