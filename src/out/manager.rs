@@ -1,7 +1,6 @@
 //! What a `ContextManager` reports: its events, the outcome of maintenance and of a run.
 
 use super::{Sink, any_record, records};
-use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::manager::{Event, Maintained, Ran, RunError};
 
@@ -54,31 +53,23 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
 }
 
 /// What a run resolves to: `{ response, state, compactions, failedAttempts }` (the response is
-/// slot 0, the state slot 1, the failed attempts the slots from 2, in order).
+/// slot 0, the state slot 1, the array of failed attempts slot 2).
 pub fn ran<W: Sink, S, R, E>(w: &mut W, ran: &Ran<S, R, E>) {
     w.open("", false);
     w.slot("response", 0);
     w.slot("state", 1);
-    run_end(w, &ran.compactions, ran.failed_attempts.len(), 2);
+    records(w, "compactions", &ran.compactions);
+    w.slot("failedAttempts", 2);
     w.close();
 }
 
 /// What the error of a failed run carries, so that nothing is lost: `{ state, compactions,
-/// failedAttempts }` (the state with every committed rewrite is slot 0, the failed attempts
-/// the slots from 1). The host puts them on its error object, not enumerable.
+/// failedAttempts }` (the state with every committed rewrite is slot 0, the array of failed
+/// attempts slot 1). The host puts them on its error object, not enumerable.
 pub fn run_error<W: Sink, S, E>(w: &mut W, failed: &RunError<S, E>) {
     w.open("", false);
     w.slot("state", 0);
-    run_end(w, &failed.compactions, failed.failed_attempts.len(), 1);
-    w.close();
-}
-
-/// `compactions` and `failedAttempts` (`attempts` slots from `first`).
-fn run_end<W: Sink>(w: &mut W, compactions: &[Record], attempts: usize, first: usize) {
-    records(w, "compactions", compactions);
-    w.open("failedAttempts", true);
-    for k in first..first + attempts {
-        w.slot("", k);
-    }
+    records(w, "compactions", &failed.compactions);
+    w.slot("failedAttempts", 1);
     w.close();
 }

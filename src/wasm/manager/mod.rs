@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -101,11 +101,9 @@ impl JsContextManager {
                 .await
             {
                 Ok(ran) => {
-                    let slots = [
-                        &[ran.response.clone(), ran.state.clone()],
-                        &ran.failed_attempts[..],
-                    ];
-                    Ok(out(&slots.concat(), |w| shape::ran(w, &ran)))
+                    let attempts = ran.failed_attempts.iter().collect::<Array>().into();
+                    let slots = [ran.response.clone(), ran.state.clone(), attempts];
+                    Ok(out(&slots, |w| shape::ran(w, &ran)))
                 }
                 Err(failed) => {
                     let error = match &failed.failure {
@@ -114,8 +112,9 @@ impl JsContextManager {
                     };
                     // Nothing is lost: the error carries the state with every committed rewrite.
                     if error.is_object() {
-                        let slots = [std::slice::from_ref(&failed.state), &failed.failed_attempts];
-                        let carried = out(&slots.concat(), |w| shape::run_error(w, &failed));
+                        let attempts = failed.failed_attempts.iter().collect::<Array>().into();
+                        let slots = [failed.state.clone(), attempts];
+                        let carried = out(&slots, |w| shape::run_error(w, &failed));
                         hide_in(&error, &carried);
                     }
                     Err(error)
