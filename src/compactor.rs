@@ -82,8 +82,9 @@ pub enum LedgerDecision {
     /// The ledger's summary plan (`None`: nothing to do).
     Summarize(Option<Plan>),
     /// Clear these old tool results, planned over these facts (the fixed parts and every
-    /// message's).
-    Clear(RequestFacts, Clearing),
+    /// message's); boxed, so that the decision moves a pointer, not the facts (0.1 KB gzip of
+    /// the module).
+    Clear(Box<(RequestFacts, Clearing)>),
 }
 
 /// Plans and applies compactions with one policy and one summarizer.
@@ -410,7 +411,7 @@ impl<S: Summarizer> Compactor<S> {
         let mut find = |policy: &ClearingPolicy| find(policy, &facts);
         Ok(
             match self.decide_with(&facts, options, estimator, &mut find, &mut summarize)? {
-                Some(Planned::Clear(cleared)) => LedgerDecision::Clear(facts, cleared),
+                Some(Planned::Clear(cleared)) => LedgerDecision::Clear(Box::new((facts, cleared))),
                 Some(Planned::Summarize(plan)) => LedgerDecision::Summarize(Some(plan)),
                 None => LedgerDecision::Summarize(None),
             },

@@ -196,9 +196,10 @@ fn a_conversation_ledger_clears_first_as_the_compactor_does() {
         Some(messages.len()),
         "read over every message's facts"
     );
-    let LedgerDecision::Clear(facts, cleared) = decided else {
+    let LedgerDecision::Clear(decided) = decided else {
         panic!("a clearing, not {decided:?}");
     };
+    let (facts, cleared) = *decided;
     assert_eq!(cleared, expected);
     assert_eq!(facts.total(), expected.estimate_before);
     // Not enough: the ledger's summary plan, as the compactor's.

@@ -227,15 +227,16 @@ impl JsConversation {
             LedgerDecision::Summarize(Some(plan)) => {
                 convert::plan_to_js(&plan, messages, ledger.facts())
             }
-            LedgerDecision::Clear(facts, cleared) => {
+            LedgerDecision::Clear(decided) => {
+                let (facts, cleared) = &*decided;
                 // ChatPreview reads a clear plan's results, not its rewritten messages: the
                 // preview module (without `plan-api`) leaves them out, and the rewrite with them.
                 let rewritten = if cfg!(feature = "plan-api") {
-                    Some(clearing::rewritten(messages, format, &cleared)?)
+                    Some(clearing::rewritten(messages, format, cleared)?)
                 } else {
                     None
                 };
-                Ok(clearing::plan_to_js(&facts, &cleared, rewritten))
+                Ok(clearing::plan_to_js(facts, cleared, rewritten))
             }
         }
     }
