@@ -76,6 +76,17 @@ pub struct HistoryDecision {
     pub unread_before: Option<Unread>,
 }
 
+/// What [`Compactor::decide_ledger`] decided for a conversation handle.
+#[derive(Debug, Clone)]
+pub enum LedgerDecision {
+    /// The ledger's summary plan (`None`: nothing to do).
+    Summarize(Option<Plan>),
+    /// Clear these old tool results, planned over these facts (the fixed parts and every
+    /// message's); boxed, so that the decision moves a pointer, not the facts (0.1 KB gzip of
+    /// the module).
+    Clear(Box<(RequestFacts, Clearing)>),
+}
+
 /// Plans and applies compactions with one policy and one summarizer.
 #[derive(Debug)]
 pub struct Compactor<S> {
@@ -374,6 +385,37 @@ impl<S: Summarizer> Compactor<S> {
         options: PlanOptions,
     ) -> Result<Option<Plan>> {
         ledger.plan(fixed, options, self.keep_recent_tokens, self.trigger_ratio)
+    }
+
+    /// [`Compactor::decide_with`] over a [`Ledger`]: clear first when the clearing policy is
+    /// on, else [`Compactor::plan_with_ledger`]. `fixed` gives the system prompt, summary and
+    /// tools, as calibrated by [`Ledger::calibrate`]; `find` reads the results and calls of the
+    /// messages whose facts it is given, only when clearing is wanted. Without the policy the
+    /// ledger plans alone, with no copy of every message's facts.
+    pub fn decide_ledger(
+        &self,
+        fixed: &RequestFacts,
+        ledger: &Ledger,
+        options: PlanOptions,
+        estimator: &dyn Estimator,
+        find: &mut dyn FnMut(&ClearingPolicy, &RequestFacts) -> Result<Found>,
+    ) -> Result<LedgerDecision> {
+        let mut summarize = || self.plan_with_ledger(fixed, ledger, options);
+        if self.clearing.is_none() {
+            return Ok(LedgerDecision::Summarize(summarize()?));
+        }
+        let facts = RequestFacts {
+            messages: ledger.facts().to_vec(),
+            ..fixed.clone()
+        };
+        let mut find = |policy: &ClearingPolicy| find(policy, &facts);
+        Ok(
+            match self.decide_with(&facts, options, estimator, &mut find, &mut summarize)? {
+                Some(Planned::Clear(cleared)) => LedgerDecision::Clear(Box::new((facts, cleared))),
+                Some(Planned::Summarize(plan)) => LedgerDecision::Summarize(Some(plan)),
+                None => LedgerDecision::Summarize(None),
+            },
+        )
     }
 
     /// Executes `plan`: summarizes, replaces the summary, trims the messages and writes the

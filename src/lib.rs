@@ -102,7 +102,8 @@ pub mod window;
 pub use anchor::{Calibration, Report};
 pub use apply::{Applied, ApplyInput, CommitInput, Compaction, Receipt, Record};
 pub use compactor::{
-    Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, HistoryDecision, Planned,
+    Compactor, CompactorConfig, DEFAULT_KEEP_RECENT_TOKENS, HistoryDecision, LedgerDecision,
+    Planned,
 };
 pub use draft::{Digest, Draft, Verdict};
 pub use error::{BoxError, Error, Result, whole_number};

@@ -316,31 +316,11 @@ fn the_ahead_ratio_is_a_fraction_of_the_threshold() {
     assert_eq!(ahead.outcome, AheadOutcome::Drafted);
 }
 
-/// A summarizer that remembers the focus it was asked for.
-#[derive(Default)]
-struct Focused(RefCell<Vec<Option<String>>>);
-
-impl Summarizer for Focused {
-    type Context = ();
-    fn summarize<'a>(
-        &'a self,
-        request: SummarizeRequest<'a>,
-        _: &'a (),
-    ) -> LocalFuture<'a, Result<SummaryText>> {
-        self.0.borrow_mut().push(request.focus.map(str::to_owned));
-        let text = SummaryText {
-            text: "focused".to_owned(),
-            usage: None,
-        };
-        Box::pin(std::future::ready(Ok(text)))
-    }
-}
-
 #[test]
 fn focus_reaches_the_summary_of_maintenance_a_draft_and_a_recovery() {
     let compactor = Compactor::new(CompactorConfig {
         keep_recent_tokens: 200,
-        ..CompactorConfig::new(Focused::default())
+        ..CompactorConfig::new(Fixed::new("focused"))
     })
     .unwrap();
     let estimator = CharEstimator::default();
@@ -369,7 +349,7 @@ fn focus_reaches_the_summary_of_maintenance_a_draft_and_a_recovery() {
     let off = manager(0);
     let focused = off.run_focused(&local, state(10), Some("the plan"), &(), send, |_| true);
     assert_eq!(run(focused).unwrap().compactions.len(), 1);
-    let asked = compactor.summarizer().0.borrow().clone();
+    let asked = compactor.summarizer().foci.borrow().clone();
     let the_bugs = Some("the open bugs".to_owned());
     let the_plan = Some("the plan".to_owned());
     assert_eq!(asked, vec![the_bugs.clone(), the_bugs, None, the_plan]);

@@ -7,7 +7,7 @@ mod common;
 use std::cell::RefCell;
 
 use common::*;
-use context_compaction::clearing::{CLEARED_PREFIX, ClearingPolicy};
+use context_compaction::clearing::{CLEARED_PREFIX, ClearingPolicy, Found};
 use context_compaction::manager::*;
 use context_compaction::*;
 use serde_json::json;
@@ -155,6 +155,77 @@ fn the_compactor_never_clears_with_the_policy_off() {
     let done = run(compactor.compact(&request, &())).unwrap();
     assert_eq!(compactor.summarizer().seen.borrow().len(), 1);
     assert!(done.record.unwrap().first_kept_index > 0);
+}
+
+/// What a conversation handle's plan decides over a ledger of `messages` with `budget`: the
+/// facts `find` was given, with the decision.
+fn decide_ledger(
+    compactor: &Compactor<Fixed>,
+    messages: &[Message],
+    budget: u64,
+) -> (Option<usize>, LedgerDecision) {
+    let request = request(messages, budget);
+    let facts = RequestFacts::of(&request).unwrap();
+    let mut ledger = Ledger::from_facts(facts.messages.clone());
+    let fixed = RequestFacts {
+        messages: Vec::new(),
+        ..facts
+    };
+    let fixed = ledger.calibrate(&fixed, &[]);
+    let mut seen = None;
+    let mut find = |policy: &ClearingPolicy, facts: &RequestFacts| {
+        seen = Some(facts.messages.len());
+        Found::of_messages(messages, &policy.file_tracking, request.estimator)
+    };
+    let options = request.options();
+    let heuristic = Heuristic::new();
+    let decided = compactor.decide_ledger(&fixed, &ledger, options, &heuristic, &mut find);
+    (seen, decided.unwrap())
+}
+
+#[test]
+fn a_conversation_ledger_clears_first_as_the_compactor_does() {
+    let messages = read_turns();
+    let eager = compactor(eager());
+    let (seen, decided) = decide_ledger(&eager, &messages, 2000);
+    let Some(Planned::Clear(expected)) = eager.decide(&request(&messages, 2000)).unwrap() else {
+        panic!("a clearing");
+    };
+    assert_eq!(
+        seen,
+        Some(messages.len()),
+        "read over every message's facts"
+    );
+    let LedgerDecision::Clear(decided) = decided else {
+        panic!("a clearing, not {decided:?}");
+    };
+    let (facts, cleared) = *decided;
+    assert_eq!(cleared, expected);
+    assert_eq!(facts.total(), expected.estimate_before);
+    // Not enough: the ledger's summary plan, as the compactor's.
+    let (_, decided) = decide_ledger(&eager, &messages, 100);
+    let LedgerDecision::Summarize(plan) = decided else {
+        panic!("a summary plan, not {decided:?}");
+    };
+    let tight = request(&messages, 100);
+    assert_eq!(plan, eager.plan(&tight).unwrap());
+    assert!(plan.is_some());
+    // Under the trigger there is nothing to do, and nothing is read.
+    let (seen, decided) = decide_ledger(&eager, &messages, 100_000);
+    assert!(matches!(decided, LedgerDecision::Summarize(None)) && seen.is_none());
+}
+
+#[test]
+fn a_conversation_ledger_never_clears_with_the_policy_off() {
+    let messages = read_turns();
+    let off = compactor(None);
+    let (seen, decided) = decide_ledger(&off, &messages, 2000);
+    assert_eq!(seen, None, "nothing read for clearing");
+    let LedgerDecision::Summarize(plan) = decided else {
+        panic!("a summary plan, not {decided:?}");
+    };
+    assert_eq!(plan, off.plan(&request(&messages, 2000)).unwrap());
+    assert!(plan.is_some());
 }
 
 /// Fails on the clearing placeholder only, so that planning a clearing fails.

@@ -3,9 +3,11 @@
 //! a field ([`Host`]). A throwing getter is the host's error naming the place; a value of the
 //! wrong type is an error worded here.
 //!
-//! `config` reads a `Compactor`'s config and a `ContextManager`'s options, `request` a
-//! request's fields besides its messages, `handed` the objects a host hands back.
+//! `config` reads a `Compactor`'s config and a `ContextManager`'s options, `call` the options of
+//! one of its calls, `request` a request's fields besides its messages, `handed` the objects a
+//! host hands back.
 
+mod call;
 mod config;
 mod handed;
 mod pinned;
@@ -14,6 +16,7 @@ mod request;
 mod tests;
 mod thrown;
 
+pub use call::{MaintainCall, RunCall, heuristic, maintain_call, run_call};
 pub use config::{ManagerOptions, Settings, SummarizerOptions, compactor, manager};
 pub use handed::{answer, clear_plan, cut, draft, plan, usage, verdict};
 pub use pinned::pinned;

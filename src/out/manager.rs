@@ -1,8 +1,8 @@
-//! What a `ContextManager` reports: its events and the outcome of maintenance.
+//! What a `ContextManager` reports: its events, the outcome of maintenance and of a run.
 
-use super::{Sink, any_record};
+use super::{Sink, any_record, records};
 use crate::clearing::Clearing;
-use crate::manager::{Event, Maintained};
+use crate::manager::{Event, Maintained, Ran, RunError};
 
 /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate, plan }`
 /// (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }` (of a
@@ -49,5 +49,27 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
     if let Some(pending) = done.pending.as_str() {
         w.text("pending", pending);
     }
+    w.close();
+}
+
+/// What a run resolves to: `{ response, state, compactions, failedAttempts }` (the response is
+/// slot 0, the state slot 1, the array of failed attempts slot 2).
+pub fn ran<W: Sink, S, R, E>(w: &mut W, ran: &Ran<S, R, E>) {
+    w.open("", false);
+    w.slot("response", 0);
+    w.slot("state", 1);
+    records(w, "compactions", &ran.compactions);
+    w.slot("failedAttempts", 2);
+    w.close();
+}
+
+/// What the error of a failed run carries, so that nothing is lost: `{ state, compactions,
+/// failedAttempts }` (the state with every committed rewrite is slot 0, the array of failed
+/// attempts slot 1). The host puts them on its error object, not enumerable.
+pub fn run_error<W: Sink, S, E>(w: &mut W, failed: &RunError<S, E>) {
+    w.open("", false);
+    w.slot("state", 0);
+    records(w, "compactions", &failed.compactions);
+    w.slot("failedAttempts", 1);
     w.close();
 }

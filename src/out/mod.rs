@@ -13,7 +13,7 @@ mod plan;
 mod record;
 mod summary;
 
-pub use manager::{event, maintained};
+pub use manager::{event, maintained, ran, run_error};
 pub use plan::{clear_plan, clearable, estimate, plan};
 pub use record::{any_record, clear_record, draft, outcome, receipt, record, records};
 pub use summary::{chunk, generate_request, generate_slot, prompts};

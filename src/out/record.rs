@@ -120,8 +120,8 @@ pub fn draft<W: Sink>(w: &mut W, draft: &Draft) {
 }
 
 /// Records, in order.
-pub fn records<W: Sink>(w: &mut W, records: &[Record]) {
-    w.open("", true);
+pub fn records<W: Sink>(w: &mut W, key: &'static str, records: &[Record]) {
+    w.open(key, true);
     for r in records {
         record(w, "", r);
     }

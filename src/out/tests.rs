@@ -206,8 +206,36 @@ fn an_outcome_holds_the_clear_record_of_a_clearing_else_the_record_or_null() {
     );
     let of_nothing = tree(|w| outcome(w, "T", None, None));
     assert_eq!(get(&of_nothing, "record"), &Out::Null);
-    let listed = tree(|w| records(w, &[RECORD, RECORD]));
-    assert!(matches!(listed, Out::List(ref items) if items.len() == 2));
+}
+
+#[test]
+fn a_run_and_its_error_carry_the_state_the_records_and_the_attempts() {
+    let ran = crate::manager::Ran {
+        response: (),
+        state: (),
+        compactions: vec![RECORD, RECORD],
+        failed_attempts: Vec::<()>::new(),
+    };
+    let resolved = tree(|w| self::ran(w, &ran));
+    let expected = ["response", "state", "compactions", "failedAttempts"];
+    assert_eq!(keys(&resolved), expected);
+    assert_eq!(get(&resolved, "response"), &Out::Slot(0));
+    assert_eq!(get(&resolved, "state"), &Out::Slot(1));
+    assert_eq!(get(&resolved, "failedAttempts"), &Out::Slot(2));
+    let Out::List(compactions) = get(&resolved, "compactions") else {
+        panic!("a list");
+    };
+    assert_eq!(get(&compactions[1], "firstKeptIndex"), &Out::Count(3));
+    let failed = crate::manager::RunError {
+        failure: crate::manager::RunFailure::Provider(()),
+        state: (),
+        compactions: vec![RECORD],
+        failed_attempts: Vec::<()>::new(),
+    };
+    let carried = tree(|w| run_error(w, &failed));
+    assert_eq!(keys(&carried), ["state", "compactions", "failedAttempts"]);
+    assert_eq!(get(&carried, "state"), &Out::Slot(0));
+    assert_eq!(get(&carried, "failedAttempts"), &Out::Slot(1));
 }
 
 #[test]

@@ -17,12 +17,12 @@ use super::pinned::All;
 use super::walk;
 use super::{clearing, convert};
 use crate::anchor::Report;
-use crate::compactor::Planned;
+use crate::clearing::ClearingPolicy;
+use crate::compactor::LedgerDecision;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
-use crate::plan::Plan;
 use crate::reported::Carried;
 use crate::window::ProviderCompaction;
 
@@ -217,34 +217,27 @@ impl JsConversation {
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
         let options = crate::options::plan_options(options, "options")?;
-        let (engine, ledger) = (&self.engine, &self.ledger);
-        let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
-        let summary_js = |plan: Option<Plan>| match plan {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &self.messages, ledger.facts()),
-        };
-        // Without clearing the ledger plans alone: no copy of every message's facts.
-        if engine.core.clearing().is_none() {
-            return summary_js(summarize()?);
-        }
-        let facts = RequestFacts {
-            messages: ledger.facts().to_vec(),
-            ..fixed.clone()
-        };
         let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
-        match engine.decide_of(messages, format, estimator, &facts, options, &mut summarize)? {
-            Some(Planned::Clear(cleared)) => {
+        let mut find = |policy: &ClearingPolicy, facts: &RequestFacts| {
+            clearing::find(messages, &facts.messages, format, estimator, policy, false)
+        };
+        let ledger = &self.ledger;
+        match (self.engine.core).decide_ledger(&fixed, ledger, options, estimator, &mut find)? {
+            LedgerDecision::Summarize(None) => Ok(JsValue::NULL),
+            LedgerDecision::Summarize(Some(plan)) => {
+                convert::plan_to_js(&plan, messages, ledger.facts())
+            }
+            LedgerDecision::Clear(decided) => {
+                let (facts, cleared) = &*decided;
                 // ChatPreview reads a clear plan's results, not its rewritten messages: the
                 // preview module (without `plan-api`) leaves them out, and the rewrite with them.
                 let rewritten = if cfg!(feature = "plan-api") {
-                    Some(clearing::rewritten(messages, format, &cleared)?)
+                    Some(clearing::rewritten(messages, format, cleared)?)
                 } else {
                     None
                 };
-                Ok(clearing::plan_to_js(&facts, &cleared, rewritten))
+                Ok(clearing::plan_to_js(facts, cleared, rewritten))
             }
-            Some(Planned::Summarize(plan)) => summary_js(Some(plan)),
-            None => summary_js(None),
         }
     }
 }

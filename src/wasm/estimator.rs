@@ -22,12 +22,8 @@ impl JsHeuristic {
     /// `new HeuristicEstimator({ imageTokens })`; `imageTokens` defaults to 1,200.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsHeuristic, JsValue> {
-        let image_tokens = super::fields::optional_whole(&options, "imageTokens", "options")
-            .map_err(Error::into_config)?
-            .unwrap_or(crate::token::DEFAULT_IMAGE_TOKENS);
-        Ok(JsHeuristic {
-            inner: Heuristic { image_tokens },
-        })
+        let inner = crate::options::heuristic(&options)?;
+        Ok(JsHeuristic { inner })
     }
 
     /// The estimated tokens of `text` (a string).

@@ -9,9 +9,6 @@ use crate::error::{Error, Result};
 use crate::options::{Got, Host};
 
 pub(crate) use crate::options::text as optional_string;
-// Read by `HeuristicEstimator` and the manager's options, neither in the preview module.
-#[cfg(feature = "plan-api")]
-pub(crate) use crate::options::whole as optional_whole;
 
 /// `object[key]`, where a throwing getter is an error naming the place.
 pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> {

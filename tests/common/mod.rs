@@ -207,6 +207,8 @@ pub struct Fixed {
     pub text: String,
     pub usage: Option<Usage>,
     pub seen: RefCell<Vec<(String, usize, usize)>>,
+    /// The focus of each call, in order.
+    pub foci: RefCell<Vec<Option<String>>>,
     pub fail: bool,
     pub panic: bool,
 }
@@ -232,6 +234,9 @@ impl Summarizer for Fixed {
             request.messages.len(),
             request.turn_prefix_messages.len(),
         ));
+        self.foci
+            .borrow_mut()
+            .push(request.focus.map(str::to_owned));
         Box::pin(async move {
             if self.panic {
                 panic!("summarizer bug");

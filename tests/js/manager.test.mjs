@@ -185,6 +185,12 @@ test("two recoveries at most: the third overflow surfaces with the compacted sta
   assert.equal(error.failedAttempts.length, 2);
   assert.ok(error.state.messages.length < state.messages.length);
   assert.ok(error.state.summary.startsWith("SUMMARY"));
+  // Carried, not enumerable: logging or spreading the error does not copy the state.
+  for (const key of ["state", "compactions", "failedAttempts"]) {
+    const field = Object.getOwnPropertyDescriptor(error, key);
+    assert.deepEqual([field.enumerable, field.writable, field.configurable], [false, true, true], key);
+  }
+  assert.ok(!Object.keys(error).includes("state"));
 });
 
 test("a rewrite committed before cancellation stays in the state the error carries", async () => {

@@ -3,6 +3,7 @@
 use super::*;
 use crate::error::Error;
 
+mod call;
 mod handed;
 mod pinned;
 mod request;

@@ -12,12 +12,11 @@ use wasm_bindgen_futures::future_to_promise;
 use super::compactor::JsCompactor;
 use super::convert::{self, object, out};
 use super::error::to_js;
-use super::fields::{field, optional_whole};
 use super::host;
 use super::js::AbortSignal;
-use crate::draft::Draft;
-use crate::error::{Error, Result};
-use crate::manager::{Ahead, AheadOutcome, ContextManager, MaintainOptions, RunFailure};
+use crate::error::Result;
+use crate::manager::{Ahead, AheadOutcome, ContextManager, RunFailure};
+use crate::options::MaintainCall;
 use crate::out as shape;
 
 mod state;
@@ -48,7 +47,7 @@ impl JsContextManager {
     pub fn maintain(&self, state: JsValue, options: JsValue, ahead: bool) -> Promise {
         let compactor = self.compactor.clone();
         let core = self.core;
-        let (call, signal) = match Call::read(&options) {
+        let (call, signal) = match read_call(&options) {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
@@ -70,8 +69,9 @@ impl JsContextManager {
     pub fn run(&self, state: JsValue, send: JsValue, options: JsValue) -> Promise {
         let compactor = self.compactor.clone();
         let core = self.core;
-        let prepared = run_inputs(&send, &options);
-        let (send, is_overflow, signal, focus) = match prepared {
+        let prepared = crate::options::run_call(&send, &options)
+            .and_then(|call| Ok((call, convert::signal(&options)?)));
+        let (call, signal) = match prepared {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
@@ -80,36 +80,31 @@ impl JsContextManager {
                 "signal",
                 signal.clone().map_or(JsValue::UNDEFINED, JsValue::from),
             )]);
+            let send = call.send.unchecked_ref::<Function>();
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
                 let response = host::settle(&returned).await?;
                 compactor.learn(state, &response);
                 Ok(response)
             };
-            let overflow = |error: &JsValue| match &is_overflow {
+            let overflow = |error: &JsValue| match &call.is_overflow {
                 Some(custom) => custom
+                    .unchecked_ref::<Function>()
                     .call1(&JsValue::UNDEFINED, error)
                     .map(|v| v.is_truthy())
                     .unwrap_or(false),
                 None => is_overflow_error(error),
             };
-            let focus = focus.as_deref();
+            let focus = call.focus.as_deref();
             match core
                 .run_focused(&*compactor, state, focus, &signal, send_once, overflow)
                 .await
             {
-                Ok(ran) => Ok(object(&[
-                    ("response", ran.response),
-                    ("state", ran.state),
-                    (
-                        "compactions",
-                        out(&[], |w| shape::records(w, &ran.compactions)),
-                    ),
-                    (
-                        "failedAttempts",
-                        ran.failed_attempts.iter().collect::<Array>().into(),
-                    ),
-                ])),
+                Ok(ran) => {
+                    let attempts = ran.failed_attempts.iter().collect::<Array>().into();
+                    let slots = [ran.response.clone(), ran.state.clone(), attempts];
+                    Ok(out(&slots, |w| shape::ran(w, &ran)))
+                }
                 Err(failed) => {
                     let error = match &failed.failure {
                         RunFailure::Provider(error) => error.clone(),
@@ -117,30 +112,30 @@ impl JsContextManager {
                     };
                     // Nothing is lost: the error carries the state with every committed rewrite.
                     if error.is_object() {
-                        let attach = |key: &str, value: JsValue| {
-                            let descriptor = object(&[
-                                ("value", value),
-                                ("configurable", true.into()),
-                                ("writable", true.into()),
-                            ]);
-                            let _ = Reflect::define_property(
-                                error.unchecked_ref::<Object>(),
-                                &key.into(),
-                                descriptor.unchecked_ref::<Object>(),
-                            );
-                        };
-                        attach("state", failed.state);
-                        let compactions = out(&[], |w| shape::records(w, &failed.compactions));
-                        attach("compactions", compactions);
-                        attach(
-                            "failedAttempts",
-                            failed.failed_attempts.iter().collect::<Array>().into(),
-                        );
+                        let attempts = failed.failed_attempts.iter().collect::<Array>().into();
+                        let slots = [failed.state.clone(), attempts];
+                        let carried = out(&slots, |w| shape::run_error(w, &failed));
+                        hide_in(&error, &carried);
                     }
                     Err(error)
                 }
             }
         })
+    }
+}
+
+/// Defines each own property of `fields` (an object of the package's own) on `error`,
+/// configurable and writable but not enumerable.
+fn hide_in(error: &JsValue, fields: &JsValue) {
+    for key in Object::keys(fields.unchecked_ref::<Object>()) {
+        let value = Reflect::get(fields, &key).unwrap_or_default();
+        let descriptor = object(&[
+            ("value", value),
+            ("configurable", true.into()),
+            ("writable", true.into()),
+        ]);
+        let (error, descriptor) = (error.unchecked_ref::<Object>(), descriptor.unchecked_ref());
+        let _ = Reflect::define_property(error, &key, descriptor);
     }
 }
 
@@ -159,63 +154,10 @@ impl JsContextManager {
     }
 }
 
-/// A maintenance call's options, read before the first await: `{ maxOutputTokens,
-/// skillTokens, focus, pending, signal }`.
-struct Call {
-    max_output_tokens: u64,
-    skill_tokens: u64,
-    focus: Option<String>,
-    pending: Option<Draft>,
-    /// The caller's own pending object (handed back while it still covers the state).
-    pending_value: JsValue,
-}
-
-impl Call {
-    fn read(options: &JsValue) -> Result<(Call, Option<AbortSignal>)> {
-        let whole = |key: &str| optional_whole(options, key, "options");
-        let focus = crate::options::focus(options, "options")?;
-        let pending_value = field(options, "pending", "options")?;
-        let pending = match &pending_value {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(crate::options::draft(v)?),
-        };
-        let call = Call {
-            max_output_tokens: whole("maxOutputTokens")?.unwrap_or(0),
-            skill_tokens: whole("skillTokens")?.unwrap_or(0),
-            focus,
-            pending,
-            pending_value,
-        };
-        Ok((call, convert::signal(options)?))
-    }
-
-    fn options(&self) -> MaintainOptions<'_> {
-        MaintainOptions {
-            max_output_tokens: self.max_output_tokens,
-            skill_tokens: self.skill_tokens,
-            focus: self.focus.as_deref(),
-            pending: self.pending.as_ref(),
-        }
-    }
-}
-
-type RunInputs = (
-    Function,
-    Option<Function>,
-    Option<AbortSignal>,
-    Option<String>,
-);
-
-fn run_inputs(send: &JsValue, options: &JsValue) -> Result<RunInputs> {
-    let send = send
-        .clone()
-        .dyn_into::<Function>()
-        .map_err(|_| Error::invalid_request("send: expected a function"))?;
-    let wrong = |place: String| Error::invalid_request(format!("{place}: expected a function"));
-    let is_overflow = crate::options::function(options, "isContextOverflow", "options", wrong)?;
-    let is_overflow = is_overflow.map(JsValue::unchecked_into);
-    let focus = crate::options::focus(options, "options")?;
-    Ok((send, is_overflow, convert::signal(options)?, focus))
+/// A maintenance call's options and signal, read before the first await.
+fn read_call(options: &JsValue) -> Result<(MaintainCall<JsValue>, Option<AbortSignal>)> {
+    let call = crate::options::maintain_call(options)?;
+    Ok((call, convert::signal(options)?))
 }
 
 /// The default overflow test over a thrown value: its message (or the provider body's), its
@@ -235,9 +177,14 @@ pub fn is_context_overflow_error(error: JsValue) -> bool {
 impl JsStateCompactor {
     /// What `prepareAhead` resolves to: the caller's own pending object when kept, a new
     /// draft (its `firstKeptId` read from `state`), or `null`.
-    fn pending(&self, ahead: Ahead, state: &JsValue, call: &Call) -> Result<JsValue> {
+    fn pending(
+        &self,
+        ahead: Ahead,
+        state: &JsValue,
+        call: &MaintainCall<JsValue>,
+    ) -> Result<JsValue> {
         Ok(match (ahead.outcome, ahead.draft) {
-            (AheadOutcome::Kept, _) => call.pending_value.clone(),
+            (AheadOutcome::Kept, _) => call.pending.as_ref().map_or(JsValue::NULL, |p| p.1.clone()),
             (_, Some(draft)) => {
                 let messages = self.request(state)?.messages;
                 let id = convert::id_at(&messages, draft.first_kept_index);
