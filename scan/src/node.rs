@@ -76,6 +76,16 @@ impl<'a> Val<'a> {
             .unwrap_or("")
     }
 
+    /// The bytes of [`Val::raw`], for a reader that needs no `str` (no check that the ends
+    /// fall between characters, which a tape's ranges always do).
+    pub fn raw_bytes(&self) -> &'a [u8] {
+        let node = self.node();
+        self.text
+            .as_bytes()
+            .get(node.start as usize..node.end as usize)
+            .unwrap_or_default()
+    }
+
     /// A string's value, borrowed when it has no escapes.
     pub fn str(&self) -> Option<Cow<'a, str>> {
         if self.kind() != Kind::String {
@@ -156,6 +166,11 @@ impl<'a> Val<'a> {
             };
             if hit {
                 found = Some(at + 1);
+                // A key laid out as its value comes from the package's walker, which lays out
+                // a JavaScript object's own keys: no key repeats, so the first is the last.
+                if key.verbatim {
+                    break;
+                }
             }
             // A tape that does not go forward (never one `check` passes) ends the search.
             if (value.next as usize) <= at + 1 {
