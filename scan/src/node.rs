@@ -206,10 +206,7 @@ impl<'a> Iterator for Children<'a> {
             return None;
         }
         let index = self.at;
-        self.at = self
-            .nodes
-            .get(index)
-            .map_or(usize::MAX, |n| n[3] as usize);
+        self.at = self.nodes.get(index).map_or(usize::MAX, |n| n[3] as usize);
         Some(Val {
             text: self.text,
             nodes: self.nodes,

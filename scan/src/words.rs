@@ -22,11 +22,7 @@ pub const SKIPPED: u32 = 6;
 /// as their values: no tag above [`SKIPPED`], see [`Node`]) and puts where each root starts
 /// into `roots` (`None` for one left out). `None` when they are not a tape [`crate::check`]
 /// accepts.
-pub fn from_words(
-    nodes: &[Node],
-    text_len: usize,
-    roots: &mut Vec<Option<usize>>,
-) -> Option<()> {
+pub fn from_words(nodes: &[Node], text_len: usize, roots: &mut Vec<Option<usize>>) -> Option<()> {
     roots.clear();
     let mut checker = Checker::new(nodes.len(), text_len);
     for (i, node) in nodes.iter().enumerate() {
@@ -68,7 +64,13 @@ mod tests {
         // {"a":1,"a":2} as a walker could not write it (a JavaScript object's keys never
         // repeat): the first is taken; scanned, the last, as serde_json keeps it.
         let text = "a1a2";
-        let nodes = [[5, 0, 0, 5], [3, 0, 1, 2], [2, 1, 2, 3], [3, 2, 3, 4], [2, 3, 4, 5]];
+        let nodes = [
+            [5, 0, 0, 5],
+            [3, 0, 1, 2],
+            [2, 1, 2, 3],
+            [3, 2, 3, 4],
+            [2, 3, 4, 5],
+        ];
         let mut roots = Vec::new();
         assert!(from_words(&nodes, text.len(), &mut roots).is_some());
         let object = crate::Val::root(text, &nodes);
@@ -76,6 +78,9 @@ mod tests {
         let text = r#"{"a":1,"a":2}"#;
         let mut scanned = Vec::new();
         crate::value(text.as_bytes(), 0, &mut scanned).unwrap();
-        assert_eq!(crate::Val::root(text, &scanned).get("a").map(|v| v.raw()), Some("2"));
+        assert_eq!(
+            crate::Val::root(text, &scanned).get("a").map(|v| v.raw()),
+            Some("2")
+        );
     }
 }
