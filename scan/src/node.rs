@@ -56,7 +56,8 @@ impl<'a> Val<'a> {
         self.node()[0] & ESCAPED != 0
     }
 
-    /// A string laid out as its value (see [`crate::Node::verbatim`]).
+    /// A string laid out as its value by a writer other than the scanner (see [`crate::Node`]):
+    /// written as JSON, it may need escapes.
     pub fn verbatim(&self) -> bool {
         let node = self.node();
         kind(&node) == Kind::String && node[0] & SCANNED == 0
@@ -94,7 +95,7 @@ impl<'a> Val<'a> {
     /// Whether this is the string `word`.
     pub fn is(&self, word: &str) -> bool {
         let node = self.node();
-        let [_, start, end, _] = node.map(|word| word as usize);
+        let [_, start, end, _] = node.map(|part| part as usize);
         match (kind(&node), self.escaped()) {
             // Lengths first: most keys differ in length from the one looked for.
             (Kind::String, false) => {
@@ -142,7 +143,7 @@ impl<'a> Val<'a> {
             let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) else {
                 break;
             };
-            let [tag, start, stop, _] = key.map(|word| word as usize);
+            let [tag, start, stop, _] = key.map(|part| part as usize);
             let hit = match (kind(key), tag as u32 & ESCAPED != 0) {
                 (Kind::String, false) => {
                     stop.checked_sub(start) == Some(word.len())

@@ -26,9 +26,10 @@ pub enum Kind {
 /// `start..end` is its content between the quotes; for anything else, its whole text.
 /// Containers are followed by their children (an object's by key, value, key, value…); `next`
 /// is the index just past the node's subtree. The tag's low three bits are the [`Kind`] (in
-/// the order of [`crate::TAG_NAMES`]; [`crate::SKIPPED`] and above read as `null`), then
-/// [`ESCAPED`] and [`SCANNED`]. The package's walker writes its tapes in this very layout (no
-/// flags: its strings are laid out as their values), so they are read where it wrote them.
+/// the order of [`crate::TAG_NAMES`]; [`crate::SKIPPED`] and above read as `null`), then a
+/// flag for a string with escapes and one for a node the scanner laid out (as JSON text; a
+/// string without it is laid out as its value). The package's walker writes its tapes in this
+/// very layout, with no flags, so they are read where it wrote them.
 pub type Node = [u32; 4];
 
 /// A string with at least one escape sequence (its content is not its text).
