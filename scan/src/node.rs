@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::tape::{Kind, Node};
+use crate::tape::{ESCAPED, Kind, Node, SCANNED, kind};
 
 /// One value of a scanned body.
 #[derive(Clone, Copy)]
@@ -12,14 +12,8 @@ pub struct Val<'a> {
     index: usize,
 }
 
-const MISSING: Node = Node {
-    kind: Kind::Null,
-    escaped: false,
-    verbatim: false,
-    start: 0,
-    end: 0,
-    next: u32::MAX,
-};
+// A `null` with no text.
+const MISSING: Node = [0, 0, 0, u32::MAX];
 
 impl<'a> Val<'a> {
     /// No value: reads as `null`, with no children.
@@ -49,7 +43,7 @@ impl<'a> Val<'a> {
 
     /// What the value is (`Null` when missing).
     pub fn kind(&self) -> Kind {
-        self.node().kind
+        kind(&self.node())
     }
 
     /// Whether the value is `null` (or missing).
@@ -59,21 +53,31 @@ impl<'a> Val<'a> {
 
     /// A string with escape sequences (its raw text is not its value).
     pub fn escaped(&self) -> bool {
-        self.node().escaped
+        self.node()[0] & ESCAPED != 0
     }
 
-    /// A string laid out as its value (see [`crate::Node::verbatim`]).
+    /// A string laid out as its value by a writer other than the scanner (see [`crate::Node`]):
+    /// written as JSON, it may need escapes.
     pub fn verbatim(&self) -> bool {
-        self.node().verbatim
+        let node = self.node();
+        kind(&node) == Kind::String && node[0] & SCANNED == 0
     }
 
     /// The raw text: a string's content between the quotes (escapes as written), anything
     /// else as written.
     pub fn raw(&self) -> &'a str {
-        let node = self.node();
+        let [_, start, end, _] = self.node();
+        self.text.get(start as usize..end as usize).unwrap_or("")
+    }
+
+    /// The bytes of [`Val::raw`], for a reader that needs no `str` (no check that the ends
+    /// fall between characters, which a tape's ranges always do).
+    pub fn raw_bytes(&self) -> &'a [u8] {
+        let [_, start, end, _] = self.node();
         self.text
-            .get(node.start as usize..node.end as usize)
-            .unwrap_or("")
+            .as_bytes()
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
     }
 
     /// A string's value, borrowed when it has no escapes.
@@ -91,15 +95,12 @@ impl<'a> Val<'a> {
     /// Whether this is the string `word`.
     pub fn is(&self, word: &str) -> bool {
         let node = self.node();
-        match (node.kind, node.escaped) {
+        let [_, start, end, _] = node.map(|part| part as usize);
+        match (kind(&node), self.escaped()) {
             // Lengths first: most keys differ in length from the one looked for.
             (Kind::String, false) => {
-                (node.end as usize).checked_sub(node.start as usize) == Some(word.len())
-                    && self
-                        .text
-                        .as_bytes()
-                        .get(node.start as usize..node.end as usize)
-                        == Some(word.as_bytes())
+                end.checked_sub(start) == Some(word.len())
+                    && self.text.as_bytes().get(start..end) == Some(word.as_bytes())
             }
             (Kind::String, true) => unescape(self.raw()) == word,
             _ => false,
@@ -109,12 +110,12 @@ impl<'a> Val<'a> {
     /// The children of an array, or the keys and values of an object, in order.
     pub fn children(&self) -> Children<'a> {
         let node = self.node();
-        let container = matches!(node.kind, Kind::Array | Kind::Object);
+        let container = matches!(kind(&node), Kind::Array | Kind::Object);
         Children {
             text: self.text,
             nodes: self.nodes,
             at: self.index + 1,
-            end: if container { node.next as usize } else { 0 },
+            end: if container { node[3] as usize } else { 0 },
         }
     }
 
@@ -131,10 +132,10 @@ impl<'a> Val<'a> {
     #[inline(never)]
     fn find(&self, word: &[u8]) -> Option<Val<'a>> {
         let node = self.node();
-        if node.kind != Kind::Object {
+        if kind(&node) != Kind::Object {
             return None;
         }
-        let end = (node.next as usize).min(self.nodes.len());
+        let end = (node[3] as usize).min(self.nodes.len());
         let text = self.text.as_bytes();
         let mut found = None;
         let mut at = self.index + 1;
@@ -142,8 +143,8 @@ impl<'a> Val<'a> {
             let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) else {
                 break;
             };
-            let (start, stop) = (key.start as usize, key.end as usize);
-            let hit = match (key.kind, key.escaped) {
+            let [tag, start, stop, _] = key.map(|part| part as usize);
+            let hit = match (kind(key), tag as u32 & ESCAPED != 0) {
                 (Kind::String, false) => {
                     stop.checked_sub(start) == Some(word.len())
                         && text.get(start..stop).is_some_and(|raw| same(raw, word))
@@ -156,12 +157,18 @@ impl<'a> Val<'a> {
             };
             if hit {
                 found = Some(at + 1);
+                // A key laid out as its value comes from the package's walker, which lays out
+                // a JavaScript object's own keys: no key repeats, so the first is the last.
+                if tag as u32 & SCANNED == 0 {
+                    break;
+                }
             }
             // A tape that does not go forward (never one `check` passes) ends the search.
-            if (value.next as usize) <= at + 1 {
+            let next = value[3] as usize;
+            if next <= at + 1 {
                 break;
             }
-            at = value.next as usize;
+            at = next;
         }
         found.map(|index| Val { index, ..*self })
     }
@@ -200,10 +207,7 @@ impl<'a> Iterator for Children<'a> {
             return None;
         }
         let index = self.at;
-        self.at = self
-            .nodes
-            .get(index)
-            .map_or(usize::MAX, |n| n.next as usize);
+        self.at = self.nodes.get(index).map_or(usize::MAX, |n| n[3] as usize);
         Some(Val {
             text: self.text,
             nodes: self.nodes,

@@ -22,24 +22,46 @@ pub enum Kind {
     Object,
 }
 
-/// One value on the tape. For a string, `start..end` is its content between the quotes; for
-/// anything else, its whole text. Containers are followed by their children (an object's by key,
-/// value, key, value…); `next` is the index just past the node's subtree.
-#[derive(Debug, Clone, Copy)]
-pub struct Node {
-    /// What the value is.
-    pub kind: Kind,
-    /// A string with at least one escape sequence (its content is not its text).
-    pub escaped: bool,
-    /// A string laid out as its value rather than as JSON text (by a writer other than the
-    /// scanner): written as JSON, it may need escapes.
-    pub verbatim: bool,
-    /// Where the node's text starts.
-    pub start: u32,
-    /// Where it ends.
-    pub end: u32,
-    /// The index just past the node's subtree.
-    pub next: u32,
+/// One value on the tape, four words: a tag, then `start`, `end` and `next`. For a string,
+/// `start..end` is its content between the quotes; for anything else, its whole text.
+/// Containers are followed by their children (an object's by key, value, key, value…); `next`
+/// is the index just past the node's subtree. The tag's low three bits are the [`Kind`] (in
+/// the order of [`crate::TAG_NAMES`]; [`crate::SKIPPED`] and above read as `null`), then a
+/// flag for a string with escapes and one for a node the scanner laid out (as JSON text; a
+/// string without it is laid out as its value). The package's walker writes its tapes in this
+/// very layout, with no flags, so they are read where it wrote them.
+pub type Node = [u32; 4];
+
+/// A string with at least one escape sequence (its content is not its text).
+pub(crate) const ESCAPED: u32 = 1 << 3;
+/// Laid out by the scanner, as JSON text: a string without it is laid out as its value (by
+/// another writer) and, written as JSON, may need escapes.
+pub(crate) const SCANNED: u32 = 1 << 4;
+
+/// What `node` is (`Null` for a skipped root).
+#[inline]
+pub(crate) fn kind(node: &Node) -> Kind {
+    match node[0] & 7 {
+        1 => Kind::Bool,
+        2 => Kind::Number,
+        3 => Kind::String,
+        4 => Kind::Array,
+        5 => Kind::Object,
+        _ => Kind::Null,
+    }
+}
+
+/// The tag of a node of `kind` the scanner lays out.
+fn scanned_tag(kind: Kind, escaped: bool) -> u32 {
+    let bits = match kind {
+        Kind::Null => 0,
+        Kind::Bool => 1,
+        Kind::Number => 2,
+        Kind::String => 3,
+        Kind::Array => 4,
+        Kind::Object => 5,
+    };
+    bits | SCANNED | if escaped { ESCAPED } else { 0 }
 }
 
 /// The JSON is malformed (or nested deeper than `serde_json` allows); the caller words the
@@ -103,12 +125,12 @@ impl Checker {
             open.pop();
         }
         let root = open.is_empty();
-        let (start, end, next) = (node.start as usize, node.end as usize, node.next as usize);
+        let [_, start, end, next] = node.map(|word| word as usize);
         let parent_end = open.last().copied().unwrap_or(self.len);
         if start > end || end > self.text_len || next <= i || next > parent_end {
             return Err(Malformed);
         }
-        let container = matches!(node.kind, Kind::Array | Kind::Object);
+        let container = matches!(kind(node), Kind::Array | Kind::Object);
         if !container && next != i + 1 {
             return Err(Malformed);
         }
@@ -143,14 +165,12 @@ impl Scanner<'_, '_> {
 
     fn push(&mut self, kind: Kind, start: usize, end: usize, escaped: bool) -> usize {
         let index = self.nodes.len();
-        self.nodes.push(Node {
-            kind,
-            escaped,
-            verbatim: false,
-            start: start as u32,
-            end: end as u32,
-            next: index as u32 + 1,
-        });
+        self.nodes.push([
+            scanned_tag(kind, escaped),
+            start as u32,
+            end as u32,
+            index as u32 + 1,
+        ]);
         index
     }
 
@@ -238,8 +258,8 @@ impl Scanner<'_, '_> {
         }
         let next = self.nodes.len() as u32;
         let node = self.nodes.get_mut(index).ok_or(Malformed)?;
-        node.end = self.pos as u32;
-        node.next = next;
+        node[2] = self.pos as u32;
+        node[3] = next;
         Ok(())
     }
 }
@@ -331,7 +351,7 @@ mod tests {
         ] {
             let nodes = scan(text).unwrap_or_else(|_| panic!("{text}"));
             assert!(serde_json::from_str::<serde_json::Value>(text).is_ok());
-            assert_eq!(nodes.first().map(|n| n.next as usize), Some(nodes.len()));
+            assert_eq!(nodes.first().map(|n| n[3] as usize), Some(nodes.len()));
         }
         for text in [
             "[1,]",
@@ -400,16 +420,16 @@ mod tests {
                     format!("{text}: {e:?}"),
                 ))?;
                 let string = nodes.get(1).unwrap();
-                let content = &text[string.start as usize..string.end as usize];
+                let content = &text[string[1] as usize..string[2] as usize];
                 proptest::prop_assert!(crate::unescape(content).contains('\u{fffd}'), "{}", text);
                 return Ok(());
             }
             proptest::prop_assert_eq!(nodes.is_ok(), serde.is_ok(), "{}", text);
             if let (Ok(nodes), Ok((value, _))) = (nodes, serde) {
                 let string = nodes.get(1).unwrap();
-                let content = &text[string.start as usize..string.end as usize];
+                let content = &text[string[1] as usize..string[2] as usize];
                 proptest::prop_assert_eq!(crate::unescape(content), value);
-                proptest::prop_assert_eq!(string.escaped, content.contains('\\'));
+                proptest::prop_assert_eq!(string[0] & ESCAPED != 0, content.contains('\\'));
             }
         }
     }
@@ -418,7 +438,7 @@ mod tests {
     fn lone_surrogates_are_accepted_like_json_parse() {
         let text = r#"["a\uda0ab", "\udc00"]"#;
         let nodes = scan(text).unwrap();
-        let content = |n: &Node| crate::unescape(&text[n.start as usize..n.end as usize]);
+        let content = |n: &Node| crate::unescape(&text[n[1] as usize..n[2] as usize]);
         assert_eq!(content(&nodes[1]), "a\u{fffd}b");
         assert_eq!(content(&nodes[2]), "\u{fffd}");
     }
@@ -434,20 +454,13 @@ mod tests {
             check(&nodes, text.len()).is_err()
         };
         // A subtree that does not move on, one past its parent's end, a range past the text.
-        assert!(broken(|n| n[2].next = 2));
-        assert!(broken(|n| n[3].next = 9));
-        assert!(broken(|n| n[4].end = 99));
-        assert!(broken(|n| n[1].next = 3));
+        assert!(broken(|n| n[2][3] = 2));
+        assert!(broken(|n| n[3][3] = 9));
+        assert!(broken(|n| n[4][2] = 99));
+        assert!(broken(|n| n[1][3] = 3));
         // Nesting deeper than serde_json allows.
         let nested = |n: usize| -> Vec<Node> {
-            let array = Node {
-                kind: Kind::Array,
-                escaped: false,
-                verbatim: false,
-                start: 0,
-                end: 0,
-                next: n as u32,
-            };
+            let array: Node = [4, 0, 0, n as u32];
             vec![array; n]
         };
         assert!(check(&nested(MAX_DEPTH), 0).is_ok());
@@ -458,12 +471,12 @@ mod tests {
     fn records_string_contents_and_subtrees() {
         let text = r#"{"k":"v\"w","n":[1,2]}"#;
         let nodes = scan(text).unwrap();
-        let content = |n: &Node| &text[n.start as usize..n.end as usize];
+        let content = |n: &Node| &text[n[1] as usize..n[2] as usize];
         assert_eq!(content(&nodes[1]), "k");
         assert_eq!(content(&nodes[2]), "v\\\"w");
-        assert!(nodes[2].escaped && !nodes[1].escaped);
-        assert_eq!(nodes[4].kind, Kind::Array);
-        assert_eq!(nodes[4].next, 7);
+        assert!(nodes[2][0] & ESCAPED != 0 && nodes[1][0] & ESCAPED == 0);
+        assert_eq!(kind(&nodes[4]), Kind::Array);
+        assert_eq!(nodes[4][3], 7);
         assert_eq!(content(&nodes[4]), "[1,2]");
     }
 }

@@ -1,8 +1,9 @@
 //! A tape another writer laid out as words: the package's JavaScript walker writes messages one
-//! after another, four `u32`s a node (tag, start, end, next). Read into nodes and checked here,
-//! in the crate compiled for speed, as every walked message goes through it.
+//! after another, four `u32`s a node (tag, start, end, next), which is a [`Node`]'s own layout.
+//! Checked here, in the crate compiled for speed, as every walked message goes through it, and
+//! then read where it lies.
 
-use crate::tape::{Checker, Kind, Node};
+use crate::tape::{Checker, Node};
 
 /// The writer's name of each tag below [`SKIPPED`], in tag order: the package's walker takes
 /// them from a module generated from this list (`pkg-template/tape.js`, checked by the
@@ -14,55 +15,24 @@ pub const TAG_NAMES: [&str; 6] = ["NULL", "BOOL", "NUMBER", "STRING", "ARRAY", "
 /// scanner's limit is serde_json's, 127, and a message sits a few levels down already).
 pub const WALK_DEPTH: usize = 120;
 
-/// The kind of each tag below [`SKIPPED`] (named by [`TAG_NAMES`]).
-const KINDS: [Kind; 6] = [
-    Kind::Null,
-    Kind::Bool,
-    Kind::Number,
-    Kind::String,
-    Kind::Array,
-    Kind::Object,
-];
-
 /// The tag of a root the writer left out (to be read another way); read as a `null`.
 pub const SKIPPED: u32 = 6;
 
-/// Reads the nodes `words` lay out over a text of `text_len` bytes into `nodes` (strings as
-/// their values, see [`Node::verbatim`]), and where each root starts into `roots` (`None` for
-/// one left out). `None` when the words are not a tape [`crate::check`] accepts. One pass: each
-/// node is checked as it is read.
-pub fn from_words(
-    words: &[u32],
-    text_len: usize,
-    nodes: &mut Vec<Node>,
-    roots: &mut Vec<Option<usize>>,
-) -> Option<()> {
-    nodes.clear();
+/// Checks the nodes a writer laid out over a text of `text_len` bytes (its strings laid out
+/// as their values: no tag above [`SKIPPED`], see [`Node`]) and puts where each root starts
+/// into `roots` (`None` for one left out). `None` when they are not a tape [`crate::check`]
+/// accepts.
+pub fn from_words(nodes: &[Node], text_len: usize, roots: &mut Vec<Option<usize>>) -> Option<()> {
     roots.clear();
-    let len = words.len() / 4;
-    nodes.reserve(len);
-    let mut checker = Checker::new(len, text_len);
-    for (i, node) in words.chunks_exact(4).enumerate() {
-        let &[tag, start, end, next] = node else {
+    let mut checker = Checker::new(nodes.len(), text_len);
+    for (i, node) in nodes.iter().enumerate() {
+        let tag = node[0];
+        if tag > SKIPPED {
             return None;
-        };
-        let (kind, skipped) = match KINDS.get(tag as usize) {
-            Some(kind) => (*kind, false),
-            None if tag == SKIPPED => (Kind::Null, true),
-            None => return None,
-        };
-        let node = Node {
-            kind,
-            escaped: false,
-            verbatim: kind == Kind::String,
-            start,
-            end,
-            next,
-        };
-        if checker.node(i, &node).ok()? {
-            roots.push((!skipped).then_some(i));
         }
-        nodes.push(node);
+        if checker.node(i, node).ok()? {
+            roots.push((tag != SKIPPED).then_some(i));
+        }
     }
     Some(())
 }
@@ -74,17 +44,43 @@ mod tests {
     #[test]
     fn reads_roots_and_refuses_what_is_not_a_tape() {
         // [1], a skipped root, "ab" over the text "1ab".
-        let words = [4, 0, 0, 2, 2, 0, 1, 2, SKIPPED, 0, 0, 3, 3, 1, 3, 4];
-        let (mut nodes, mut roots) = (Vec::new(), Vec::new());
-        assert!(from_words(&words, 3, &mut nodes, &mut roots).is_some());
+        let nodes = [[4, 0, 0, 2], [2, 0, 1, 2], [SKIPPED, 0, 0, 3], [3, 1, 3, 4]];
+        let mut roots = Vec::new();
+        assert!(from_words(&nodes, 3, &mut roots).is_some());
         assert_eq!(roots, [Some(0), None, Some(3)]);
-        assert!(nodes[3].verbatim && nodes[2].kind == Kind::Null);
-        // An unknown tag, a range past the text, a subtree that does not go forward.
-        for bad in [[9, 0, 0, 1], [3, 0, 4, 1], [4, 0, 0, 0]] {
-            assert!(
-                from_words(&bad, 3, &mut nodes, &mut roots).is_none(),
-                "{bad:?}"
-            );
+        let text = "1ab";
+        let string = crate::Val::at(text, &nodes, 3);
+        assert!(string.verbatim() && !string.escaped() && string.is("ab"));
+        assert!(crate::Val::at(text, &nodes, 2).is_null());
+        // An unknown tag, a tag with a flag (strings are laid out as their values), a range past
+        // the text, a subtree that does not go forward.
+        for bad in [[9, 0, 0, 1], [3 | 8, 0, 0, 1], [3, 0, 4, 1], [4, 0, 0, 0]] {
+            assert!(from_words(&[bad], 3, &mut roots).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_key_laid_out_as_its_value_is_found_at_its_first_hit() {
+        // {"a":1,"a":2} as a walker could not write it (a JavaScript object's keys never
+        // repeat): the first is taken; scanned, the last, as serde_json keeps it.
+        let text = "a1a2";
+        let nodes = [
+            [5, 0, 0, 5],
+            [3, 0, 1, 2],
+            [2, 1, 2, 3],
+            [3, 2, 3, 4],
+            [2, 3, 4, 5],
+        ];
+        let mut roots = Vec::new();
+        assert!(from_words(&nodes, text.len(), &mut roots).is_some());
+        let object = crate::Val::root(text, &nodes);
+        assert_eq!(object.get("a").map(|v| v.raw()), Some("1"));
+        let text = r#"{"a":1,"a":2}"#;
+        let mut scanned = Vec::new();
+        crate::value(text.as_bytes(), 0, &mut scanned).unwrap();
+        assert_eq!(
+            crate::Val::root(text, &scanned).get("a").map(|v| v.raw()),
+            Some("2")
+        );
     }
 }

@@ -98,7 +98,7 @@ fn score_as(value: Val, numbers: Numbers) -> Option<u64> {
                 // serde_json keeps one entry per key; repeats (and objects too large to check
                 // cheaply) are written out the general way and counted. The keys before are read again
                 // rather than kept: most arguments have a few, and a list would allocate.
-                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, &key.str()?) {
+                if entries >= MAX_CHECKED_KEYS || repeated(value, entries, key)? {
                     return None;
                 }
                 entries += 1;

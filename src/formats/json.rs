@@ -52,13 +52,22 @@ pub(crate) fn quoted(value: Val) -> Quoted {
     Quoted::Raw(raw)
 }
 
-/// Whether one of the first `entries` keys of `object` is `key`.
-pub(crate) fn repeated(object: Val, entries: usize, key: &str) -> bool {
-    object
-        .children()
-        .step_by(2)
-        .take(entries)
-        .any(|k| k.str().is_some_and(|k| k == key))
+/// Whether one of the first `entries` keys of `object` is `key` (`None` when `key` is not a
+/// string).
+pub(crate) fn repeated(object: Val, entries: usize, key: Val) -> Option<bool> {
+    // A key laid out as its value is one of a JavaScript object's own keys (the package's
+    // walker): none repeats.
+    if key.verbatim() {
+        return Some(false);
+    }
+    let key = key.str()?;
+    Some(
+        object
+            .children()
+            .step_by(2)
+            .take(entries)
+            .any(|k| k.str().is_some_and(|k| k == key)),
+    )
 }
 
 /// Appends a message's own value (`null` when missing) as compact JSON, its numbers read as

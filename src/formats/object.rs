@@ -69,9 +69,15 @@ impl<'a, 'p> Obj<'a, 'p> {
             keys: None,
         };
         if value.kind() != Kind::Object {
-            return Err(obj.invalid(&format!("expected an object, got {}", describe(value))));
+            return Err(obj.not_object());
         }
         Ok(obj)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_object(&self) -> Error {
+        self.invalid(&format!("expected an object, got {}", describe(self.value)))
     }
 
     /// A message, of which its reader may read only `keys` (all when `None`).
@@ -132,16 +138,26 @@ impl<'a, 'p> Obj<'a, 'p> {
         match self.get(key) {
             None => Ok(None),
             Some(value) if value.kind() == Kind::String => Ok(Some(value)),
-            Some(other) => {
-                Err(self.error(key, &format!("expected a string, got {}", describe(other))))
-            }
+            Some(other) => Err(self.not_string(key, Some(other))),
         }
     }
 
     /// The string at `key`, which must be there.
     pub(crate) fn required(&self, key: &str) -> Result<Val<'a>> {
-        self.string(key)?
-            .ok_or_else(|| self.error(key, "missing (expected a string)"))
+        match self.get(key) {
+            Some(value) if value.kind() == Kind::String => Ok(value),
+            other => Err(self.not_string(key, other)),
+        }
+    }
+
+    /// The error for a value at `key` that is not a string (`None`: missing, and required).
+    #[cold]
+    #[inline(never)]
+    fn not_string(&self, key: &str, found: Option<Val>) -> Error {
+        match found {
+            None => self.error(key, "missing (expected a string)"),
+            Some(other) => self.error(key, &format!("expected a string, got {}", describe(other))),
+        }
     }
 
     /// The value of the string at `key`, if there is one.

@@ -92,13 +92,13 @@ impl Tally {
 /// The tokens of a JSON string's value, as `Heuristic::count` counts it, without building it
 /// when the escapes allow.
 fn string_tokens(value: Val) -> u64 {
-    let raw = value.raw();
+    let raw = value.raw_bytes();
     if value.kind() != Kind::String || raw.is_empty() {
         return 0;
     }
     let score = match value.escaped() {
-        false => score(raw.as_bytes()),
-        true => score_escaped(raw.as_bytes()).unwrap_or_else(|| score(unescape(raw).as_bytes())),
+        false => score(raw),
+        true => score_escaped(raw).unwrap_or_else(|| score(unescape(value.raw()).as_bytes())),
     };
     rounded(score)
 }

@@ -179,12 +179,11 @@ fn walker() -> Result<Function> {
     Ok(super::seam::package()?.walk.clone())
 }
 
-/// What the walker writes into, and the nodes read from it.
+/// What the walker writes into (its nodes are read where it wrote them).
 struct Buffers {
     bytes: Vec<u8>,
     words: Vec<u32>,
-    nodes: Vec<Node>,
-    /// Where each message laid out starts among `nodes`.
+    /// Where each message laid out starts among the nodes.
     roots: Vec<Option<usize>>,
 }
 
@@ -193,7 +192,6 @@ impl Buffers {
         Buffers {
             bytes: Vec::new(),
             words: Vec::new(),
-            nodes: Vec::new(),
             roots: Vec::new(),
         }
     }
@@ -299,13 +297,12 @@ impl Walk<'_> {
         let Buffers {
             bytes,
             words,
-            nodes,
             roots,
         } = buffers;
         // Not a tape (never from the package's walker): each message the slow way.
-        let text = laid_out(bytes, words, nodes, roots).unwrap_or_else(|| {
+        let (text, nodes) = laid_out(bytes, words, roots).unwrap_or_else(|| {
             roots.clear();
-            ""
+            ("", &[])
         });
         let mut roots = roots.iter();
         for index in self.indices.iter().skip(k).take(count) {
@@ -320,20 +317,19 @@ impl Walk<'_> {
     }
 }
 
-/// The tape the walker wrote into `words` and `bytes` as nodes over a text, and the root of each
-/// message on it in `roots` (`None` for one it skipped); `None` when it is not a well-formed
-/// tape.
+/// The tape the walker wrote into `words` and `bytes`: its text and its nodes, checked, and the
+/// root of each message on it in `roots` (`None` for one it skipped); `None` when it is not a
+/// well-formed tape.
 fn laid_out<'a>(
     bytes: &'a [u8],
-    words: &[u32],
-    nodes: &mut Vec<Node>,
+    words: &'a [u32],
     roots: &mut Vec<Option<usize>>,
-) -> Option<&'a str> {
+) -> Option<(&'a str, &'a [Node])> {
     let (&count, &used) = (words.first()?, words.get(1)?);
     let text = tape::utf8(bytes.get(..used as usize)?)?;
-    let words = words.get(4..4 + 4 * count as usize)?;
-    tape::from_words(words, text.len(), nodes, roots)?;
-    Some(text)
+    let (nodes, _) = words.get(4..4 + 4 * count as usize)?.as_chunks::<4>();
+    tape::from_words(nodes, text.len(), roots)?;
+    Some((text, nodes))
 }
 
 fn address<T>(pointer: *const T) -> JsValue {
