@@ -110,6 +110,11 @@ pub(crate) fn quotes16(chunk: &[u8; 16]) -> u32 {
     equal16(chunk, b'"')
 }
 
+/// Bit `i` is set when byte `i` of `chunk` is a line break.
+pub(crate) fn line_breaks16(chunk: &[u8; 16]) -> u32 {
+    equal16(chunk, b'\n')
+}
+
 /// Bit `i` is set when byte `i` of `chunk` is a backslash.
 pub(crate) fn backslashes16(chunk: &[u8; 16]) -> u32 {
     mask16(chunk, false)

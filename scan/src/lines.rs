@@ -1,35 +1,25 @@
-//! Finding the n-th line break of a text from either end, 8 bytes at a time (what the records
+//! Finding the n-th line break of a text from either end, 16 bytes at a time (what the records
 //! of long tool results and arguments are cut at).
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-const HIGH: u64 = 0x8080_8080_8080_8080;
+use crate::find::line_breaks16;
 
-/// The high bit of each byte of `word` that is a line break, and no other bit.
-fn breaks(word: u64) -> u64 {
-    let x = word ^ (ONES * u64::from(b'\n'));
-    // A byte is zero exactly when adding 0x7f to its low bits does not carry into the high bit
-    // and its own high bit is clear (no carries between bytes, unlike the usual test).
-    !(((x & LOW) + LOW) | x) & HIGH
-}
-
-fn word(bytes: &[u8]) -> u64 {
-    let mut lanes = [0u8; 8];
-    lanes.copy_from_slice(bytes);
-    u64::from_le_bytes(lanes)
+/// How many line breaks the 16 bytes of `part` hold.
+fn count(part: &[u8]) -> usize {
+    let mut lanes = [0u8; 16];
+    lanes.copy_from_slice(part);
+    line_breaks16(&lanes).count_ones() as usize
 }
 
 /// The index of the `n`-th line break (`n` from 0) in `bytes`, if there are that many.
 pub fn nth_line_break(bytes: &[u8], mut n: usize) -> Option<usize> {
     let mut pos = 0;
-    while let Some(part) = bytes.get(pos..pos + 8) {
-        let found = breaks(word(part));
-        let count = found.count_ones() as usize;
+    while let Some(part) = bytes.get(pos..pos + 16) {
+        let count = count(part);
         if count > n {
             break;
         }
         n -= count;
-        pos += 8;
+        pos += 16;
     }
     let rest = bytes.get(pos..)?;
     let (i, _) = rest
@@ -44,14 +34,13 @@ pub fn nth_line_break(bytes: &[u8], mut n: usize) -> Option<usize> {
 /// many.
 pub fn nth_line_break_back(bytes: &[u8], mut n: usize) -> Option<usize> {
     let mut end = bytes.len();
-    while let Some(part) = end.checked_sub(8).and_then(|start| bytes.get(start..end)) {
-        let found = breaks(word(part));
-        let count = found.count_ones() as usize;
+    while let Some(part) = end.checked_sub(16).and_then(|start| bytes.get(start..end)) {
+        let count = count(part);
         if count > n {
             break;
         }
         n -= count;
-        end -= 8;
+        end -= 16;
     }
     let rest = bytes.get(..end)?;
     let (i, _) = rest
