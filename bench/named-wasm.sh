@@ -13,6 +13,6 @@ wasm-bindgen --target bundler --no-typescript --out-dir "$glue/out" "$glue/$name
 (cd "$root" && node scripts/short-imports.mjs "$glue/out/${name}_bg.wasm" "$glue/out/${name}_bg.js")
 "$root/node_modules/.bin/wasm-opt" -Oz --converge -ocimfs 20 -g --strip-producers --strip-target-features \
   --enable-simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-reference-types --enable-multivalue --enable-mutable-globals \
+  --enable-reference-types --enable-multivalue --enable-mutable-globals --flatten --rereloop -Oz -Oz \
   "$glue/out/${name}_bg.wasm" -o "$2"
 rm -rf "$glue"

@@ -19,8 +19,10 @@ pub struct Ledger {
     facts: Vec<MessageFacts>,
     /// The planning positions once a message has steps (`None`: the messages themselves).
     positions: Option<Positions>,
-    /// Tool-call id → the latest position that made the call.
-    calls: HashMap<String, usize>,
+    /// Tool-call id → the latest position that made the call. Boxed `str` keys: the entries
+    /// are laid out as the other maps' `&str` ones, so the module has one copy of the table's
+    /// resizing code, not two.
+    calls: HashMap<Box<str>, usize>,
     /// `blocked[c]`: how many call/result pairs a cut at position `c` would separate.
     blocked: Vec<u32>,
     message_tokens: u64,
@@ -189,7 +191,7 @@ impl Ledger {
             }
         }
         for id in &facts.tool_call_ids {
-            self.calls.insert(id.to_owned(), j);
+            self.calls.insert(id.into(), j);
         }
     }
 
