@@ -17,13 +17,16 @@ use super::pinned::All;
 use super::walk;
 use super::{clearing, convert};
 use crate::anchor::Report;
+use crate::apply::CommitInput;
 use crate::compactor::Planned;
+use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
 use crate::plan::Plan;
 use crate::reported::Carried;
+use crate::request::PlanOptions;
 use crate::window::ProviderCompaction;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -216,7 +219,11 @@ impl JsConversation {
         let fixed = self.fixed(options)?.clone();
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
+        let pending = field(options, "pending", "options")?;
         let options = crate::options::plan_options(options, "options")?;
+        if !(pending.is_undefined() || pending.is_null()) {
+            return self.pending_plan_js(fixed, options, &crate::options::draft(&pending)?);
+        }
         let (engine, ledger) = (&self.engine, &self.ledger);
         let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
         let summary_js = |plan: Option<Plan>| match plan {
@@ -245,6 +252,56 @@ impl JsConversation {
             }
             Some(Planned::Summarize(plan)) => summary_js(Some(plan)),
             None => summary_js(None),
+        }
+    }
+}
+
+impl JsConversation {
+    /// [`JsConversation::plan_js`] with pending draft `draft` (its cut in this history's
+    /// terms; the caller checked that it covers the history): what maintenance does, the
+    /// draft committed and what is left planned again ([`crate::pending::plan`]), as a plan
+    /// object, or `null` below the threshold. `fixed` are the calibrated fixed facts.
+    fn pending_plan_js(
+        &self,
+        fixed: RequestFacts,
+        options: PlanOptions,
+        draft: &Draft,
+    ) -> Result<JsValue> {
+        let budget = options.input_token_budget.ok_or_else(|| {
+            Error::invalid_request(
+                "options.pending: a plan with a pending draft needs options.inputTokenBudget",
+            )
+        })?;
+        let facts = RequestFacts {
+            messages: self.ledger.facts().to_vec(),
+            ..fixed
+        };
+        let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
+        let options = PlanOptions {
+            input_token_budget: Some(budget),
+            require_reduction: false,
+        };
+        // What is left, decided as maintenance decides it (clearing first when it is on):
+        // with clearing, over the messages the commit keeps.
+        let decide = |left: &RequestFacts| {
+            let mut summarize = || engine.core.plan_with_facts(left, options);
+            if engine.core.clearing().is_none() {
+                return Ok(summarize()?.map(Planned::Summarize));
+            }
+            let cut =
+                crate::pending::cut_plan(&facts, draft.first_kept_index, draft.first_kept_part);
+            let kept = convert::kept(&self.messages, &facts, &cut)?;
+            engine.decide_of(&kept, format, estimator, left, options, &mut summarize)
+        };
+        let input = CommitInput {
+            facts: &facts,
+            require_reduction: false,
+            estimator,
+        };
+        let ratio = engine.core.trigger_ratio();
+        match crate::pending::plan(input, draft, budget, ratio, decide)? {
+            None => Ok(JsValue::NULL),
+            Some(plan) => convert::plan_to_js(&plan, &self.messages, &facts.messages),
         }
     }
 }
