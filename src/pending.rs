@@ -110,6 +110,12 @@ fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
     }
 }
 
+/// The record of committing `draft` onto a request with `input.facts` (which it covers: the
+/// caller checked), as maintenance's commit makes it.
+pub fn committed(input: CommitInput<'_>, draft: &Draft) -> Result<Record> {
+    Ok(apply::commit_with_facts(input, draft)?.record)
+}
+
 /// Whether maintenance goes on after a commit (`record`) over a request with `facts`: the
 /// facts of what is left ([`left`]) when they are still over `threshold`, `None` when the
 /// commit was enough.
@@ -139,7 +145,7 @@ pub fn plan(
     if facts.total() as f64 <= threshold {
         return Ok(None);
     }
-    let record = apply::commit_with_facts(input, draft)?.record;
+    let record = committed(input, draft)?;
     let committed = cut_plan(facts, record.first_kept_index, record.first_kept_part);
     let Some(left) = still_over(facts, &record, threshold) else {
         return Ok(Some(committed));
