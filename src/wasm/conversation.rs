@@ -284,7 +284,12 @@ impl JsConversation {
         // What is left, decided as maintenance decides it (clearing first when it is on):
         // with clearing, over the messages the commit keeps.
         let decide = |left: &RequestFacts| {
-            let mut summarize = || engine.core.plan_with_facts(left, options);
+            // Planned through a ledger of what is left: the preview module's planner.
+            let mut summarize = || {
+                let mut ledger = Ledger::with_mode(left.provider_compaction);
+                left.messages.iter().for_each(|f| ledger.push(f.clone()));
+                engine.core.plan_with_ledger(left, &ledger, options)
+            };
             if engine.core.clearing().is_none() {
                 return Ok(summarize()?.map(Planned::Summarize));
             }
