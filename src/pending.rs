@@ -15,7 +15,8 @@ use crate::apply::{self, CommitInput};
 use crate::compactor::Planned;
 use crate::draft::Draft;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts};
+use crate::facts::{MessageFacts, RequestFacts, Step};
+use crate::ids::Ids;
 use crate::plan::Plan;
 use crate::record::{Receipt, Record};
 
@@ -39,11 +40,22 @@ pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
     }
 }
 
+/// Where a commit cuts: the first kept message and part.
+type Cut = (usize, usize);
+
+const fn cut_of(record: &Record) -> Cut {
+    (record.first_kept_index, record.first_kept_part)
+}
+
 /// Where each message a commit at `record`'s cut kept came from: its index in the request
 /// (with `facts`) the commit was made on, in the kept order (the pinned messages before the
 /// cut, then the messages from the cut on), as the commit keeps them.
 pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
-    let cut = cut_plan(facts, record.first_kept_index, record.first_kept_part);
+    kept_from(facts, cut_of(record))
+}
+
+fn kept_from(facts: &RequestFacts, (first, part): Cut) -> Vec<usize> {
+    let cut = cut_plan(facts, first, part);
     let len = facts.messages.len();
     cut.kept(&facts.messages, len).map(|(i, _)| i).collect()
 }
@@ -54,12 +66,16 @@ pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
 /// from its cut on. Calibrated as `facts` were, but no longer anchored: the request the
 /// provider counted is gone. Their total is the record's `estimate_after`.
 pub fn left(facts: &RequestFacts, record: &Record) -> RequestFacts {
-    let (first, part) = (record.first_kept_index, record.first_kept_part);
+    left_at(facts, cut_of(record), record.estimate_after)
+}
+
+/// [`left`] of a commit at `cut` whose estimate after is `estimate_after`.
+fn left_at(facts: &RequestFacts, (first, part): Cut, estimate_after: u64) -> RequestFacts {
     let kept_parts = facts.system_prompt
         + facts.tools
         + facts.pinned_tokens(first)
         + facts.kept_tokens(first, part);
-    let messages = origins(facts, record)
+    let messages = kept_from(facts, (first, part))
         .into_iter()
         .filter_map(|i| {
             let f = facts.messages.get(i)?;
@@ -75,7 +91,7 @@ pub fn left(facts: &RequestFacts, record: &Record) -> RequestFacts {
     calibration.anchor = None;
     RequestFacts {
         system_prompt: facts.system_prompt,
-        summary: record.estimate_after.saturating_sub(kept_parts),
+        summary: estimate_after.saturating_sub(kept_parts),
         tools: facts.tools,
         messages,
         calibration,
@@ -90,8 +106,7 @@ fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
     let kept = f.steps.iter().filter(|s| s.part >= part);
     let calls: usize = kept.clone().map(|s| s.calls).sum();
     let results: usize = kept.map(|s| s.results).sum();
-    let tail =
-        |ids: &crate::ids::Ids, count: usize| ids.slice(ids.len().saturating_sub(count), count);
+    let tail = |ids: &Ids, count: usize| ids.slice(ids.len().saturating_sub(count), count);
     MessageFacts {
         tokens: f.tokens_from(part),
         role: f.role,
@@ -102,7 +117,7 @@ fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
             .steps
             .iter()
             .filter(|s| s.part > part)
-            .map(|s| crate::facts::Step {
+            .map(|s| Step {
                 part: s.part - part,
                 ..*s
             })
@@ -120,19 +135,21 @@ pub fn committed(input: CommitInput<'_>, draft: &Draft) -> Result<Record> {
 /// facts of what is left ([`left`]) when they are still over `threshold`, `None` when the
 /// commit was enough.
 pub fn still_over(facts: &RequestFacts, record: &Record, threshold: f64) -> Option<RequestFacts> {
-    let left = left(facts, record);
+    over(left(facts, record), threshold)
+}
+
+fn over(left: RequestFacts, threshold: f64) -> Option<RequestFacts> {
     (left.total() as f64 > threshold).then_some(left)
 }
 
 /// The plan maintenance carries out over a request (`input.facts`) when pending draft `draft`
 /// covers it (the caller checked), `None` below the threshold (`budget` times
-/// `trigger_ratio`: the draft is not looked at): the draft committed, then, when
-/// what is left is still over the threshold, the summary
-/// `decide` plans over it (as maintenance decides: `None`, or a clearing, leave the draft's
-/// cut alone; so does a summary plan whose kept messages do not fit `budget` by themselves,
-/// or left facts whose irreducible part is over the threshold). The plan is in the terms of
-/// `input.facts`: where the kept messages start in that request, its estimate before, and the
-/// estimate after both steps.
+/// `trigger_ratio`: the draft is not looked at): the draft committed, then, when what is left
+/// is still over the threshold ([`still_over`]), the summary `decide` plans over it, as
+/// maintenance decides (`None`, or a clearing, leave the draft's cut alone; so do left facts
+/// whose irreducible part is over the threshold, and a plan whose kept messages do not fit
+/// `budget` by themselves). The plan is in the terms of `input.facts`: where the kept messages
+/// start in that request, its estimate before, and the estimate after both steps.
 pub fn plan(
     input: CommitInput<'_>,
     draft: &Draft,
@@ -145,21 +162,18 @@ pub fn plan(
     if facts.total() as f64 <= threshold {
         return Ok(None);
     }
-    let record = committed(input, draft)?;
-    let committed = cut_plan(facts, record.first_kept_index, record.first_kept_part);
-    let Some(left) = still_over(facts, &record, threshold) else {
+    // The commit's estimate alone (its record's `estimate_after`): what is left follows.
+    let cut = (draft.first_kept_index, draft.first_kept_part);
+    let estimate_after = apply::commit_estimate(&input, draft)?;
+    let committed = cut_plan(facts, cut.0, cut.1);
+    let Some(left) = over(left_at(facts, cut, estimate_after), threshold) else {
         return Ok(Some(committed));
     };
-    // As maintenance decides over what is left: nothing more when no summary can help.
     if left.irreducible_tokens() as f64 > threshold {
         return Ok(Some(committed));
     }
     Ok(Some(match decide(&left)? {
-        Some(Planned::Summarize(further))
-            if further.too_large(&left.messages, budget).is_none() =>
-        {
-            through(facts, &record, &further)
-        }
+        Some(Planned::Summarize(further)) if further.fits(budget) => through(facts, cut, &further),
         _ => committed,
     }))
 }
@@ -170,39 +184,30 @@ fn back(origins: &[usize], k: usize, len: usize) -> usize {
     origins.get(k).copied().unwrap_or(len)
 }
 
-/// A part of a kept message (its index among the kept `k`) as a part of the request's message:
-/// the message the commit cut inside starts at its cut.
-fn part_back(origins: &[usize], record: &Record, k: usize, part: usize, len: usize) -> usize {
-    let cut_inside = record.first_kept_part > 0 && back(origins, k, len) == record.first_kept_index;
-    if cut_inside {
-        part + record.first_kept_part
-    } else {
-        part
-    }
+/// A cut `(k, part)` of what a commit at `cut` kept, in the request's terms: the message the
+/// commit cut inside starts at its cut.
+fn cut_back(origins: &[usize], cut: Cut, (k, part): Cut, len: usize) -> Cut {
+    let first = back(origins, k, len);
+    let inside = cut.1 > 0 && first == cut.0;
+    (first, if inside { part + cut.1 } else { part })
 }
 
-/// `further` (a plan of what the commit `record` left of a request with `facts`) in the
+/// `further` (a plan of what a commit at `cut` left of a request with `facts`) in the
 /// request's terms: its cut, its turn prefix and the estimate after it; everything before
 /// the cut is summarized (by the draft or by the further summary) but the pinned messages.
-fn through(facts: &RequestFacts, record: &Record, further: &Plan) -> Plan {
-    let origins = origins(facts, record);
+fn through(facts: &RequestFacts, cut: Cut, further: &Plan) -> Plan {
+    let origins = kept_from(facts, cut);
     let len = facts.messages.len();
-    let at = |k| back(&origins, k, len);
-    let first = at(further.first_kept_index);
+    let further_cut = (further.first_kept_index, further.first_kept_part);
+    let (first, part) = cut_back(&origins, cut, further_cut, len);
     let prefix = &further.turn_prefix_messages;
     let turn_prefix_messages = match prefix.is_empty() {
         true => first..first,
-        false => at(prefix.start)..first,
+        false => back(&origins, prefix.start, len)..first,
     };
     Plan {
         first_kept_index: first,
-        first_kept_part: part_back(
-            &origins,
-            record,
-            further.first_kept_index,
-            further.first_kept_part,
-            len,
-        ),
+        first_kept_part: part,
         messages_to_summarize: 0..turn_prefix_messages.start,
         turn_prefix_messages,
         split_turn: further.split_turn,
@@ -219,31 +224,24 @@ fn through(facts: &RequestFacts, record: &Record, further: &Plan) -> Plan {
 /// messages (and cleared ones) are named by their index in the request, its estimates run
 /// from the request's to the end.
 pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Record {
-    let origins = origins(facts, committed);
+    let cut = cut_of(committed);
+    let origins = kept_from(facts, cut);
     let len = facts.messages.len();
     let at = |k| back(&origins, k, len);
-    let first = at(further.first_kept_index);
+    let (first, part) = cut_back(&origins, cut, cut_of(&further), len);
     let receipt = &further.receipt;
     // A message the draft cut inside whose rest the further summary covers too is one message.
-    let cut = origins
-        .iter()
-        .position(|&i| i == committed.first_kept_index);
-    let covers_rest = cut.is_some_and(|k| {
+    let inside = origins.iter().position(|&i| i == cut.0);
+    let covers_rest = inside.is_some_and(|k| {
         further.first_kept_index > k
             || (further.first_kept_index == k && further.first_kept_part > 0)
     });
-    let twice = usize::from(committed.first_kept_part > 0 && covers_rest);
+    let twice = usize::from(cut.1 > 0 && covers_rest);
     let summarized_messages =
         (committed.receipt.summarized_messages + receipt.summarized_messages).saturating_sub(twice);
     Record {
         first_kept_index: first,
-        first_kept_part: part_back(
-            &origins,
-            committed,
-            further.first_kept_index,
-            further.first_kept_part,
-            len,
-        ),
+        first_kept_part: part,
         estimate_before: committed.estimate_before,
         receipt: Receipt {
             summarized_messages,

@@ -214,89 +214,90 @@ impl JsConversation {
 
 impl JsConversation {
     /// [`JsConversation::plan`]: what the compactor decides for this history (clear first,
-    /// else summarize), as a plan object or `null`.
+    /// else summarize; with `options.pending`, what maintenance does with that draft), as a
+    /// plan object or `null`.
     fn plan_js(&mut self, options: &JsValue) -> Result<JsValue> {
         let fixed = self.fixed(options)?.clone();
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
         let pending = field(options, "pending", "options")?;
         let options = crate::options::plan_options(options, "options")?;
-        if !(pending.is_undefined() || pending.is_null()) {
-            return self.pending_plan_js(fixed, options, &crate::options::draft(&pending)?);
-        }
-        let (engine, ledger) = (&self.engine, &self.ledger);
-        let mut summarize = || engine.core.plan_with_ledger(&fixed, ledger, options);
-        let summary_js = |plan: Option<Plan>| match plan {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &self.messages, ledger.facts()),
+        let (planned, facts) = if pending.is_undefined() || pending.is_null() {
+            let messages = || Ok(self.messages.clone());
+            let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
+            decided(
+                engine,
+                format,
+                estimator,
+                &messages,
+                &self.ledger,
+                &fixed,
+                options,
+            )?
+        } else {
+            let draft = crate::options::draft(&pending)?;
+            let plan = self.pending_plan(&fixed, options, &draft)?;
+            (plan.map(Planned::Summarize), None)
         };
-        // Without clearing the ledger plans alone: no copy of every message's facts.
-        if engine.core.clearing().is_none() {
-            return summary_js(summarize()?);
-        }
-        let facts = RequestFacts {
-            messages: ledger.facts().to_vec(),
-            ..fixed.clone()
-        };
-        let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
-        match engine.decide_of(messages, format, estimator, &facts, options, &mut summarize)? {
+        match planned {
             Some(Planned::Clear(cleared)) => {
+                let facts = facts.unwrap_or_else(|| self.facts(&fixed));
                 // ChatPreview reads a clear plan's results, not its rewritten messages: the
                 // preview module (without `plan-api`) leaves them out, and the rewrite with them.
                 let rewritten = if cfg!(feature = "plan-api") {
-                    Some(clearing::rewritten(messages, format, &cleared)?)
+                    Some(clearing::rewritten(&self.messages, self.format, &cleared)?)
                 } else {
                     None
                 };
                 Ok(clearing::plan_to_js(&facts, &cleared, rewritten))
             }
-            Some(Planned::Summarize(plan)) => summary_js(Some(plan)),
-            None => summary_js(None),
+            Some(Planned::Summarize(plan)) => {
+                convert::plan_to_js(&plan, &self.messages, self.ledger.facts())
+            }
+            None => Ok(JsValue::NULL),
         }
     }
-}
 
-impl JsConversation {
-    /// [`JsConversation::plan_js`] with pending draft `draft` (its cut in this history's
-    /// terms; the caller checked that it covers the history): what maintenance does, the
-    /// draft committed and what is left planned again ([`crate::pending::plan`]), as a plan
-    /// object, or `null` below the threshold. `fixed` are the calibrated fixed facts.
-    fn pending_plan_js(
+    /// The facts of every message, with the fixed parts `fixed`.
+    fn facts(&self, fixed: &RequestFacts) -> RequestFacts {
+        RequestFacts {
+            messages: self.ledger.facts().to_vec(),
+            ..fixed.clone()
+        }
+    }
+
+    /// The plan with pending draft `draft` (its cut in this history's terms; the caller
+    /// checked that it covers the history): what maintenance does, the draft committed and
+    /// what is left planned again ([`crate::pending::plan`]), or `None` below the threshold.
+    /// `fixed` are the calibrated fixed facts.
+    fn pending_plan(
         &self,
-        fixed: RequestFacts,
+        fixed: &RequestFacts,
         options: PlanOptions,
         draft: &Draft,
-    ) -> Result<JsValue> {
+    ) -> Result<Option<Plan>> {
         let budget = options.input_token_budget.ok_or_else(|| {
             Error::invalid_request(
                 "options.pending: a plan with a pending draft needs options.inputTokenBudget",
             )
         })?;
-        let facts = RequestFacts {
-            messages: self.ledger.facts().to_vec(),
-            ..fixed
-        };
+        let facts = self.facts(fixed);
         let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
         let options = PlanOptions {
             input_token_budget: Some(budget),
             require_reduction: false,
         };
-        // What is left, decided as maintenance decides it (clearing first when it is on):
-        // with clearing, over the messages the commit keeps.
+        // What is left, decided as maintenance decides it: planned through a ledger of its
+        // facts; with clearing, over the messages the commit keeps.
         let decide = |left: &RequestFacts| {
-            // Planned through a ledger of what is left: the preview module's planner.
-            let mut summarize = || {
-                let mut ledger = Ledger::with_mode(left.provider_compaction);
-                left.messages.iter().for_each(|f| ledger.push(f.clone()));
-                engine.core.plan_with_ledger(left, &ledger, options)
+            let mut ledger = Ledger::with_mode(left.provider_compaction);
+            left.messages.iter().for_each(|f| ledger.push(f.clone()));
+            let kept = || {
+                let cut =
+                    crate::pending::cut_plan(&facts, draft.first_kept_index, draft.first_kept_part);
+                convert::kept(&self.messages, &facts, &cut)
             };
-            if engine.core.clearing().is_none() {
-                return Ok(summarize()?.map(Planned::Summarize));
-            }
-            let cut =
-                crate::pending::cut_plan(&facts, draft.first_kept_index, draft.first_kept_part);
-            let kept = convert::kept(&self.messages, &facts, &cut)?;
-            engine.decide_of(&kept, format, estimator, left, options, &mut summarize)
+            Ok(decided(engine, format, estimator, &kept, &ledger, left, options)?.0)
         };
         let input = CommitInput {
             facts: &facts,
@@ -304,11 +305,40 @@ impl JsConversation {
             estimator,
         };
         let ratio = engine.core.trigger_ratio();
-        match crate::pending::plan(input, draft, budget, ratio, decide)? {
-            None => Ok(JsValue::NULL),
-            Some(plan) => convert::plan_to_js(&plan, &self.messages, &facts.messages),
-        }
+        crate::pending::plan(input, draft, budget, ratio, decide)
     }
+}
+
+/// What the compactor decides for host messages (`messages()`) whose facts are `ledger`'s,
+/// with the fixed parts `fixed`: with clearing on, clearing first (over every message's
+/// facts, handed back too), else the ledger's plan.
+fn decided(
+    engine: &Engine,
+    format: Format,
+    estimator: &AnyEstimator,
+    messages: &dyn Fn() -> Result<Array>,
+    ledger: &Ledger,
+    fixed: &RequestFacts,
+    options: PlanOptions,
+) -> Result<(Option<Planned>, Option<RequestFacts>)> {
+    let mut summarize = || engine.core.plan_with_ledger(fixed, ledger, options);
+    // Without clearing the ledger plans alone: no copy of every message's facts.
+    if engine.core.clearing().is_none() {
+        return Ok((summarize()?.map(Planned::Summarize), None));
+    }
+    let facts = RequestFacts {
+        messages: ledger.facts().to_vec(),
+        ..fixed.clone()
+    };
+    let planned = engine.decide_of(
+        &messages()?,
+        format,
+        estimator,
+        &facts,
+        options,
+        &mut summarize,
+    )?;
+    Ok((planned, Some(facts)))
 }
 
 #[wasm_bindgen(js_class = Conversation)]
