@@ -176,7 +176,7 @@ pub(super) enum Committed {
     /// It did not cover the state: why.
     Discarded(Error),
     /// It was committed onto a state with facts `facts`: its record.
-    Record(Box<(Record, RequestFacts)>),
+    Record(Record, Box<RequestFacts>),
 }
 
 impl Committed {
@@ -190,29 +190,26 @@ impl Committed {
                 pending: PendingUse::Discarded(error),
                 ..done
             },
-            Committed::Record(committed) => {
-                let (record, facts) = *committed;
-                match done.outcome {
-                    Outcome::Compacted => Maintained {
-                        record: done
-                            .record
-                            .map(|further| pending::merged(&facts, &record, further)),
-                        pending: PendingUse::Committed,
-                        ..done
-                    },
-                    Outcome::Cleared => Maintained {
-                        pending: PendingUse::Committed,
-                        ..done
-                    },
-                    _ => Maintained {
-                        outcome: Outcome::Compacted,
-                        record: Some(record),
-                        cleared: None,
-                        pending: PendingUse::Committed,
-                        ..done
-                    },
-                }
-            }
+            Committed::Record(record, facts) => match done.outcome {
+                Outcome::Compacted => Maintained {
+                    record: done
+                        .record
+                        .map(|further| pending::merged(&facts, &record, further)),
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+                Outcome::Cleared => Maintained {
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+                _ => Maintained {
+                    outcome: Outcome::Compacted,
+                    record: Some(record),
+                    cleared: None,
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+            },
         }
     }
 }
@@ -237,7 +234,7 @@ pub(super) fn commit_pending<C: StateCompactor>(
     };
     report(compactor, &state, &facts, draft, &record);
     match pending::still_over(&facts, &record, threshold) {
-        Some(left) => Pending::Further(next, left, Committed::Record(Box::new((record, facts)))),
+        Some(left) => Pending::Further(next, left, Committed::Record(record, Box::new(facts))),
         None => Pending::Done(Maintained {
             state: next,
             outcome: Outcome::Compacted,
