@@ -173,8 +173,15 @@ test("ai 7: the same with the pending summary made after each response handed to
   assert.ok(reasons.committed >= 3, JSON.stringify(reasons));
 });
 
-test("ai 7: a pending summary committed and then compacted further (pinned messages keep the committed state over the threshold): the preview shows the further cut turn by turn, the stored state starts where the route's kept messages do, and the receipt where the summary does", async () => {
-  const reasons = await replay(7, OPTIONS, answer, { pinned: true, ahead: true });
+test("ai 7: a pending summary committed and then compacted further (a tool loop read a large file since it was made): the preview shows the further cut turn by turn, with the pinned messages, the stored state starts where the route's kept messages do, and the receipt where the summary does", async () => {
+  // Every ninth answer reads a large file: the chat outruns the pending summary made before it.
+  const reads = (turn) => (turn % 9 !== 7 ? answer(turn) : [
+    { type: "step-start" },
+    { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `src/big${turn}.rs` }, output: words(`f${turn}`, 600) },
+    { type: "step-start" },
+    { type: "text", text: words(`a${turn}`, 60), state: "done" },
+  ]);
+  const reasons = await replay(7, OPTIONS, reads, { pinned: true, ahead: true });
   assert.ok(reasons.further > 0 && reasons.shownPinned > 0, JSON.stringify(reasons));
 });
 
