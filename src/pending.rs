@@ -142,6 +142,12 @@ fn over(left: RequestFacts, threshold: f64) -> Option<RequestFacts> {
     (left.total() as f64 > threshold).then_some(left)
 }
 
+/// Whether maintenance looks at a pending draft for a request of `total` tokens: over the
+/// threshold (`budget` times `trigger_ratio`).
+pub fn due(total: u64, budget: u64, trigger_ratio: f64) -> bool {
+    total as f64 > budget as f64 * trigger_ratio
+}
+
 /// The plan maintenance carries out over a request (`input.facts`) when pending draft `draft`
 /// covers it (the caller checked), `None` below the threshold (`budget` times
 /// `trigger_ratio`: the draft is not looked at): the draft committed, then, when what is left
@@ -158,10 +164,10 @@ pub fn plan(
     decide: impl FnOnce(&RequestFacts) -> Result<Option<Planned>>,
 ) -> Result<Option<Plan>> {
     let facts = input.facts;
-    let threshold = budget as f64 * trigger_ratio;
-    if facts.total() as f64 <= threshold {
+    if !due(facts.total(), budget, trigger_ratio) {
         return Ok(None);
     }
+    let threshold = budget as f64 * trigger_ratio;
     // The commit's estimate alone (its record's `estimate_after`): what is left follows.
     let cut = (draft.first_kept_index, draft.first_kept_part);
     let estimate_after = apply::commit_estimate(&input, draft)?;

@@ -281,8 +281,18 @@ impl JsConversation {
                 "options.pending: a plan with a pending draft needs options.inputTokenBudget",
             )
         })?;
-        let facts = self.facts(fixed);
         let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
+        let ratio = engine.core.trigger_ratio();
+        // Below the threshold the draft is not looked at: no copy of every message's facts.
+        let parts = fixed.total_parts() + self.ledger.message_tokens();
+        if !crate::pending::due(
+            parts.saturating_add_signed(fixed.calibration.adjustment),
+            budget,
+            ratio,
+        ) {
+            return Ok(None);
+        }
+        let facts = self.facts(fixed);
         let options = PlanOptions {
             input_token_budget: Some(budget),
             require_reduction: false,
@@ -304,7 +314,6 @@ impl JsConversation {
             require_reduction: false,
             estimator,
         };
-        let ratio = engine.core.trigger_ratio();
         crate::pending::plan(input, draft, budget, ratio, decide)
     }
 }
