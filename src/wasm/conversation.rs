@@ -220,7 +220,7 @@ impl JsConversation {
         let fixed = self.fixed(options)?.clone();
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
-        let pending = field(options, "pending", "options")?;
+        let pending = pending_option(options)?;
         let options = crate::options::plan_options(options, "options")?;
         let (planned, facts) = if pending.is_undefined() || pending.is_null() {
             let messages = || Ok(self.messages.clone());
@@ -399,6 +399,29 @@ impl JsConversation {
     pub fn format(&self) -> String {
         self.format.name().to_owned()
     }
+}
+
+thread_local! {
+    /// The key `pending`, made once: `plan` runs on every keystroke, and a key string made
+    /// for each call cost a tenth of a plan below the threshold.
+    static PENDING: JsValue = JsValue::from_str("pending");
+}
+
+/// `options.pending` of `plan` (`undefined` when `options` is no object), a throwing getter an
+/// error naming it, as [`field`] reads.
+fn pending_option(options: &JsValue) -> Result<JsValue> {
+    if !options.is_object() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    PENDING
+        .with(|key| js_sys::Reflect::get(options, key))
+        .map_err(|e| Error::InvalidRequest {
+            message: format!(
+                "options.pending: reading it threw: {}",
+                super::error::describe(&e)
+            ),
+            source: Some(Box::new(super::error::HostError::new(e))),
+        })
 }
 
 /// The `pinned` of `append` / `reset` options (`undefined` when none are given).
