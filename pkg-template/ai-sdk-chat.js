@@ -212,9 +212,7 @@ function withResponse(messages, responseMessage) {
 /**
  * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
  * the suffix) the suffix starts: after the messages `record`'s receipt lists as kept before the
- * cut (system and pinned); past the end when nothing is kept after the cut. (Not by the
- * record's `firstKeptIndex`: after a committed pending summary, a further compaction's record
- * counts in the committed messages, not the posted ones.)
+ * cut (system and pinned); past the end when nothing is kept after the cut.
  */
 function suffixStart(kept, record) {
   const before = record?.receipt?.pinned?.length ?? 0;

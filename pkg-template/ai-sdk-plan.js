@@ -131,32 +131,6 @@ export function pendingCut(live, pending) {
   return { firstKeptIndex: at, firstKeptPart: part - live[at].from };
 }
 
-/**
- * The plan over the threshold as the route carries it out when a pending draft covers the chat
- * (`cut`: its `pendingCut`): maintenance commits the draft before it decides anything else, so
- * its cut replaces the one `plan` (of the messages as sent) chose, a clearing plan included.
- * What the draft summarizes is no longer counted in `estimateAfterWithoutSummary` (a message it
- * splits is counted whole); the messages pinned before the cut are those `plan` pinned before it.
- */
-export function pendingPlan(plan, cut, messages) {
-  const pinned = (plan.pinnedIndices ?? []).filter((index) => index < cut.firstKeptIndex);
-  const held = new Set(pinned);
-  let summarized = 0;
-  for (let index = 0; index < cut.firstKeptIndex; index++) {
-    if (!held.has(index) && guardedOr(() => messages[index].role !== "system", true)) summarized += plan.messageTokens[index] ?? 0;
-  }
-  return {
-    ...plan,
-    kind: "summary",
-    firstKeptIndex: cut.firstKeptIndex,
-    firstKeptPart: cut.firstKeptPart,
-    firstKeptId: guardedOr(() => messages[cut.firstKeptIndex].id, null) ?? null,
-    splitTurn: cut.firstKeptPart > 0,
-    estimateAfterWithoutSummary: Math.max(0, plan.estimateBefore - summarized),
-    pinnedIndices: pinned,
-  };
-}
-
 /** The copies `chatInput` makes, one per posted message while it stays the same. */
 export class ChatMemo {
   #trimmed = new WeakMap();

@@ -11,7 +11,7 @@
 import { CompactionError } from "./error.js";
 import { read } from "./ai-sdk-ui.js";
 import { record } from "./host.js";
-import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, pendingPlan, readChatOptions } from "./ai-sdk-plan.js";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, readChatOptions } from "./ai-sdk-plan.js";
 
 /** The `ChatPreview` class over `Compactor` (the whole module's, the plan-only or the preview one's). */
 export function chatPreviewOn(Compactor) {
@@ -95,12 +95,13 @@ export function chatPreviewOn(Compactor) {
      * messages holding them with the fate `cleared`.
      */
     plan() {
-      const planned = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget });
-      if (!planned) return null;
+      // A pending summary that covers the chat is committed first by the route, and what it
+      // leaves planned again when still over the threshold: the core plans both (its cut
+      // located in the messages as sent).
+      const pending = this.#pending !== null && this.#covers(this.#pending) ? { ...this.#pending, ...pendingCut(this.#live, this.#pending) } : null;
+      const plan = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget, pending });
+      if (!plan) return null;
       const live = this.#conversation.messages;
-      // A pending summary that covers the chat is what the route commits: its cut.
-      const cut = this.#pending !== null && this.#covers(this.#pending) ? pendingCut(this.#live, this.#pending) : null;
-      const plan = cut === null ? planned : pendingPlan(planned, cut, live);
       // The state's first kept message is live from its part `firstKeptPart` on.
       const base = this.#state && live[plan.firstKeptIndex]?.id === this.#state.firstKeptId ? this.#state.firstKeptPart : 0;
       const firstKeptPart = plan.firstKeptPart + base;

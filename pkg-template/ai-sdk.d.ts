@@ -359,7 +359,7 @@ export declare class ChatPreview {
    * summary stored beside it); reads only what is new. An update without `pending` drops it.
    */
   update(messages: readonly ChatUIMessage[], state?: ChatCompactionState | null, options?: { pending?: ChatPendingDraft | null }): void;
-  /** `null` when nothing would be compacted; with a pending summary that covers the messages, its cut (what the route commits). */
+  /** `null` when nothing would be compacted; with a pending summary that covers the messages, what the route does with it: its cut, or, when the chat outran it, the cut of the summary the route makes next over what the commit left. */
   plan(): ChatPreviewPlan | null;
   /** The pending summary given to `update`, and whether it still covers the messages; `null` without one. */
   pending(): ChatPreviewPending | null;

@@ -760,6 +760,13 @@ export interface ConversationPlanOptions {
   tools?: readonly ToolDefinition[] | null;
   inputTokenBudget?: number | null;
   requireReduction?: boolean | null;
+  /**
+   * A pending draft (its cut in this history's indices) that covers the history (check with
+   * `compactor.covers`): the plan is then what maintenance does over the threshold, the draft
+   * committed and, when what it leaves is still over the threshold, the further cut, in this
+   * history's indices (`inputTokenBudget` required).
+   */
+  pending?: Draft | null;
 }
 
 /** A growing history: `append` as messages arrive, `plan` before every turn (O(kept messages)). */

@@ -176,26 +176,10 @@ pub(crate) async fn draft_with_facts<S: Summarizer>(
 pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result<Applied> {
     let facts = input.facts;
     let (first, part) = (draft.first_kept_index, draft.first_kept_part);
-    if first > facts.messages.len() {
-        return Err(Error::invalid_request(format!(
-            "the draft keeps messages from messages[{first}], beyond the request's {} messages",
-            facts.messages.len()
-        )));
-    }
     // A draft read back from a host may have been edited: stored trimmed, as a summary is.
     let text = draft.summary.trim().to_owned();
     let estimate_before = facts.total();
-    let estimate_after = facts.system_prompt
-        + facts.tools
-        // Calibrated as every other part was, so that before and after stay comparable.
-        + facts.calibration.scale(summary_tokens(&text, input.estimator).map_err(|source| {
-            Error::InvalidRequest {
-                message: format!("summary: the estimator failed: {source}"),
-                source: Some(source),
-            }
-        })?)
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
+    let estimate_after = commit_estimate(&input, draft)?;
     if input.require_reduction && estimate_after >= estimate_before {
         return Err(Error::NoReduction(format!(
             "the compacted estimate {estimate_after} is not below {estimate_before}"
@@ -214,6 +198,33 @@ pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result
             receipt: receipt(facts, draft),
         },
     })
+}
+
+/// The estimate of a request with `input.facts` once `draft` is committed (the record's
+/// `estimate_after`): the system prompt, tools, the draft's summary (trimmed, as commit
+/// stores it), the pinned messages before its cut and what it keeps. An error when its cut is
+/// past the request's messages, or the estimator fails on the summary.
+pub(crate) fn commit_estimate(input: &CommitInput<'_>, draft: &Draft) -> Result<u64> {
+    let facts = input.facts;
+    let (first, part) = (draft.first_kept_index, draft.first_kept_part);
+    if first > facts.messages.len() {
+        return Err(Error::invalid_request(format!(
+            "the draft keeps messages from messages[{first}], beyond the request's {} messages",
+            facts.messages.len()
+        )));
+    }
+    let summary = summary_tokens(draft.summary.trim(), input.estimator).map_err(|source| {
+        Error::InvalidRequest {
+            message: format!("summary: the estimator failed: {source}"),
+            source: Some(source),
+        }
+    })?;
+    Ok(facts.system_prompt
+        + facts.tools
+        // Calibrated as every other part was, so that before and after stay comparable.
+        + facts.calibration.scale(summary)
+        + facts.pinned_tokens(first)
+        + facts.kept_tokens(first, part))
 }
 
 /// What a summary committed at `draft`'s cut covers, in a request with `facts`.

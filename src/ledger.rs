@@ -200,6 +200,11 @@ impl Ledger {
         &self.facts
     }
 
+    /// The tokens of every message, as [`Ledger::facts`] holds them.
+    pub fn message_tokens(&self) -> u64 {
+        self.message_tokens
+    }
+
     /// How many messages.
     pub fn len(&self) -> usize {
         self.facts.len()

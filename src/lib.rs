@@ -76,6 +76,7 @@ pub mod out;
 mod overflow;
 pub mod oversized;
 pub mod parse;
+pub mod pending;
 pub mod pinned;
 mod plan;
 mod prompt;

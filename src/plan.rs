@@ -37,15 +37,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether what this plan keeps (with the system prompt, tools and pinned messages) is
+    /// within `budget` by itself: otherwise no summary can make the request fit
+    /// ([`Plan::too_large`] says why).
+    pub fn fits(&self, budget: u64) -> bool {
+        self.estimate_after_without_summary <= budget
+    }
+
     /// [`Error::TooLarge`] when what this plan keeps (with the system prompt, tools and pinned
     /// messages) is above `budget` by itself: no summary, however short, brings the request
     /// under it, so none is worth a model call. The error names the largest kept message of
     /// `messages` (the request's facts), its tokens, the estimate after and the budget.
     pub fn too_large(&self, messages: &[MessageFacts], budget: u64) -> Option<Error> {
-        let after = self.estimate_after_without_summary;
-        if after <= budget {
+        if self.fits(budget) {
             return None;
         }
+        let after = self.estimate_after_without_summary;
         // The pinned messages before the cut are kept too.
         let kept = self.kept(messages, messages.len());
         let kept = kept.filter_map(|(i, _)| Some((i, messages.get(i)?)));

@@ -240,6 +240,12 @@ fn a_conversation_that_outran_its_pending_draft_continues_on_the_ordinary_path()
     assert_eq!(seen.last().unwrap(), &("ahead".to_owned(), 16, 0));
     assert_eq!(done.state.summary, "again");
     assert_eq!(done.state.messages.len(), 2);
+    // One record of both, in the terms of the state given: kept from its message 24, the
+    // 8 messages the draft covered and the 16 after them summarized.
+    let record = done.record.unwrap();
+    assert_eq!((record.first_kept_index, record.first_kept_part), (24, 0));
+    assert_eq!(record.receipt.summarized_messages, 24);
+    assert_eq!(record.summary, "again");
 }
 
 #[test]

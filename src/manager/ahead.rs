@@ -8,7 +8,7 @@ use crate::apply::Record;
 use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
-use crate::plan::Plan;
+use crate::pending;
 use crate::request::PlanOptions;
 
 /// The ahead mark when none is configured, as a fraction of the threshold: a conversation at
@@ -175,13 +175,14 @@ pub(super) enum Committed {
     None,
     /// It did not cover the state: why.
     Discarded(Error),
-    /// It was committed: its record.
-    Record(Record),
+    /// It was committed onto a state with facts `facts`: its record.
+    Record(Record, Box<RequestFacts>),
 }
 
 impl Committed {
     /// The result of the ordinary path `done`, after this: a committed draft is a compaction
-    /// even when the ordinary path made none.
+    /// even when the ordinary path made none; a further summary's record names what both
+    /// covered in the state maintenance was given ([`crate::pending::merged`]).
     pub(super) fn merged<S>(self, done: Maintained<S>) -> Maintained<S> {
         match self {
             Committed::None => done,
@@ -189,8 +190,15 @@ impl Committed {
                 pending: PendingUse::Discarded(error),
                 ..done
             },
-            Committed::Record(record) => match done.outcome {
-                Outcome::Compacted | Outcome::Cleared => Maintained {
+            Committed::Record(record, facts) => match done.outcome {
+                Outcome::Compacted => Maintained {
+                    record: done
+                        .record
+                        .map(|further| pending::merged(&facts, &record, further)),
+                    pending: PendingUse::Committed,
+                    ..done
+                },
+                Outcome::Cleared => Maintained {
                     pending: PendingUse::Committed,
                     ..done
                 },
@@ -207,9 +215,10 @@ impl Committed {
 }
 
 /// Maintenance over `threshold` with a pending `draft`: committed when it covers `state`
-/// (events with reason [`Reason::Pending`]); when the conversation outran it (still over the
-/// threshold), the ordinary path continues from the committed state. A draft that does not
-/// cover `state` is discarded and the ordinary path runs on `state`.
+/// (events with reason [`Reason::Pending`]); when the conversation outran it (what the commit
+/// left still over the threshold, [`pending::still_over`]), the ordinary path continues from
+/// the committed state with those facts. A draft that does not cover `state` is discarded and
+/// the ordinary path runs on `state`.
 pub(super) fn commit_pending<C: StateCompactor>(
     compactor: &C,
     state: C::State,
@@ -224,11 +233,9 @@ pub(super) fn commit_pending<C: StateCompactor>(
         Err(error) => return Pending::Further(state, facts, Committed::Discarded(error)),
     };
     report(compactor, &state, &facts, draft, &record);
-    match compactor.facts(&next) {
-        Ok(after) if after.total() as f64 > threshold => {
-            Pending::Further(next, after, Committed::Record(record))
-        }
-        _ => Pending::Done(Maintained {
+    match pending::still_over(&facts, &record, threshold) {
+        Some(left) => Pending::Further(next, left, Committed::Record(record, Box::new(facts))),
+        None => Pending::Done(Maintained {
             state: next,
             outcome: Outcome::Compacted,
             record: Some(record),
@@ -239,7 +246,8 @@ pub(super) fn commit_pending<C: StateCompactor>(
     }
 }
 
-/// The start and end events of a committed pending draft.
+/// The start and end events of a committed pending draft (its plan: every message before
+/// its cut summarized, [`pending::cut_plan`]).
 fn report<C: StateCompactor>(
     compactor: &C,
     state: &C::State,
@@ -247,27 +255,6 @@ fn report<C: StateCompactor>(
     draft: &Draft,
     record: &Record,
 ) {
-    let plan = plan_of(draft, facts);
+    let plan = pending::cut_plan(facts, draft.first_kept_index, draft.first_kept_part);
     super::report_done(compactor, state, facts, &plan, record, Reason::Pending);
-}
-
-/// The plan a committed draft carried out, for its events: every message before its cut
-/// summarized (a draft does not say where a split turn started, so no turn prefix but the
-/// parts of a message cut inside).
-fn plan_of(draft: &Draft, facts: &RequestFacts) -> Plan {
-    let (first, part) = (draft.first_kept_index, draft.first_kept_part);
-    let kept = facts.system_prompt
-        + facts.tools
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
-    Plan {
-        first_kept_index: first,
-        first_kept_part: part,
-        messages_to_summarize: 0..first,
-        turn_prefix_messages: first..first,
-        split_turn: part > 0,
-        estimate_before: facts.total(),
-        estimate_after_without_summary: kept,
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
-    }
 }

@@ -17,13 +17,17 @@ use super::pinned::All;
 use super::walk;
 use super::{clearing, convert};
 use crate::anchor::Report;
+use crate::apply::CommitInput;
 use crate::clearing::ClearingPolicy;
-use crate::compactor::LedgerDecision;
+use crate::compactor::{LedgerDecision, Planned};
+use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::formats::Format;
 use crate::ledger::Ledger;
+use crate::plan::Plan;
 use crate::reported::Carried;
+use crate::request::PlanOptions;
 use crate::window::ProviderCompaction;
 
 /// The system prompt, summary and tools the fixed facts were computed for.
@@ -211,12 +215,21 @@ impl JsConversation {
 
 impl JsConversation {
     /// [`JsConversation::plan`]: what the compactor decides for this history (clear first,
-    /// else summarize), as a plan object or `null`.
+    /// else summarize; with `options.pending`, what maintenance does with that draft), as a
+    /// plan object or `null`.
     fn plan_js(&mut self, options: &JsValue) -> Result<JsValue> {
         let fixed = self.fixed(options)?.clone();
         let reports = self.usage.reports();
         let fixed = self.ledger.calibrate(&fixed, &reports);
+        let pending = pending_option(options)?;
         let options = crate::options::plan_options(options, "options")?;
+        if !(pending.is_undefined() || pending.is_null()) {
+            let draft = crate::options::draft(&pending)?;
+            return match self.pending_plan(&fixed, options, &draft)? {
+                Some(plan) => convert::plan_to_js(&plan, &self.messages, self.ledger.facts()),
+                None => Ok(JsValue::NULL),
+            };
+        }
         let (messages, format, estimator) = (&self.messages, self.format, &self.estimator);
         let mut find = |policy: &ClearingPolicy, facts: &RequestFacts| {
             clearing::find(messages, &facts.messages, format, estimator, policy, false)
@@ -239,6 +252,73 @@ impl JsConversation {
                 Ok(clearing::plan_to_js(facts, cleared, rewritten))
             }
         }
+    }
+
+    /// The facts of every message, with the fixed parts `fixed`.
+    fn facts(&self, fixed: &RequestFacts) -> RequestFacts {
+        RequestFacts {
+            messages: self.ledger.facts().to_vec(),
+            ..fixed.clone()
+        }
+    }
+
+    /// The plan with pending draft `draft` (its cut in this history's terms; the caller
+    /// checked that it covers the history): what maintenance does, the draft committed and
+    /// what is left planned again ([`crate::pending::plan`]), or `None` below the threshold.
+    /// `fixed` are the calibrated fixed facts.
+    fn pending_plan(
+        &self,
+        fixed: &RequestFacts,
+        options: PlanOptions,
+        draft: &Draft,
+    ) -> Result<Option<Plan>> {
+        let budget = options.input_token_budget.ok_or_else(|| {
+            Error::invalid_request(
+                "options.pending: a plan with a pending draft needs options.inputTokenBudget",
+            )
+        })?;
+        let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
+        let ratio = engine.core.trigger_ratio();
+        // Below the threshold the draft is not looked at: no copy of every message's facts.
+        let parts = fixed.total_parts() + self.ledger.message_tokens();
+        if !crate::pending::due(
+            parts.saturating_add_signed(fixed.calibration.adjustment),
+            budget,
+            ratio,
+        ) {
+            return Ok(None);
+        }
+        let facts = self.facts(fixed);
+        let options = PlanOptions {
+            input_token_budget: Some(budget),
+            require_reduction: false,
+        };
+        // What is left, decided as maintenance decides it: planned through a ledger of its
+        // facts; with clearing, over the messages the commit keeps.
+        let decide = |left: &RequestFacts| {
+            let mut ledger = Ledger::with_mode(left.provider_compaction);
+            left.messages.iter().for_each(|f| ledger.push(f.clone()));
+            // The kept messages are made only when clearing reads them.
+            let mut find = |policy: &ClearingPolicy, of: &RequestFacts| {
+                let cut =
+                    crate::pending::cut_plan(&facts, draft.first_kept_index, draft.first_kept_part);
+                let kept = convert::kept(&self.messages, &facts, &cut)?;
+                clearing::find(&kept, &of.messages, format, estimator, policy, false)
+            };
+            let core = &engine.core;
+            Ok(
+                match core.decide_ledger(left, &ledger, options, estimator, &mut find)? {
+                    LedgerDecision::Summarize(plan) => plan.map(Planned::Summarize),
+                    LedgerDecision::Clear(decided) => Some(Planned::Clear(decided.1)),
+                },
+            )
+        };
+        let input = CommitInput {
+            facts: &facts,
+            require_reduction: false,
+            estimator,
+        };
+        crate::pending::plan(input, draft, budget, ratio, decide)
     }
 }
 
@@ -291,6 +371,29 @@ impl JsConversation {
     pub fn format(&self) -> String {
         self.format.name().to_owned()
     }
+}
+
+thread_local! {
+    /// The key `pending`, made once: `plan` runs on every keystroke, and a key string made
+    /// for each call cost a tenth of a plan below the threshold.
+    static PENDING: JsValue = JsValue::from_str("pending");
+}
+
+/// `options.pending` of `plan` (`undefined` when `options` is no object), a throwing getter an
+/// error naming it, as [`field`] reads.
+fn pending_option(options: &JsValue) -> Result<JsValue> {
+    if !options.is_object() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    PENDING
+        .with(|key| js_sys::Reflect::get(options, key))
+        .map_err(|e| Error::InvalidRequest {
+            message: format!(
+                "options.pending: reading it threw: {}",
+                super::error::describe(&e)
+            ),
+            source: Some(Box::new(super::error::HostError::new(e))),
+        })
 }
 
 /// The `pinned` of `append` / `reset` options (`undefined` when none are given).

@@ -243,3 +243,37 @@ test("a step that commits the pending summary and is still over the threshold co
     chat.free();
   }
 });
+
+test("a prepare that commits the pending summary and compacts further: the receipt starts at the chat's first message, counts what both summarized, and the preview shows the further cut", async () => {
+  const { route: chat } = route();
+  // An early answer pinned (not the first message): the receipt's indices name the posted
+  // messages, not those the commit kept.
+  const messages = [ask(0), reply(0), ask(1), { ...reply(1), metadata: { pinned: true } }];
+  let pending = null;
+  let turn = 2;
+  // The pending summary of the chat once past the ahead mark (the app stored no state yet).
+  for (; pending === null; turn++) {
+    messages.push(ask(turn), reply(turn));
+    pending = await chat.prepareAhead(messages, null);
+  }
+  // The chat outruns it: still over the threshold once it is committed.
+  for (const end = turn + 7; turn < end; turn++) messages.push(ask(turn), reply(turn));
+  messages.push(ask(turn));
+  const preview = new ChatPreview(OPTIONS);
+  preview.update(messages, null, { pending });
+  assert.equal(preview.pending().covers, true);
+  const planned = preview.plan();
+  const prepared = await chat.prepare(messages, null, { pending });
+  assert.deepEqual([prepared.reason, prepared.pending], ["compacted", "committed"]);
+  assert.notEqual(prepared.state.summary, pending.summary, "compacted further");
+  const { receipt } = prepared.record;
+  assert.deepEqual([receipt.firstId, receipt.firstPart], ["u0", 0]);
+  const cut = messages.findIndex((m) => m.id === prepared.state.firstKeptId);
+  const covered = messages.slice(0, prepared.state.firstKeptPart > 0 ? cut + 1 : cut).filter((m) => m.metadata?.pinned !== true);
+  assert.equal(receipt.summarizedMessages, covered.length);
+  assert.deepEqual([planned.firstKeptId, planned.firstKeptPart], [prepared.state.firstKeptId, prepared.state.firstKeptPart], "the preview's cut");
+  assert.deepEqual(planned.messages.filter((m) => m.fate === "pinned").map((m) => m.id), ["r1"]);
+  assert.ok(planned.messages.slice(0, cut).every((m) => m.fate === (m.id === "r1" ? "pinned" : "summarized")));
+  preview.free();
+  chat.free();
+});

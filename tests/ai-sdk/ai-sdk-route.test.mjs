@@ -72,11 +72,10 @@ function agrees(turn, messages, planned, chat, reasons) {
  * compact between its steps, which the next turn's state carries). With `pinned`, the first
  * question and the fifteenth answer (a tool loop) are pinned, and the preview must show the
  * pinned messages before its cut; with `ahead`, the pending summary `prepareAhead` makes after
- * each response is handed to both, as an app stores it beside the state; with `agree` false,
- * the preview is not checked. Every turn, the stored state names a posted message and one of
- * its parts (where the kept messages start).
+ * each response is handed to both, as an app stores it beside the state. Every turn, the
+ * stored state names a posted message and one of its parts (where the kept messages start).
  */
-async function replay(major, options, answerOf = answer, { pinned = false, ahead = false, agree = true } = {}) {
+async function replay(major, options, answerOf = answer, { pinned = false, ahead = false } = {}) {
   const convertToModelMessages = (ui) => sdk[major].convertToModelMessages(ui);
   const summarizer = { summarize: async () => "Summary: the chat so far." };
   const route = new ChatCompaction({ ...options, summarizer, convertToModelMessages });
@@ -96,12 +95,19 @@ async function replay(major, options, answerOf = answer, { pinned = false, ahead
     assert.equal(chat.error, undefined);
     reasons[chat.reason] = (reasons[chat.reason] ?? 0) + 1;
     if (chat.pending === "committed") reasons.committed = (reasons.committed ?? 0) + 1;
-    // Committed, then compacted further (still over the threshold): a summary of its own.
-    if (chat.pending === "committed" && chat.state.summary !== pending.summary) reasons.further = (reasons.further ?? 0) + 1;
+    // Committed, then compacted further (still over the threshold): a summary of its own, whose
+    // one record covers both: it starts at the first live message not pinned.
+    if (chat.pending === "committed" && chat.state.summary !== pending.summary) {
+      reasons.further = (reasons.further ?? 0) + 1;
+      const from = state === null ? 0 : messages.findIndex((m) => m.id === state.firstKeptId);
+      const first = messages.slice(from).find((m) => m.metadata?.pinned !== true);
+      const part = first.id === state?.firstKeptId ? state.firstKeptPart : 0;
+      assert.deepEqual([chat.record.receipt.firstId, chat.record.receipt.firstPart], [first.id, part], `turn ${turn}: where the summary starts`);
+    }
     if (chat.state?.summary && !(chat.state.cleared?.length > 0)) await startsWhereSent(turn, messages, chat, convertToModelMessages);
     // The preview decides as the route: compact or not, clear or summarize, where the kept
     // messages start, and which pinned messages before the cut stay.
-    if (agree) agrees(turn, messages, planned, chat, pinned ? reasons : null);
+    agrees(turn, messages, planned, chat, pinned ? reasons : null);
     // The response's steps, as the provider counts their requests.
     const parts = answerOf(turn);
     const blocks = parts.findLastIndex((part) => part.type === "step-start") > 0 ? 2 : 1;
@@ -167,10 +173,16 @@ test("ai 7: the same with the pending summary made after each response handed to
   assert.ok(reasons.committed >= 3, JSON.stringify(reasons));
 });
 
-test("ai 7: a pending summary committed and then compacted further (pinned messages keep the committed state over the threshold): the stored state starts where the route's kept messages do", async () => {
-  // The preview shows the pending summary's cut alone here, not the further compaction.
-  const reasons = await replay(7, OPTIONS, answer, { pinned: true, ahead: true, agree: false });
-  assert.ok(reasons.further > 0, JSON.stringify(reasons));
+test("ai 7: a pending summary committed and then compacted further (a tool loop read a large file since it was made): the preview shows the further cut turn by turn, with the pinned messages, the stored state starts where the route's kept messages do, and the receipt where the summary does", async () => {
+  // Every ninth answer reads a large file: the chat outruns the pending summary made before it.
+  const reads = (turn) => (turn % 9 !== 7 ? answer(turn) : [
+    { type: "step-start" },
+    { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `src/big${turn}.rs` }, output: words(`f${turn}`, 600) },
+    { type: "step-start" },
+    { type: "text", text: words(`a${turn}`, 60), state: "done" },
+  ]);
+  const reasons = await replay(7, OPTIONS, reads, { pinned: true, ahead: true });
+  assert.ok(reasons.further > 0 && reasons.shownPinned > 0, JSON.stringify(reasons));
 });
 
 test("usage read from the messages' metadata moves the trigger: without it the route sends more than the budget", async () => {

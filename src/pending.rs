@@ -1,0 +1,261 @@
+//! A pending draft committed, and what is left planned again. A draft made ahead of time (see
+//! [`crate::manager::ContextManager::prepare_ahead`]) is committed by the maintenance that
+//! passes the threshold; when the conversation grew past it meanwhile, what the commit left is
+//! still over the threshold and maintenance compacts again in the same call. This module is
+//! that rule, for maintenance (which carries it out on its state) and for a preview (which
+//! shows it): the facts of what a commit left ([`left`]), whether maintenance goes on
+//! ([`still_over`]), the plan of both steps in the terms of the request they started from
+//! ([`plan`]), and the record of both ([`merged`]).
+//!
+//! What a commit left is worked out from the facts of the request it was made on, not read
+//! again: its estimate is the one the commit's record gives, so that maintenance and a
+//! preview that holds only those facts decide alike.
+
+use crate::apply::{self, CommitInput};
+use crate::compactor::Planned;
+use crate::draft::Draft;
+use crate::error::Result;
+use crate::facts::{MessageFacts, RequestFacts, Step};
+use crate::ids::Ids;
+use crate::plan::Plan;
+use crate::record::{Receipt, Record};
+
+/// The plan a committed cut carried out over a request with `facts`: every message before
+/// message `first` summarized but the pinned ones, and of message `first` the parts before
+/// `part` (a draft does not say where a split turn started, so no turn prefix).
+pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
+    let kept = facts.system_prompt
+        + facts.tools
+        + facts.pinned_tokens(first)
+        + facts.kept_tokens(first, part);
+    Plan {
+        first_kept_index: first,
+        first_kept_part: part,
+        messages_to_summarize: 0..first,
+        turn_prefix_messages: first..first,
+        split_turn: part > 0,
+        estimate_before: facts.total(),
+        estimate_after_without_summary: kept,
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+    }
+}
+
+/// Where a commit cuts: the first kept message and part.
+type Cut = (usize, usize);
+
+const fn cut_of(record: &Record) -> Cut {
+    (record.first_kept_index, record.first_kept_part)
+}
+
+/// Where each message a commit at `record`'s cut kept came from: its index in the request
+/// (with `facts`) the commit was made on, in the kept order (the pinned messages before the
+/// cut, then the messages from the cut on), as the commit keeps them.
+pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
+    kept_from(facts, cut_of(record))
+}
+
+fn kept_from(facts: &RequestFacts, (first, part): Cut) -> Vec<usize> {
+    let cut = cut_plan(facts, first, part);
+    let len = facts.messages.len();
+    cut.kept(&facts.messages, len).map(|(i, _)| i).collect()
+}
+
+/// The facts of what committing a draft left of a request with `facts`, `record` the
+/// commit's: the new summary (what the record's estimate holds beyond the kept parts), the
+/// pinned messages before the cut, and the messages from the cut on, a message cut inside
+/// from its cut on. Calibrated as `facts` were, but no longer anchored: the request the
+/// provider counted is gone. Their total is the record's `estimate_after`.
+pub fn left(facts: &RequestFacts, record: &Record) -> RequestFacts {
+    left_at(facts, cut_of(record), record.estimate_after)
+}
+
+/// [`left`] of a commit at `cut` whose estimate after is `estimate_after`.
+fn left_at(facts: &RequestFacts, (first, part): Cut, estimate_after: u64) -> RequestFacts {
+    let kept_parts = facts.system_prompt
+        + facts.tools
+        + facts.pinned_tokens(first)
+        + facts.kept_tokens(first, part);
+    let messages = kept_from(facts, (first, part))
+        .into_iter()
+        .filter_map(|i| {
+            let f = facts.messages.get(i)?;
+            Some(if i == first && part > 0 {
+                from_part(f, part)
+            } else {
+                f.clone()
+            })
+        })
+        .collect();
+    let mut calibration = facts.calibration;
+    calibration.adjustment = 0;
+    calibration.anchor = None;
+    RequestFacts {
+        system_prompt: facts.system_prompt,
+        summary: estimate_after.saturating_sub(kept_parts),
+        tools: facts.tools,
+        messages,
+        calibration,
+        provider_compaction: facts.provider_compaction,
+    }
+}
+
+/// The facts of message `f` from part `part` on (the start of one of its later steps): that
+/// step first, the later ones after it, their parts counted from it, and the ids of their
+/// calls and results (a step's ids are a run of the message's, in order).
+fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
+    let kept = f.steps.iter().filter(|s| s.part >= part);
+    let calls: usize = kept.clone().map(|s| s.calls).sum();
+    let results: usize = kept.map(|s| s.results).sum();
+    let tail = |ids: &Ids, count: usize| ids.slice(ids.len().saturating_sub(count), count);
+    MessageFacts {
+        tokens: f.tokens_from(part),
+        role: f.role,
+        flags: f.flags,
+        tool_call_ids: tail(&f.tool_call_ids, calls),
+        tool_result_ids: tail(&f.tool_result_ids, results),
+        steps: f
+            .steps
+            .iter()
+            .filter(|s| s.part > part)
+            .map(|s| Step {
+                part: s.part - part,
+                ..*s
+            })
+            .collect(),
+    }
+}
+
+/// The record of committing `draft` onto a request with `input.facts` (which it covers: the
+/// caller checked), as maintenance's commit makes it.
+pub fn committed(input: CommitInput<'_>, draft: &Draft) -> Result<Record> {
+    Ok(apply::commit_with_facts(input, draft)?.record)
+}
+
+/// Whether maintenance goes on after a commit (`record`) over a request with `facts`: the
+/// facts of what is left ([`left`]) when they are still over `threshold`, `None` when the
+/// commit was enough.
+pub fn still_over(facts: &RequestFacts, record: &Record, threshold: f64) -> Option<RequestFacts> {
+    over(left(facts, record), threshold)
+}
+
+fn over(left: RequestFacts, threshold: f64) -> Option<RequestFacts> {
+    (left.total() as f64 > threshold).then_some(left)
+}
+
+/// Whether maintenance looks at a pending draft for a request of `total` tokens: over the
+/// threshold (`budget` times `trigger_ratio`).
+pub fn due(total: u64, budget: u64, trigger_ratio: f64) -> bool {
+    total as f64 > budget as f64 * trigger_ratio
+}
+
+/// The plan maintenance carries out over a request (`input.facts`) when pending draft `draft`
+/// covers it (the caller checked), `None` below the threshold (`budget` times
+/// `trigger_ratio`: the draft is not looked at): the draft committed, then, when what is left
+/// is still over the threshold ([`still_over`]), the summary `decide` plans over it, as
+/// maintenance decides (`None`, or a clearing, leave the draft's cut alone; so do left facts
+/// whose irreducible part is over the threshold, and a plan whose kept messages do not fit
+/// `budget` by themselves). The plan is in the terms of `input.facts`: where the kept messages
+/// start in that request, its estimate before, and the estimate after both steps.
+pub fn plan(
+    input: CommitInput<'_>,
+    draft: &Draft,
+    budget: u64,
+    trigger_ratio: f64,
+    decide: impl FnOnce(&RequestFacts) -> Result<Option<Planned>>,
+) -> Result<Option<Plan>> {
+    let facts = input.facts;
+    if !due(facts.total(), budget, trigger_ratio) {
+        return Ok(None);
+    }
+    let threshold = budget as f64 * trigger_ratio;
+    // The commit's estimate alone (its record's `estimate_after`): what is left follows.
+    let cut = (draft.first_kept_index, draft.first_kept_part);
+    let estimate_after = apply::commit_estimate(&input, draft)?;
+    let committed = cut_plan(facts, cut.0, cut.1);
+    let Some(left) = over(left_at(facts, cut, estimate_after), threshold) else {
+        return Ok(Some(committed));
+    };
+    if left.irreducible_tokens() as f64 > threshold {
+        return Ok(Some(committed));
+    }
+    Ok(Some(match decide(&left)? {
+        Some(Planned::Summarize(further)) if further.fits(budget) => through(facts, cut, &further),
+        _ => committed,
+    }))
+}
+
+/// Maps an index of what a commit kept to the request's (`origins` from [`origins`]); past
+/// the kept messages, past the request's (`len` messages).
+fn back(origins: &[usize], k: usize, len: usize) -> usize {
+    origins.get(k).copied().unwrap_or(len)
+}
+
+/// A cut `(k, part)` of what a commit at `cut` kept, in the request's terms: the message the
+/// commit cut inside starts at its cut.
+fn cut_back(origins: &[usize], cut: Cut, (k, part): Cut, len: usize) -> Cut {
+    let first = back(origins, k, len);
+    let inside = cut.1 > 0 && first == cut.0;
+    (first, if inside { part + cut.1 } else { part })
+}
+
+/// `further` (a plan of what a commit at `cut` left of a request with `facts`) in the
+/// request's terms: its cut, its turn prefix and the estimate after it; everything before
+/// the cut is summarized (by the draft or by the further summary) but the pinned messages.
+fn through(facts: &RequestFacts, cut: Cut, further: &Plan) -> Plan {
+    let origins = kept_from(facts, cut);
+    let len = facts.messages.len();
+    let further_cut = (further.first_kept_index, further.first_kept_part);
+    let (first, part) = cut_back(&origins, cut, further_cut, len);
+    let prefix = &further.turn_prefix_messages;
+    let turn_prefix_messages = match prefix.is_empty() {
+        true => first..first,
+        false => back(&origins, prefix.start, len)..first,
+    };
+    Plan {
+        first_kept_index: first,
+        first_kept_part: part,
+        messages_to_summarize: 0..turn_prefix_messages.start,
+        turn_prefix_messages,
+        split_turn: further.split_turn,
+        estimate_before: facts.total(),
+        estimate_after_without_summary: further.estimate_after_without_summary,
+        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+    }
+}
+
+/// The record of a maintenance that committed a draft (`committed`, over a request with
+/// `facts`) and then compacted what was left (`further`, whose indices are those of the kept
+/// messages): one record in the terms of the request it started from. The further summary
+/// covers the draft's, so the receipt covers what both summarized; its cut, its pinned
+/// messages (and cleared ones) are named by their index in the request, its estimates run
+/// from the request's to the end.
+pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Record {
+    let cut = cut_of(committed);
+    let origins = kept_from(facts, cut);
+    let len = facts.messages.len();
+    let at = |k| back(&origins, k, len);
+    let (first, part) = cut_back(&origins, cut, cut_of(&further), len);
+    let receipt = &further.receipt;
+    // A message the draft cut inside whose rest the further summary covers too is one message.
+    let inside = origins.iter().position(|&i| i == cut.0);
+    let covers_rest = inside.is_some_and(|k| {
+        further.first_kept_index > k
+            || (further.first_kept_index == k && further.first_kept_part > 0)
+    });
+    let twice = usize::from(cut.1 > 0 && covers_rest);
+    let summarized_messages =
+        (committed.receipt.summarized_messages + receipt.summarized_messages).saturating_sub(twice);
+    Record {
+        first_kept_index: first,
+        first_kept_part: part,
+        estimate_before: committed.estimate_before,
+        receipt: Receipt {
+            summarized_messages,
+            summarized_tokens: committed.receipt.summarized_tokens + receipt.summarized_tokens,
+            digest: receipt.digest,
+            pinned: receipt.pinned.iter().map(|&k| at(k)).collect(),
+            cleared: receipt.cleared.iter().map(|&k| at(k)).collect(),
+        },
+        ..further
+    }
+}
