@@ -24,10 +24,7 @@ use crate::record::{Receipt, Record};
 /// message `first` summarized but the pinned ones, and of message `first` the parts before
 /// `part` (a draft does not say where a split turn started, so no turn prefix).
 pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
-    let kept = facts.system_prompt
-        + facts.tools
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
+    let kept = apply::kept_parts(facts, first, part);
     Plan {
         first_kept_index: first,
         first_kept_part: part,
@@ -54,10 +51,15 @@ pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
     kept_from(facts, cut_of(record))
 }
 
-fn kept_from(facts: &RequestFacts, (first, part): Cut) -> Vec<usize> {
-    let cut = cut_plan(facts, first, part);
-    let len = facts.messages.len();
-    cut.kept(&facts.messages, len).map(|(i, _)| i).collect()
+fn kept_from(facts: &RequestFacts, (first, _): Cut) -> Vec<usize> {
+    // A plain loop: the plan's `kept` iterator linked its own generic code here.
+    let mut kept = Vec::new();
+    for (i, f) in facts.messages.iter().enumerate() {
+        if i >= first || f.is_pinned() {
+            kept.push(i);
+        }
+    }
+    kept
 }
 
 /// The facts of what committing a draft left of a request with `facts`, `record` the
@@ -71,21 +73,16 @@ pub fn left(facts: &RequestFacts, record: &Record) -> RequestFacts {
 
 /// [`left`] of a commit at `cut` whose estimate after is `estimate_after`.
 fn left_at(facts: &RequestFacts, (first, part): Cut, estimate_after: u64) -> RequestFacts {
-    let kept_parts = facts.system_prompt
-        + facts.tools
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
-    let messages = kept_from(facts, (first, part))
-        .into_iter()
-        .filter_map(|i| {
-            let f = facts.messages.get(i)?;
-            Some(if i == first && part > 0 {
-                from_part(f, part)
-            } else {
-                f.clone()
-            })
-        })
-        .collect();
+    let kept_parts = apply::kept_parts(facts, first, part);
+    // The messages [`kept_from`] names, in one pass over the facts.
+    let mut messages = Vec::new();
+    for (i, f) in facts.messages.iter().enumerate() {
+        if i == first && part > 0 {
+            messages.push(from_part(f, part));
+        } else if i >= first || f.is_pinned() {
+            messages.push(f.clone());
+        }
+    }
     let mut calibration = facts.calibration;
     calibration.adjustment = 0;
     calibration.anchor = None;
