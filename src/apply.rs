@@ -219,12 +219,14 @@ pub(crate) fn commit_estimate(input: &CommitInput<'_>, draft: &Draft) -> Result<
             source: Some(source),
         }
     })?;
-    Ok(facts.system_prompt
-        + facts.tools
-        // Calibrated as every other part was, so that before and after stay comparable.
-        + facts.calibration.scale(summary)
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part))
+    // Calibrated as every other part was, so that before and after stay comparable.
+    Ok(kept_parts(facts, first, part) + facts.calibration.scale(summary))
+}
+
+/// What a cut at part `part` of message `first` leaves of a request with `facts` besides a
+/// summary: the system prompt, tools, the pinned messages before the cut and what it keeps.
+pub(crate) fn kept_parts(facts: &RequestFacts, first: usize, part: usize) -> u64 {
+    facts.system_prompt + facts.tools + facts.pinned_tokens(first) + facts.kept_tokens(first, part)
 }
 
 /// What a summary committed at `draft`'s cut covers, in a request with `facts`.

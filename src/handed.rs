@@ -74,9 +74,17 @@ impl Plan {
         len: usize,
     ) -> impl Iterator<Item = (usize, bool)> + 'a {
         let (first, part) = (self.first_kept_index, self.first_kept_part);
-        let pinned = (0..first).filter(move |&i| is_pinned(facts, i));
-        let suffix = (first..len).map(move |i| (i, part > 0 && i == first));
-        pinned.map(|i| (i, false)).chain(suffix)
+        // One range filtered rather than two chained: less generic code in the module.
+        let kept = move |&i: &usize| {
+            if i < first {
+                is_pinned(facts, i)
+            } else {
+                i < len
+            }
+        };
+        (0..len.max(first))
+            .filter(kept)
+            .map(move |i| (i, part > 0 && i == first))
     }
 }
 

@@ -15,7 +15,7 @@ use crate::apply::{self, CommitInput};
 use crate::compactor::Planned;
 use crate::draft::Draft;
 use crate::error::Result;
-use crate::facts::{MessageFacts, RequestFacts, Step};
+use crate::facts::{MessageFacts, RequestFacts, Step, Steps};
 use crate::ids::Ids;
 use crate::plan::Plan;
 use crate::record::{Receipt, Record};
@@ -24,10 +24,7 @@ use crate::record::{Receipt, Record};
 /// message `first` summarized but the pinned ones, and of message `first` the parts before
 /// `part` (a draft does not say where a split turn started, so no turn prefix).
 pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
-    let kept = facts.system_prompt
-        + facts.tools
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
+    let kept = apply::kept_parts(facts, first, part);
     Plan {
         first_kept_index: first,
         first_kept_part: part,
@@ -54,10 +51,15 @@ pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
     kept_from(facts, cut_of(record))
 }
 
-fn kept_from(facts: &RequestFacts, (first, part): Cut) -> Vec<usize> {
-    let cut = cut_plan(facts, first, part);
-    let len = facts.messages.len();
-    cut.kept(&facts.messages, len).map(|(i, _)| i).collect()
+fn kept_from(facts: &RequestFacts, (first, _): Cut) -> Vec<usize> {
+    // A plain loop: the plan's `kept` iterator linked its own generic code here.
+    let mut kept = Vec::new();
+    for (i, f) in facts.messages.iter().enumerate() {
+        if i >= first || f.is_pinned() {
+            kept.push(i);
+        }
+    }
+    kept
 }
 
 /// The facts of what committing a draft left of a request with `facts`, `record` the
@@ -71,21 +73,16 @@ pub fn left(facts: &RequestFacts, record: &Record) -> RequestFacts {
 
 /// [`left`] of a commit at `cut` whose estimate after is `estimate_after`.
 fn left_at(facts: &RequestFacts, (first, part): Cut, estimate_after: u64) -> RequestFacts {
-    let kept_parts = facts.system_prompt
-        + facts.tools
-        + facts.pinned_tokens(first)
-        + facts.kept_tokens(first, part);
-    let messages = kept_from(facts, (first, part))
-        .into_iter()
-        .filter_map(|i| {
-            let f = facts.messages.get(i)?;
-            Some(if i == first && part > 0 {
-                from_part(f, part)
-            } else {
-                f.clone()
-            })
-        })
-        .collect();
+    let kept_parts = apply::kept_parts(facts, first, part);
+    // The messages [`kept_from`] names, in one pass over the facts.
+    let mut messages = Vec::new();
+    for (i, f) in facts.messages.iter().enumerate() {
+        if i == first && part > 0 {
+            messages.push(from_part(f, part));
+        } else if i >= first || f.is_pinned() {
+            messages.push(f.clone());
+        }
+    }
     let mut calibration = facts.calibration;
     calibration.adjustment = 0;
     calibration.anchor = None;
@@ -103,9 +100,18 @@ fn left_at(facts: &RequestFacts, (first, part): Cut, estimate_after: u64) -> Req
 /// step first, the later ones after it, their parts counted from it, and the ids of their
 /// calls and results (a step's ids are a run of the message's, in order).
 fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
-    let kept = f.steps.iter().filter(|s| s.part >= part);
-    let calls: usize = kept.clone().map(|s| s.calls).sum();
-    let results: usize = kept.map(|s| s.results).sum();
+    // One plain loop: iterator chains here linked generic code of their own.
+    let (mut calls, mut results, mut steps) = (0, 0, Steps::default());
+    for s in f.steps.iter().filter(|s| s.part >= part) {
+        calls += s.calls;
+        results += s.results;
+        if s.part > part {
+            steps.push(Step {
+                part: s.part - part,
+                ..*s
+            });
+        }
+    }
     let tail = |ids: &Ids, count: usize| ids.slice(ids.len().saturating_sub(count), count);
     MessageFacts {
         tokens: f.tokens_from(part),
@@ -113,15 +119,7 @@ fn from_part(f: &MessageFacts, part: usize) -> MessageFacts {
         flags: f.flags,
         tool_call_ids: tail(&f.tool_call_ids, calls),
         tool_result_ids: tail(&f.tool_result_ids, results),
-        steps: f
-            .steps
-            .iter()
-            .filter(|s| s.part > part)
-            .map(|s| Step {
-                part: s.part - part,
-                ..*s
-            })
-            .collect(),
+        steps,
     }
 }
 
@@ -179,7 +177,9 @@ pub fn plan(
         return Ok(Some(committed));
     }
     Ok(Some(match decide(&left)? {
-        Some(Planned::Summarize(further)) if further.fits(budget) => through(facts, cut, &further),
+        Some(Planned::Summarize(further)) if further.fits(budget) => {
+            through(facts, cut, &further, committed.message_tokens)
+        }
         _ => committed,
     }))
 }
@@ -201,7 +201,8 @@ fn cut_back(origins: &[usize], cut: Cut, (k, part): Cut, len: usize) -> Cut {
 /// `further` (a plan of what a commit at `cut` left of a request with `facts`) in the
 /// request's terms: its cut, its turn prefix and the estimate after it; everything before
 /// the cut is summarized (by the draft or by the further summary) but the pinned messages.
-fn through(facts: &RequestFacts, cut: Cut, further: &Plan) -> Plan {
+/// `message_tokens` are the request's (the committed cut's plan made them).
+fn through(facts: &RequestFacts, cut: Cut, further: &Plan, message_tokens: Vec<u64>) -> Plan {
     let origins = kept_from(facts, cut);
     let len = facts.messages.len();
     let further_cut = (further.first_kept_index, further.first_kept_part);
@@ -219,7 +220,7 @@ fn through(facts: &RequestFacts, cut: Cut, further: &Plan) -> Plan {
         split_turn: further.split_turn,
         estimate_before: facts.total(),
         estimate_after_without_summary: further.estimate_after_without_summary,
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+        message_tokens,
     }
 }
 
