@@ -70,7 +70,9 @@ export class ChatCompaction {
       const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       // The kept suffix starts at the record's first kept message: the pinned messages before
       // it are kept too, and stay before the state's first kept message.
-      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : 0;
+      // A committed pending summary whose kept messages were then cleared has a clearing's
+      // record: its cut (`located`, in the posted messages' terms) says where the suffix starts.
+      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : result.pending === "committed" ? committedStart(kept, chat.messages, located) : 0;
       const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
@@ -217,6 +219,15 @@ function withResponse(messages, responseMessage) {
 function suffixStart(kept, record) {
   const before = record?.receipt?.pinned?.length ?? 0;
   return Math.min(before, kept.length);
+}
+
+/**
+ * Where the kept suffix starts in `kept` after pending draft `located` (cut at its
+ * `firstKeptIndex` of the posted `messages`) was committed: the commit keeps the pinned
+ * messages before the cut, then one message for each from the cut on.
+ */
+function committedStart(kept, messages, located) {
+  return Math.max(0, kept.length - (messages.length - located.firstKeptIndex));
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */

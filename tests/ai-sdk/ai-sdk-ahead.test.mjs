@@ -277,3 +277,35 @@ test("a prepare that commits the pending summary and compacts further: the recei
   preview.free();
   chat.free();
 });
+
+test("with clearing, a prepare that commits the pending summary and clears what it left stores the commit's cut: the summarized messages are not sent again", async () => {
+  const summarizer = { summarize: async (req) => `Summary: ${req.messages.length} messages.` };
+  const chat = new ChatCompaction({ ...OPTIONS, clearing: true, summarizer, convertToModelMessages });
+  const short = (turn, output) => ({ id: `r${turn}`, role: "assistant", parts: [{ type: "step-start" }, { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, output) }, { type: "step-start" }, { type: "text", text: words(`a${turn}`, 60), state: "done" }] });
+  const question = (turn) => ({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 60) }] });
+  // A pinned answer before the pending summary's cut: kept in front of the messages after it.
+  const messages = [question(0), short(0, 20), question(1), { ...short(1, 20), metadata: { pinned: true } }];
+  let pending = null;
+  let turn = 2;
+  for (; pending === null; turn++) {
+    messages.push(question(turn), short(turn, 20));
+    pending = await chat.prepareAhead(messages, null);
+  }
+  // Long tool results after it: what the commit leaves is over the threshold, and clearing them is enough.
+  for (const end = turn + 3; turn < end; turn++) messages.push(question(turn), short(turn, 200));
+  messages.push(question(turn));
+  const prepared = await chat.prepare(messages, null, { pending });
+  assert.deepEqual([prepared.reason, prepared.pending], ["cleared", "committed"]);
+  assert.deepEqual([prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.firstKeptId, pending.firstKeptPart], "the commit's cut, not the pinned answer before it");
+  assert.equal(prepared.state.summary, pending.summary);
+  // The next turn sends the summary, the pinned answer and what follows the cut: nothing the summary covers.
+  messages.push(short(turn, 20), question(turn + 1));
+  const next = await chat.prepare(messages, prepared.state);
+  const sent = JSON.stringify(next.messages);
+  const cut = messages.findIndex((m) => m.id === pending.firstKeptId);
+  for (const m of messages.slice(0, cut).filter((m) => m.metadata?.pinned !== true)) {
+    assert.ok(!sent.includes(m.parts.find((p) => p.type === "text").text), `${m.id} is summarized: not sent again`);
+  }
+  assert.ok(sent.includes(messages[3].parts[3].text), "the pinned answer is sent");
+  chat.free();
+});
