@@ -205,6 +205,14 @@ impl Ledger {
         self.message_tokens
     }
 
+    /// The estimate of the whole request, with the fixed parts `fixed` (as
+    /// [`Ledger::calibrate`] gives them): what [`RequestFacts::total`] gives for these messages,
+    /// without a copy of their facts.
+    pub fn total(&self, fixed: &RequestFacts) -> u64 {
+        (fixed.total_parts() + self.message_tokens)
+            .saturating_add_signed(fixed.calibration.adjustment)
+    }
+
     /// How many messages.
     pub fn len(&self) -> usize {
         self.facts.len()
@@ -329,5 +337,32 @@ mod tests {
             "{:?}",
             ledger.blocked
         );
+    }
+
+    #[test]
+    fn the_total_is_the_request_facts_total_anchored_as_the_fixed_parts_are() {
+        let message = |tokens| MessageFacts {
+            tokens,
+            ..MessageFacts::default()
+        };
+        let ledger = Ledger::from_facts([message(120), message(30), message(400)]);
+        let mut fixed = RequestFacts {
+            system_prompt: 50,
+            summary: 7,
+            tools: 11,
+            ..RequestFacts::default()
+        };
+        for adjustment in [0, 90, -600] {
+            fixed.calibration.adjustment = adjustment;
+            let whole = RequestFacts {
+                messages: ledger.facts().to_vec(),
+                ..fixed.clone()
+            };
+            assert_eq!(
+                ledger.total(&fixed),
+                whole.total(),
+                "adjustment {adjustment}"
+            );
+        }
     }
 }

@@ -280,12 +280,7 @@ impl JsConversation {
         let (engine, format, estimator) = (&self.engine, self.format, &self.estimator);
         let ratio = engine.core.trigger_ratio();
         // Below the threshold the draft is not looked at: no copy of every message's facts.
-        let parts = fixed.total_parts() + self.ledger.message_tokens();
-        if !crate::pending::due(
-            parts.saturating_add_signed(fixed.calibration.adjustment),
-            budget,
-            ratio,
-        ) {
+        if !crate::pending::due(self.ledger.total(fixed), budget, ratio) {
             return Ok(None);
         }
         let facts = self.facts(fixed);
