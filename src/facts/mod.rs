@@ -3,13 +3,19 @@
 //! Planning works on facts alone, so a caller that keeps them can re-plan a grown history by
 //! computing facts for the new messages only.
 
-use crate::error::{BoxError, Error, Result};
+mod flags;
+mod steps;
+mod tokens;
+
+pub use flags::MessageFlags;
+pub use steps::{Step, Steps};
+pub(crate) use tokens::{estimator_failed, message_tokens, summary_tokens};
+use tokens::{text_message_tokens, tools_tokens};
+
+use crate::error::{BoxError, Result};
 use crate::ids::Ids;
-use crate::message::{
-    AssistantBlock, ContentBlock, Found, HostMessage, Message, Role, ToolDefinition,
-};
+use crate::message::{Found, HostMessage, Message, Role, ToolDefinition};
 use crate::report::Calibration;
-use crate::summary;
 use crate::token::Estimator;
 
 /// The facts of one message.
@@ -47,146 +53,6 @@ impl Default for MessageFacts {
             tool_result_ids: Ids::new(),
             steps: Steps::default(),
         }
-    }
-}
-
-/// The yes/no facts of one message in one byte (see [`MessageFacts`]'s accessors).
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub struct MessageFlags(u8);
-
-impl MessageFlags {
-    /// No flag set.
-    pub const NONE: MessageFlags = MessageFlags(0);
-    /// A turn starts at the message (a user message).
-    pub const STARTS_TURN: MessageFlags = MessageFlags(1);
-    /// An assistant attempt that failed or was aborted.
-    pub const FAILED: MessageFlags = MessageFlags(2);
-    /// The host pinned the message.
-    pub const PINNED: MessageFlags = MessageFlags(4);
-    /// The message holds a summary the provider made of everything before it.
-    pub const PROVIDER_SUMMARY: MessageFlags = MessageFlags(8);
-    const NAMES: [(MessageFlags, &'static str); 4] = [
-        (MessageFlags::STARTS_TURN, "starts_turn"),
-        (MessageFlags::FAILED, "failed"),
-        (MessageFlags::PINNED, "pinned"),
-        (MessageFlags::PROVIDER_SUMMARY, "provider_summary"),
-    ];
-
-    /// Whether every flag of `other` is set.
-    pub fn contains(self, other: MessageFlags) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// Sets the flags of `other` when `on`, clears them otherwise.
-    pub fn set(&mut self, other: MessageFlags, on: bool) {
-        if on {
-            self.0 |= other.0;
-        } else {
-            self.0 &= !other.0;
-        }
-    }
-
-    /// These flags with those of `other` set when `on`.
-    pub fn with(mut self, other: MessageFlags, on: bool) -> MessageFlags {
-        self.set(other, on);
-        self
-    }
-}
-
-impl std::ops::BitOr for MessageFlags {
-    type Output = MessageFlags;
-
-    fn bitor(self, other: MessageFlags) -> MessageFlags {
-        MessageFlags(self.0 | other.0)
-    }
-}
-
-impl std::fmt::Debug for MessageFlags {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let set = MessageFlags::NAMES
-            .iter()
-            .filter(|(flag, _)| self.contains(*flag));
-        f.debug_set().entries(set.map(|(_, name)| name)).finish()
-    }
-}
-
-/// A later step of one host message: where it starts and what it holds up to the next step.
-/// The message's ids are in order, so a step's ids are a run of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
-    /// The index of the part where the step starts.
-    pub part: usize,
-    /// Estimated tokens of the step, framing included.
-    pub tokens: u64,
-    /// How many of the message's tool calls the step makes.
-    pub calls: usize,
-    /// How many of the message's tool results it holds.
-    pub results: usize,
-}
-
-/// The later steps of one message: a `Vec<Step>` behind one pointer, none when there are none
-/// (most messages). The facts of a long history are held for every message: a pointer rather
-/// than a vector's three words saves two words a message.
-// The extra allocation clippy warns of is the point: one pointer in every message's facts, a
-// second allocation only in the few messages that have steps.
-#[allow(clippy::box_collection)]
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Steps(Option<Box<Vec<Step>>>);
-
-impl Steps {
-    /// Adds a step after the others.
-    pub fn push(&mut self, step: Step) {
-        self.0.get_or_insert_with(Box::default).push(step);
-    }
-}
-
-impl std::ops::Deref for Steps {
-    type Target = [Step];
-
-    fn deref(&self) -> &[Step] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
-    }
-}
-
-impl std::ops::DerefMut for Steps {
-    fn deref_mut(&mut self) -> &mut [Step] {
-        self.0.as_deref_mut().map_or(&mut [], Vec::as_mut_slice)
-    }
-}
-
-impl From<Vec<Step>> for Steps {
-    fn from(steps: Vec<Step>) -> Steps {
-        Steps((!steps.is_empty()).then(|| Box::new(steps)))
-    }
-}
-
-impl FromIterator<Step> for Steps {
-    fn from_iter<I: IntoIterator<Item = Step>>(iter: I) -> Steps {
-        Steps::from(iter.into_iter().collect::<Vec<_>>())
-    }
-}
-
-impl<'a> IntoIterator for &'a Steps {
-    type Item = &'a Step;
-    type IntoIter = std::slice::Iter<'a, Step>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a mut Steps {
-    type Item = &'a mut Step;
-    type IntoIter = std::slice::IterMut<'a, Step>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
-    }
-}
-
-impl std::fmt::Debug for Steps {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -457,83 +323,6 @@ impl RequestFacts {
             .iter()
             .map(|f| f.tokens)
             .sum()
-    }
-}
-
-/// Tokens of the user message a summary projects to (0 for an empty summary).
-pub(crate) fn summary_tokens(summary: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
-    match summary::project(summary) {
-        None => Ok(0),
-        Some(text) => text_message_tokens(&text, estimator),
-    }
-}
-
-fn text_message_tokens(text: &str, estimator: &dyn Estimator) -> Result<u64, BoxError> {
-    if text.is_empty() {
-        return Ok(0);
-    }
-    Ok(estimator.count_tokens(text)? + estimator.framing_tokens())
-}
-
-/// Tokens of one canonical unit, framing included: what it adds to its host message's facts.
-pub(crate) fn message_tokens(
-    message: &Message,
-    estimator: &dyn Estimator,
-) -> Result<u64, BoxError> {
-    let mut tokens = estimator.framing_tokens();
-    match message {
-        Message::User(user) => tokens += content_tokens(&user.content, estimator)?,
-        Message::ToolResult(result) => tokens += content_tokens(&result.content, estimator)?,
-        Message::Assistant(assistant) => {
-            for block in &assistant.content {
-                tokens += match block {
-                    AssistantBlock::Text(text)
-                    | AssistantBlock::Thinking(text)
-                    | AssistantBlock::Opaque(text) => estimator.count_tokens(text)?,
-                    AssistantBlock::Sealed { chars } => crate::message::sealed_tokens(*chars),
-                    AssistantBlock::ToolCall(call) => {
-                        estimator.framing_tokens()
-                            + estimator.count_tokens(&call.name)?
-                            + estimator.count_tokens(call.arguments.as_str())?
-                    }
-                };
-            }
-        }
-    }
-    Ok(tokens)
-}
-
-fn content_tokens(content: &[ContentBlock], estimator: &dyn Estimator) -> Result<u64, BoxError> {
-    let mut tokens = 0;
-    for block in content {
-        tokens += match block {
-            ContentBlock::Text(text) | ContentBlock::Opaque(text) => {
-                estimator.count_tokens(text)?
-            }
-            ContentBlock::Image => estimator.image_tokens(),
-        };
-    }
-    Ok(tokens)
-}
-
-fn tools_tokens(tools: &[ToolDefinition], estimator: &dyn Estimator) -> Result<u64, BoxError> {
-    let mut tokens = 0;
-    for tool in tools {
-        tokens += estimator.framing_tokens()
-            + estimator.count_tokens(&tool.name)?
-            + estimator.count_tokens(&tool.description)?;
-        if !tool.parameters.is_null() {
-            tokens += estimator.count_tokens(tool.parameters.as_str())?;
-        }
-    }
-    Ok(tokens)
-}
-
-/// The `invalid_request` error for an estimator that failed on `place`.
-pub(crate) fn estimator_failed(place: &str, source: BoxError) -> Error {
-    Error::InvalidRequest {
-        message: format!("{place}: the estimator failed: {source}"),
-        source: Some(source),
     }
 }
 
