@@ -3,11 +3,11 @@
 //
 //   pi        pi-coding-agent's estimateTokens over every message + findCutPoint (it reads each
 //             text's `.length` and JSON.stringify's tool arguments; nothing else)
-//   visit     a format-blind visit like pkg-template/walk.js (for-in over plain objects, arrays,
+//   visit     a format-blind visit like pkg-template/host/walk.js (for-in over plain objects, arrays,
 //             each string's length read), nothing written
 //   encode    TextEncoder.encodeInto of every text-bearing string, listed beforehand, into one
 //             buffer (baseline C of bench/run.mjs): moving the text into wasm memory, no visit
-//   walk      the package's own walker (dist/walk.js, the top-level keys the canonical reader
+//   walk      the package's own walker (dist/host/walk.js, the top-level keys the canonical reader
 //             reads) into a WebAssembly.Memory large enough for one call: the tape a plan's
 //             readers then read, nothing read or scored yet
 //   score     planBytes of one user message holding every text-bearing string, joined: the
@@ -32,7 +32,7 @@ const rounds = option("--rounds", 21);
 const n = option("--messages", 10_000);
 if (!existsSync(`${root}/dist/index.js`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
 const { Compactor } = await import(`${root}/dist/index.js`);
-const { walk } = await import(`${root}/dist/walk.js`);
+const { walk } = await import(`${root}/dist/host/walk.js`);
 const pi = await import("@mariozechner/pi-coding-agent").catch((e) => {
   throw new Error(`the peer is not installed: run (cd bench && npm ci) first (${e.message})`);
 });

@@ -164,7 +164,7 @@ if (!smoke) {
 // Size: one runtime loads one .wasm and one glue file (the target), and the package's own
 // small modules around them (reported).
 const gz = (file) => gzipSync(readFileSync(`${root}/dist/${file}`)).length;
-const shipped = ["context_compaction.wasm", "context_compaction_bg.js", "web.js", "load.js", "loader.js", "exports.js", "api.js", "walk.js", "size.js", "host.js", "manager.js", "generators.js", "error.js"];
+const shipped = ["context_compaction.wasm", "context_compaction_bg.js", "web.js", "load/whole.js", "load/loader.js", "lib/exports.js", "host/api.js", "host/walk.js", "host/tape.js", "host/size.js", "host/host.js", "lib/manager.js", "lib/generators.js", "lib/error.js"];
 console.log("\n| file (web entry) | raw bytes | gzip bytes |");
 console.log("|---|---:|---:|");
 for (const file of shipped) console.log(`| ${file} | ${readFileSync(`${root}/dist/${file}`).length} | ${gz(file)} |`);

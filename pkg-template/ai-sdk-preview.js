@@ -4,8 +4,8 @@
 // compiled on first use, or by `ready()`; the route's whole module is never loaded.
 import bytes, { bytesAsync } from "./preview-wasm-inline.js";
 import * as glue from "./context_compaction_preview_bg.js";
-import { ensureLoaded, provide, ready } from "./preview-load.js";
-import { chatPreviewOn } from "./ai-sdk-preview-class.js";
+import { ensureLoaded, provide, ready } from "./load/preview.js";
+import { chatPreviewOn } from "./ai-sdk/preview-class.js";
 
 provide({ bytes, bytesAsync });
 

@@ -2,10 +2,10 @@
 // runtime dependency: the SDK's functions (`generateText`, `convertToModelMessages`) are passed
 // in, so this entry works with whichever `ai` the application has.
 import { CompactionError, Compactor } from "context-compaction";
-import { describe, guarded, guardedOr, record } from "./host.js";
-import { chatPreviewOn } from "./ai-sdk-preview-class.js";
+import { describe, guarded, guardedOr, record } from "./host/host.js";
+import { chatPreviewOn } from "./ai-sdk/preview-class.js";
 
-export { ChatCompaction } from "./ai-sdk-chat.js";
+export { ChatCompaction } from "./ai-sdk/chat.js";
 // On the whole module, which the route's ChatCompaction loads anyway (a page imports
 // `context-compaction/ai-sdk-preview` instead: the plan-only module).
 export const ChatPreview = chatPreviewOn(Compactor);

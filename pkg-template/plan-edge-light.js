@@ -1,7 +1,7 @@
 // `context-compaction/plan` in Vercel Edge and Next.js edge routes: `?module` asks Next.js for a
 // compiled WebAssembly.Module (see edge-light.js).
 import wasm from "./context_compaction_plan.wasm?module";
-import { provide } from "./plan-load.js";
+import { provide } from "./load/plan.js";
 
 provide({ module: () => wasm });
-export * from "./plan-exports.js";
+export * from "./lib/plan-exports.js";

@@ -1,7 +1,7 @@
 // `context-compaction/plan` in Cloudflare Workers: the `.wasm` import arrives compiled (see
 // workerd.js).
 import wasm from "./context_compaction_plan.wasm";
-import { provide } from "./plan-load.js";
+import { provide } from "./load/plan.js";
 
 provide({ module: () => wasm });
-export * from "./plan-exports.js";
+export * from "./lib/plan-exports.js";

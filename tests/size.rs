@@ -1,6 +1,6 @@
 //! The size of a message (`context_compaction::tail::size`), what a plan from the tail knows of
 //! the messages it does not read: the UTF-16 length of the keys and strings under the keys the
-//! format's reader reads, 4 for any other value. The package's sizer (`pkg-template/size.js`)
+//! format's reader reads, 4 for any other value. The package's sizer (`pkg-template/host/size.js`)
 //! gives the same numbers on the same messages as objects (`tests/js/differential.test.mjs`
 //! checks it against the sizes `tests/differential.rs` writes).
 

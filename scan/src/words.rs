@@ -6,7 +6,7 @@
 use crate::tape::{Checker, Node};
 
 /// The writer's name of each tag below [`SKIPPED`], in tag order: the package's walker takes
-/// them from a module generated from this list (`pkg-template/tape.js`, checked by the
+/// them from a module generated from this list (`pkg-template/host/tape.js`, checked by the
 /// crate's `tests/js_constants.rs`).
 pub const TAG_NAMES: [&str; 6] = ["NULL", "BOOL", "NUMBER", "STRING", "ARRAY", "OBJECT"];
 

@@ -4,7 +4,7 @@
 //! any, OpenAI Responses), each other value (number, boolean, `null`) counting 4, as is a
 //! container nested [`WALK_DEPTH`] deep or more. It grows with the text a reader would score,
 //! and JavaScript measures it on the host's objects without copying them: the package's
-//! sizer (`pkg-template/size.js`) computes the same number, defined here (the differential
+//! sizer (`pkg-template/host/size.js`) computes the same number, defined here (the differential
 //! test checks the two agree on every fixture).
 //!
 //! A size pass also names the messages a size would misdescribe: the system messages (by

@@ -1,5 +1,5 @@
 //! The one way the bindings receive the caller's arrays, records and buffers: the package's
-//! guarded readers (`pkg-template/host.js`, registered at setup), called with `catch`. Each
+//! guarded readers (`pkg-template/host/host.js`, registered at setup), called with `catch`. Each
 //! gives a copy of the package's own, so nothing read later (after an await, or while a
 //! summary runs) touches the caller's object again, and a throwing getter or revoked Proxy
 //! becomes an error naming the place, with the caller's exception as `cause`: no host

@@ -1,7 +1,7 @@
 //! The one seam between the module and the package's own JavaScript: the functions the
-//! bindings call (the error class, the guarded host readers of `pkg-template/host.js`, the
+//! bindings call (the error class, the guarded host readers of `pkg-template/host/host.js`, the
 //! cold-path walker of `walk.js`, the sizer of `size.js`), registered together once by every
-//! entry (`pkg-template/api.js`) and looked up here, with one error for a module used without
+//! entry (`pkg-template/host/api.js`) and looked up here, with one error for a module used without
 //! an entry.
 
 use std::cell::RefCell;
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 
 /// The package's functions, by the name `__register` receives them under.
 pub(crate) struct Package {
-    /// `CompactionError` (`error.js`).
+    /// `CompactionError` (`lib/error.js`).
     pub error_class: Function,
     /// The guarded readers of `host.js`: a copy of an array, of an object, of a body.
     pub list: Function,

@@ -1,4 +1,4 @@
-//! The package's sizer (`pkg-template/size.js`), the cheap reads of a long history that an
+//! The package's sizer (`pkg-template/host/size.js`), the cheap reads of a long history that an
 //! anchored plan makes instead of reading every message (`crate::tail`): the size of messages
 //! (the UTF-16 length of the strings the format's reader would read, copying nothing), the
 //! indices of the system messages, and the deferred `messageTokens` of the messages a plan did

@@ -1,4 +1,4 @@
-//! The cold objects path: the package's JavaScript walker (`pkg-template/walk.js`, registered at
+//! The cold objects path: the package's JavaScript walker (`pkg-template/host/walk.js`, registered at
 //! setup) lays out many host messages at once as a tape of nodes over one UTF-8 buffer in wasm
 //! memory, and the format readers read them from it as they read a scanned body. No JSON is
 //! written or parsed on the way. A message the walker is not sure of is read through

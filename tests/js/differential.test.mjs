@@ -15,7 +15,7 @@ import { Compactor, ContextManager } from "context-compaction";
 const file = `${process.env.CC_ROOT}/tests/fixtures/differential.json`;
 const { formats, inputs, cases } = JSON.parse(readFileSync(file, "utf8"));
 // The installed package's sizer, as the module calls it through the seam (src/wasm/sizer.rs).
-const sizer = await import(new URL("./size.js", import.meta.resolve("context-compaction")).href);
+const sizer = await import(new URL("./host/size.js", import.meta.resolve("context-compaction")).href);
 const workloads = await import(`${process.env.CC_ROOT}/bench/workloads.mjs`);
 const convert = {
   canonical: (m) => m,

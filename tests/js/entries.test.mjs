@@ -1,5 +1,5 @@
 // Every entry of the package offers the same names, the ones its types declare: the entries
-// list nothing themselves but re-export exports.js, and index.d.ts declares each value once.
+// list nothing themselves but re-export lib/exports.js, and index.d.ts declares each value once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -26,14 +26,14 @@ test("the ES and CommonJS entries offer the same names, as index.d.ts declares t
   assert.equal(typeof (await import("context-compaction/web")).default, "function");
 });
 
-test("the entries Node cannot load (workerd, edge-light) export exports.js and nothing else", () => {
+test("the entries Node cannot load (workerd, edge-light) export lib/exports.js and nothing else", () => {
   // They import the `.wasm` file, which only their runtimes' bundlers resolve.
   for (const entry of ["workerd.js", "edge-light.js", "index.js", "web.js"]) {
     const exported = readFileSync(join(dir, entry), "utf8")
       .split("\n")
       .filter((line) => /^\s*export\b/.test(line));
-    const own = exported.filter((line) => line.trim() !== 'export * from "./exports.js";');
-    assert.equal(exported.length - own.length, 1, `${entry} re-exports exports.js`);
+    const own = exported.filter((line) => line.trim() !== 'export * from "./lib/exports.js";');
+    assert.equal(exported.length - own.length, 1, `${entry} re-exports lib/exports.js`);
     // web.js adds its `init`, the default export.
     assert.deepEqual(own.filter((line) => !line.startsWith("export default function init(")), [], entry);
   }

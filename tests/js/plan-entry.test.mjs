@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as whole from "context-compaction";
 import * as planOnly from "context-compaction/plan";
@@ -60,12 +60,12 @@ test("context-compaction/ai-sdk-preview's ChatPreview previews a chat as context
   }
 });
 
-test("the plan entries (Node, workerd, edge-light) re-export plan-exports.js and nothing else", () => {
+test("the plan entries (Node, workerd, edge-light) re-export lib/plan-exports.js and nothing else", () => {
   for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js"]) {
     const exported = readFileSync(join(dir, entry), "utf8")
       .split("\n")
       .filter((line) => /^\s*export\b/.test(line));
-    assert.deepEqual(exported, ['export * from "./plan-exports.js";'], entry);
+    assert.deepEqual(exported, ['export * from "./lib/plan-exports.js";'], entry);
   }
 });
 
@@ -75,7 +75,7 @@ function reached(file, seen = new Set()) {
   seen.add(file);
   const text = readFileSync(join(dir, file), "utf8");
   for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)"/gm)) {
-    const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith("./") ? spec.slice(2) : null;
+    const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith(".") ? posix.join(posix.dirname(file), spec) : null;
     if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) reached(target, seen);
   }
   return seen;
@@ -84,7 +84,7 @@ function reached(file, seen = new Set()) {
 test("the plan entry and ChatPreview never reach the whole module; ChatPreview's page entry only the preview one", () => {
   for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js", "ai-sdk-preview-plan.js"]) {
     const files = reached(entry);
-    for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load.js", "exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
+    for (const full of ["context_compaction_bg.js", "wasm-inline.js", "load/whole.js", "lib/exports.js"]) assert.ok(!files.has(full), `${entry} reaches ${full}`);
     const [want, other] = entry === "ai-sdk-preview.js" ? ["preview", "plan"] : ["plan", "preview"];
     assert.ok(files.has(`context_compaction_${want}_bg.js`), `${entry} loads the ${want} module`);
     assert.ok(!files.has(`context_compaction_${other}_bg.js`) && !files.has(`${other}-wasm-inline.js`), `${entry} reaches the ${other} module`);

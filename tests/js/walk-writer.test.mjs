@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Session } from "node:inspector/promises";
 
 // The installed package's walker, and a second instance of it loaded while there is no Buffer.
-const walkUrl = new URL("./walk.js", import.meta.resolve("context-compaction"));
+const walkUrl = new URL("./host/walk.js", import.meta.resolve("context-compaction"));
 const withBuffer = await import(walkUrl.href);
 const saved = Object.getOwnPropertyDescriptor(globalThis, "Buffer");
 delete globalThis.Buffer;

@@ -1,5 +1,5 @@
 // The cold objects path: 32 or more uncached messages are walked in JavaScript, laid out as a
-// tape with their strings copied once into wasm (pkg-template/walk.js, src/wasm/walk.rs), and
+// tape with their strings copied once into wasm (pkg-template/host/walk.js, src/wasm/walk.rs), and
 // read by the format's reader. Whatever a message holds, its estimate is the one the
 // message-by-message path (JSON.stringify, then the same reader) gives it, errors still name
 // the message, and a host exception never escapes. The other formats are in

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { ArrayState, idle, installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
@@ -144,7 +144,7 @@ function loadedBy(dir, entries) {
     seen.add(file);
     const text = readFileSync(join(dir, file), "utf8");
     for (const [, spec] of text.matchAll(/(?:^(?:import|export)\b[^;]*?from\s*|require\()"([^"]+)"/gm)) {
-      const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith("./") ? spec.slice(2) : null;
+      const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith(".") ? posix.join(posix.dirname(file), spec) : null;
       if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) visit(target);
     }
   };

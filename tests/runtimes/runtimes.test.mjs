@@ -63,7 +63,7 @@ test("the scenario passes in workerd", async () => {
   });
   const pkg = "node_modules/context-compaction";
   // Every ES module of the package (the workerd entry reaches what it needs), and the .wasm.
-  const files = (await readdir(pkg)).filter((f) => f.endsWith(".js") && f !== "wasm-inline.js");
+  const files = (await readdir(pkg, { recursive: true })).filter((f) => f.endsWith(".js") && f !== "wasm-inline.js");
   const esm = ["workerd-worker.mjs", "scenario.mjs", ...files.map((f) => `${pkg}/${f}`)];
   const modules = [
     ...esm.map((name) => `(name = "${name}", esModule = embed "${name}")`),

@@ -5,8 +5,8 @@
 // given), so the model is sent the same bytes each turn: the provider's prompt cache holds and
 // the estimate does not jump back up. Model messages are read here through guards: a custom
 // `convertToModelMessages` may hand back anything.
-import { CompactionError } from "./error.js";
-import { guardedOr, list, record } from "./host.js";
+import { CompactionError } from "../lib/error.js";
+import { guardedOr, list, record } from "../host/host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 

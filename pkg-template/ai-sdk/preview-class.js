@@ -1,6 +1,6 @@
 // `ChatPreview`: what the route would compact, computed in the page (or a worker) from
 // `useChat`'s messages: the same UIMessages, options and state as the route's `ChatCompaction`
-// plans (ai-sdk-plan.js), appended to a conversation handle so that `plan` costs O(kept
+// plans (`plan.js`), appended to a conversation handle so that `plan` costs O(kept
 // messages) and can run on every keystroke. Made on the preview module's `Compactor` for
 // `context-compaction/ai-sdk-preview` (ai-sdk-preview.js: a page that shows it never loads the
 // whole module; the plan-only one's in workerd and edge runtimes, ai-sdk-preview-plan.js), on
@@ -8,10 +8,10 @@
 // It calls only `conversation`, `clearableResults` and `covers` of its `Compactor`: what the
 // preview module has. It also shows a pending summary (a draft made ahead of time and stored
 // by the app): its text, and whether it still covers the messages (`compactor.covers`).
-import { CompactionError } from "./error.js";
-import { read } from "./ai-sdk-ui.js";
-import { record } from "./host.js";
-import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, readChatOptions } from "./ai-sdk-plan.js";
+import { CompactionError } from "../lib/error.js";
+import { read } from "./ui.js";
+import { record } from "../host/host.js";
+import { chatInput, ChatMemo, clearableOf, compactorConfig, pendingCut, readChatOptions } from "./plan.js";
 
 /** The `ChatPreview` class over `Compactor` (the whole module's, the plan-only or the preview one's). */
 export function chatPreviewOn(Compactor) {

@@ -1,7 +1,7 @@
 // `ContextManager`: the public class over the glue's ContextManagerCore, so that it can be
 // built from one options object `{ compactor, contextWindowTokens, reserveTokens, estimator,
 // onEvent }` (the compactor is checked here, before it crosses into wasm).
-import { describe, guarded, guardedOr, isLive } from "./host.js";
+import { describe, guarded, guardedOr, isLive } from "../host/host.js";
 
 export function defineContextManager(glue, CompactionError) {
   const invalid = (message, cause) => new CompactionError("invalid_config", `invalid config: ${message}`, cause === undefined ? undefined : { cause });

@@ -1,7 +1,7 @@
-// The one export list every entry shares (`export * from "./exports.js"`). Each value loads the
-// WebAssembly module on first use (load.js), so importing the package costs nothing.
-import * as glue from "./context_compaction_bg.js";
-import { ensureLoaded, ready } from "./load.js";
+// The one export list every entry shares (`export * from "./lib/exports.js"`). Each value loads the
+// WebAssembly module on first use (`load/whole.js`), so importing the package costs nothing.
+import * as glue from "../context_compaction_bg.js";
+import { ensureLoaded, ready } from "../load/whole.js";
 import { CompactionError } from "./error.js";
 import { defineContextManager } from "./manager.js";
 

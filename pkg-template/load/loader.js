@@ -1,11 +1,11 @@
-// Loading a WebAssembly module of the package, once per realm: the whole module (load.js) and
-// the plan-only one (plan-load.js) each have a loader of their own. The entries say where the
+// Loading a WebAssembly module of the package, once per realm: the whole module (`whole.js`) and
+// the plan-only one (`plan.js`) each have a loader of their own. The entries say where the
 // module comes from (`provide`); nothing is compiled at import. The first synchronous call
 // compiles it synchronously where the runtime allows that (Node, Web Workers, workerd, edge
 // runtimes and current Chromium pages); `ready()` compiles it asynchronously, which pages of
 // older Chromium need (they refused synchronous compilation of more than 4 KB on the main thread).
-import { register } from "./api.js";
-import { CompactionError } from "./error.js";
+import { register } from "../host/api.js";
+import { CompactionError } from "../lib/error.js";
 
 /**
  * The loader of the module whose glue is `glue`, imported by the module as `name`: `{ provide,

@@ -9,7 +9,7 @@
 // failed attempts (which a calibrated estimate counts 0: marked so, not read). Like the walker,
 // it lets nothing a message does while it is read (a throwing getter, a revoked Proxy) escape.
 
-import { CompactionError } from "./error.js";
+import { CompactionError } from "../lib/error.js";
 import { Fault } from "./host.js";
 // Nesting deeper than MAX_DEPTH is not counted (the exact reader refuses it anyway).
 import { MAX_DEPTH } from "./tape.js";

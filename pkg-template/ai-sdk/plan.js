@@ -3,9 +3,9 @@
 // UIMessages as the model will be sent them (from the state's first kept part on, with the
 // results the state lists as cleared cleared again). Both plan those UIMessages with format
 // "ai-sdk-ui", so both read the usage the messages' `metadata` carries and decide alike.
-import { CompactionError } from "./error.js";
-import { checkState, liveMessages } from "./ai-sdk-ui.js";
-import { guarded, guardedOr, record } from "./host.js";
+import { CompactionError } from "../lib/error.js";
+import { checkState, liveMessages } from "./ui.js";
+import { guarded, guardedOr, record } from "../host/host.js";
 
 const DEFAULT_RESERVE = 16_384;
 /** The options route and preview both read (the route reads a few more: `CHAT_ONLY_KEYS`). */

@@ -1,8 +1,8 @@
-// The export list of `context-compaction/plan` (`export * from "./plan-exports.js"` in each of
-// its entries): planning and estimating on the plan-only module (plan-load.js), loaded on first
+// The export list of `context-compaction/plan` (`export * from "./lib/plan-exports.js"` in each of
+// its entries): planning and estimating on the plan-only module (`load/plan.js`), loaded on first
 // use like the whole one. The whole API is `exports.js`.
-import * as glue from "./context_compaction_plan_bg.js";
-import { ensureLoaded, ready } from "./plan-load.js";
+import * as glue from "../context_compaction_plan_bg.js";
+import { ensureLoaded, ready } from "../load/plan.js";
 import { CompactionError } from "./error.js";
 
 // What a compactor that never summarizes is given for the summarizer the module's config needs.

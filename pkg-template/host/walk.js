@@ -9,7 +9,7 @@
 import { Fault } from "./host.js";
 // A node is four u32s: tag, start and end of its bytes, and the index just past its subtree.
 // The tags, and the depth past which containers are left to JSON.stringify, are the scanner's
-// (tape.js is generated from them).
+// (`tape.js` is generated from them).
 import * as tape from "./tape.js";
 
 // Copied into constants of this module: V8 folds these into the walk's hot loops, where an

@@ -1,23 +1,23 @@
 // Compaction for `useChat` round trips and long tool loops. `useChat` posts the whole history
 // every turn, so the route stores a small state per chat (the summary and the UIMessage id and
 // part where the kept messages start). `prepare` plans the posted UIMessages as `ChatPreview`
-// does (ai-sdk-plan.js: the same input, options and state, with the usage their `metadata`
+// does (`plan.js`: the same input, options and state, with the usage their `metadata`
 // carries), compacts when maintenance says so, and converts what is kept into the model
 // messages to send. Between the steps of one request, `prepareStep` carries the compaction on
 // over model messages (ai 5 and 6 rebuild each step's messages from their own list; ai 7 keeps
 // what prepareStep returned: both are handled). With the `clearing` option, old tool results
 // are cleared before anything is summarized, and the state lists them so that every later
-// request clears them again (ai-sdk-plan.js for the posted messages, ai-sdk-clearing.js for a
+// request clears them again (`plan.js` for the posted messages, `clearing.js` for a
 // request's steps). Ahead of time, `prepareAhead` (after the response: `after()` in Next.js,
 // `ctx.waitUntil` in a Worker) makes the summary the next compaction would make; the app stores
 // it beside the chat's state and hands it to the next `prepare`, which commits it when due.
 // A pending summary names its cut by UIMessage id and part, as the state does, and the core
 // checks by digest that the chat still holds what it covers: a late or stale one is harmless.
 import { CompactionError, Compactor, ContextManager, projectSummary } from "context-compaction";
-import { convertLive, isPinnedModel, read, readUiMessage } from "./ai-sdk-ui.js";
-import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./ai-sdk-clearing.js";
-import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, pendingCut, presentIn, readChatOptions, withFirstSummarized } from "./ai-sdk-plan.js";
-import { guardedOr, list, record } from "./host.js";
+import { convertLive, isPinnedModel, read, readUiMessage } from "./ui.js";
+import { mapOrigins, newlyCleared, presentIn as presentInSteps, reapply } from "./clearing.js";
+import { CHAT_ONLY_KEYS, chatInput, clearableOf, clearedBetween, compactorConfig, pendingCut, presentIn, readChatOptions, withFirstSummarized } from "./plan.js";
+import { guardedOr, list, record } from "../host/host.js";
 
 const invalid = (message) => new CompactionError("invalid_config", `invalid config: ${message}`);
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });

@@ -3,9 +3,9 @@
 // assistant UIMessage holds a whole tool loop, one block per step (`step-start` parts);
 // `convertToModelMessages` turns each block into an assistant message and its tool results, so
 // converting block by block gives the same messages and lets a cut map back to (id, part).
-import { CompactionError } from "./error.js";
-import { checkCleared } from "./ai-sdk-clearing.js";
-import { describe, guardedOr, list, record } from "./host.js";
+import { CompactionError } from "../lib/error.js";
+import { checkCleared } from "./clearing.js";
+import { describe, guardedOr, list, record } from "../host/host.js";
 
 const bad = (message, cause) => new CompactionError("invalid_request", `invalid request: ${message}`, cause === undefined ? undefined : { cause });
 

@@ -1,7 +1,7 @@
 // Registers the error class, the guarded host readers, the cold-path walker and the sizer with
 // the glue once it is instantiated, and guards the glue classes against use after free() and
 // re-entry.
-import { CompactionError } from "./error.js";
+import { CompactionError } from "../lib/error.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
 import { deferTokensWith, roles, sizes } from "./size.js";
 import { walk } from "./walk.js";
