@@ -140,8 +140,9 @@ export class ChatCompaction {
    * core rebases it (it checks that the draft covers the chat as posted, then cuts it at the
    * model message that starts where the pending's cut is and takes its digest there), with that
    * origin (`at`) to find the cut again in a step's messages. A step's commit checks the digest
-   * against the step's messages. `null` when it does not cover the chat or no model message
-   * starts there: the steps then summarize as they would without it.
+   * against the step's messages. `null` when it does not cover the chat, the core refuses it
+   * (a CompactionError) or no model message starts there: the steps then summarize as they
+   * would without it.
    */
   #stepDraft(pending, located, chat, summary, model, origins) {
     const at = { id: pending.firstKeptId, part: pending.firstKeptPart };
@@ -151,9 +152,11 @@ export class ChatCompaction {
     try {
       const draft = this.#compactor.rebase(this.#uiRequest(summary, chat.messages), located, onto, { firstKeptIndex: first, firstKeptPart: 0 });
       return { draft, at };
-    } catch {
-      // Stale, or a draft the core cannot read (prepare checked the messages already): it covers nothing.
-      return null;
+    } catch (error) {
+      // Stale, or model messages the core cannot read (the step's own maintenance names them):
+      // it covers nothing. Anything else is not the package's refusal (a bug): it surfaces.
+      if (error instanceof CompactionError) return null;
+      throw error;
     }
   }
 

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { CompactionError, Compactor } from "context-compaction";
 import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
@@ -318,5 +319,41 @@ test("with clearing, a prepare that commits the pending summary and clears what 
   }
   assert.ok(sent.includes(messages[3].parts[3].text), "the pinned answer is sent");
   for (const id of cleared) assert.ok(!sent.includes(messages.find((m) => m.id === id).parts[1].output), `${id}'s result is sent cleared`);
+  chat.free();
+});
+
+test("a pending summary carried onto a request's steps is dropped when the core refuses it; any other error surfaces", async () => {
+  const { route: chat } = route();
+  const messages = [];
+  let pending = null;
+  for (let turn = 0; pending === null; turn++) {
+    messages.push(ask(turn), reply(turn));
+    pending = await chat.prepareAhead(messages, null);
+  }
+  messages.push(ask(messages.length));
+  const rebase = Compactor.prototype.rebase;
+  try {
+    // Below the threshold: not looked at, and carried onto the steps (rebased onto the model messages).
+    let rebased = 0;
+    Compactor.prototype.rebase = function (...args) {
+      rebased++;
+      return rebase.apply(this, args);
+    };
+    const below = await chat.prepare(messages, null, { pending });
+    assert.deepEqual([below.compacted, below.pending, rebased], [false, undefined, 1]);
+    // The core's refusal (stale, unreadable): the steps summarize as usual.
+    Compactor.prototype.rebase = () => {
+      throw new CompactionError("stale", "stale: the draft does not cover the request");
+    };
+    assert.equal((await chat.prepare(messages, null, { pending })).compacted, false);
+    // Anything else is a bug (a trap in the module, a broken glue): not swallowed.
+    const bug = new TypeError("not the package's refusal");
+    Compactor.prototype.rebase = () => {
+      throw bug;
+    };
+    await assert.rejects(chat.prepare(messages, null, { pending }), (e) => e === bug);
+  } finally {
+    Compactor.prototype.rebase = rebase;
+  }
   chat.free();
 });
