@@ -5,7 +5,8 @@
 //! that rule, for maintenance (which carries it out on its state) and for a preview (which
 //! shows it): the facts of what a commit left ([`left`]), whether maintenance goes on
 //! ([`still_over`]), the plan of both steps in the terms of the request they started from
-//! ([`plan`]), and the record of both ([`merged`]).
+//! ([`plan`]), and the record of both ([`merged`], or [`cleared_after`] when what was left
+//! was cleared).
 //!
 //! What a commit left is worked out from the facts of the request it was made on, not read
 //! again: its estimate is the one the commit's record gives, so that maintenance and a
@@ -259,4 +260,19 @@ pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Reco
         },
         ..further
     }
+}
+
+/// The record of a maintenance that committed a draft (`committed`, over a request with
+/// `facts`) and then cleared tool results in what was left (`clearing`, the clearing's record,
+/// whose indices are those of the kept messages): a compaction, the commit's (its summary, cut,
+/// usage and what it summarized), with the estimate after both and the messages the clearing
+/// rewrote in its receipt's `cleared`, named by their index in the request.
+pub fn cleared_after(facts: &RequestFacts, committed: Record, clearing: &Record) -> Record {
+    let origins = kept_from(facts, cut_of(&committed));
+    let len = facts.messages.len();
+    let cleared = clearing.receipt.cleared.iter();
+    let mut record = committed;
+    record.estimate_after = clearing.estimate_after;
+    record.receipt.cleared = cleared.map(|&k| back(&origins, k, len)).collect();
+    record
 }

@@ -7,6 +7,7 @@ mod common;
 use std::cell::RefCell;
 
 use common::*;
+use context_compaction::clearing::ClearingPolicy;
 use context_compaction::manager::*;
 use context_compaction::*;
 
@@ -359,4 +360,74 @@ fn focus_reaches_the_summary_of_maintenance_a_draft_and_a_recovery() {
     let the_bugs = Some("the open bugs".to_owned());
     let the_plan = Some("the plan".to_owned());
     assert_eq!(asked, vec![the_bugs.clone(), the_bugs, None, the_plan]);
+}
+
+#[test]
+fn a_commit_whose_kept_messages_are_then_cleared_is_a_compaction_with_the_commits_record() {
+    let log = Log::default();
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: 200,
+        clearing: Some(ClearingPolicy {
+            protect_recent_tokens: Some(0),
+            ..ClearingPolicy::default()
+        }),
+        ..CompactorConfig::new(Fixed::new("ahead"))
+    })
+    .unwrap();
+    let estimator = CharEstimator::default();
+    let local = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    let draft = drafted(&local, &state(10));
+    let calls = compactor.summarizer().seen.borrow().len();
+    // A large read after the cut: what the commit keeps is still over the threshold, and
+    // clearing that result (message 12; 4 of the kept ones) is enough.
+    let mut now = state(10);
+    let read = Message::tool_result("c1", "read", "r".repeat(1_000));
+    now.messages
+        .extend([user(&"u".repeat(100)), call("c1", "read"), read]);
+    now.messages.extend(messages(13, 3));
+    let before = local.facts(&now).unwrap().total();
+    let done = run(manager(1_300).maintain(&local, now.clone(), options(Some(&draft)), &()));
+    let done = done.unwrap();
+    // A compaction happened: the commit's, whatever was cleared after it.
+    assert_eq!(done.outcome, Outcome::Compacted);
+    assert!(matches!(done.pending, PendingUse::Committed));
+    assert_eq!(
+        compactor.summarizer().seen.borrow().len(),
+        calls,
+        "no summary call"
+    );
+    let events = [
+        "start pending 8",
+        "end pending",
+        "start threshold 0",
+        "end threshold",
+    ];
+    assert_eq!(log.take(), events);
+    let cleared = done
+        .cleared
+        .expect("the clearing, in the new state's terms");
+    let ids: Vec<&str> = cleared
+        .results
+        .iter()
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    assert_eq!((ids, cleared.results[0].index), (vec!["c1"], 4));
+    // The commit's record in the terms of the state given: its summary, cut and receipt; the
+    // estimate after both steps, and the message the clearing rewrote (message 12).
+    let record = done.record.unwrap();
+    assert_eq!(record.summary, "ahead");
+    assert_eq!((record.first_kept_index, record.first_kept_part), (8, 0));
+    assert_eq!(record.receipt.summarized_messages, 8);
+    assert_eq!(record.receipt.digest, Some(draft.digest));
+    assert_eq!(record.receipt.cleared, [12]);
+    assert_eq!(record.estimate_before, before);
+    assert_eq!(record.estimate_after, cleared.estimate_after);
+    assert_eq!(done.state.summary, "ahead");
+    assert_eq!(done.state.messages.len(), now.messages.len() - 8);
+    assert_eq!(done.state.messages[..4], now.messages[8..12]);
+    assert_ne!(done.state.messages[4], now.messages[12], "cleared");
 }

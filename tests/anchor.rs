@@ -308,3 +308,39 @@ fn within_takes_the_limit_wider_by_the_margin() {
     assert!(anchor::within(3.9, 2.0) && anchor::within(0.26, 2.0));
     assert!(!anchor::within(4.1, 2.0) && !anchor::within(0.24, 2.0));
 }
+
+#[test]
+fn after_a_small_compaction_the_count_it_leaves_anchors_instead_of_the_kept_answers_usage() {
+    // A small compaction: the kept reply's usage (the request that held the old history) is
+    // only 1.5 times our estimate of what it now ends, close enough to anchor the estimate.
+    let kept = &history()[2..];
+    let plain = facts(kept, "S", &[]);
+    let stale = report(2, plain.total() * 3 / 2);
+    assert_eq!(
+        facts(kept, "S", &[stale]).total(),
+        stale.tokens,
+        "the old size, again"
+    );
+    // A manager keeps the count the compaction left, after what the messages carry: it wins.
+    let record = Record {
+        summary: "S".to_owned(),
+        first_kept_index: 2,
+        first_kept_part: 0,
+        estimate_before: stale.tokens,
+        estimate_after: plain.total(),
+        usage: None,
+        trimmed: false,
+        receipt: Receipt::NONE,
+    };
+    let left = manager::compacted_anchor(&record, kept.len());
+    let anchored = facts(kept, "S", &[stale, left]);
+    assert_eq!(anchored.calibration.anchor, Some(left));
+    assert_eq!(anchored.total(), record.estimate_after);
+    // A later answer's usage (a longer request) still wins over it.
+    let longer = [kept, &[user(&"e".repeat(100))]].concat();
+    let fresh = report(3, plain.total() + 100 + 7);
+    assert_eq!(
+        facts(&longer, "S", &[fresh, left]).calibration.anchor,
+        Some(fresh)
+    );
+}

@@ -237,3 +237,36 @@ fn one_record_of_a_commit_and_a_further_summary_names_the_requests_messages() {
         committed.receipt.summarized_tokens + 400
     );
 }
+
+#[test]
+fn a_commit_then_a_clearing_is_the_commits_record_naming_the_cleared_messages_in_the_request() {
+    let facts = facts();
+    let committed = commit_record(&facts, &draft(5, 2));
+    // A clearing of what was left: kept message 1 (the rest of the request's message 5, the
+    // draft cut inside it) and 3 (message 7); the pinned message is kept message 0.
+    let clearing = Record {
+        estimate_before: committed.estimate_after,
+        estimate_after: 300,
+        receipt: Receipt {
+            cleared: vec![1, 3],
+            ..Receipt::NONE
+        },
+        ..committed.clone()
+    };
+    let record = pending::cleared_after(&facts, committed.clone(), &clearing);
+    assert_eq!(record.receipt.cleared, vec![5, 7]);
+    assert_eq!(record.estimate_after, 300);
+    // The rest is the commit's: its summary, cut, estimate before and what it summarized.
+    let cleared = Receipt {
+        cleared: vec![5, 7],
+        ..committed.receipt.clone()
+    };
+    let expected = Record {
+        estimate_after: 300,
+        receipt: cleared,
+        ..committed
+    };
+    assert_eq!(record, expected);
+    assert_eq!((record.first_kept_index, record.first_kept_part), (5, 2));
+    assert_eq!(record.receipt.pinned, vec![1]);
+}

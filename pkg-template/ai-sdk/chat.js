@@ -67,12 +67,10 @@ export class ChatCompaction {
     // A trimmed message is sent as trimmed; the stored state does not change (the client
     // posts the message whole again, and it is trimmed again).
     if (result.compacted && result.reason !== "trimmed") {
-      const fresh = result.reason === "cleared" ? clearedBetween(chat.messages, kept, chat.offsets) : [];
       // The kept suffix starts at the record's first kept message: the pinned messages before
-      // it are kept too, and stay before the state's first kept message.
-      // A committed pending summary whose kept messages were then cleared has a clearing's
-      // record: its cut (`located`, in the posted messages' terms) says where the suffix starts.
-      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : result.pending === "committed" ? committedStart(kept, chat.messages, located) : 0;
+      // it are kept too, and stay before the state's first kept message (a clearing cuts nothing).
+      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : 0;
+      const fresh = clearedIn(result, chat, kept, start);
       const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
@@ -142,8 +140,9 @@ export class ChatCompaction {
    * core rebases it (it checks that the draft covers the chat as posted, then cuts it at the
    * model message that starts where the pending's cut is and takes its digest there), with that
    * origin (`at`) to find the cut again in a step's messages. A step's commit checks the digest
-   * against the step's messages. `null` when it does not cover the chat or no model message
-   * starts there: the steps then summarize as they would without it.
+   * against the step's messages. `null` when it does not cover the chat, the core refuses it
+   * (a CompactionError) or no model message starts there: the steps then summarize as they
+   * would without it.
    */
   #stepDraft(pending, located, chat, summary, model, origins) {
     const at = { id: pending.firstKeptId, part: pending.firstKeptPart };
@@ -153,9 +152,11 @@ export class ChatCompaction {
     try {
       const draft = this.#compactor.rebase(this.#uiRequest(summary, chat.messages), located, onto, { firstKeptIndex: first, firstKeptPart: 0 });
       return { draft, at };
-    } catch {
-      // Stale, or a draft the core cannot read (prepare checked the messages already): it covers nothing.
-      return null;
+    } catch (error) {
+      // Stale, or model messages the core cannot read (the step's own maintenance names them):
+      // it covers nothing. Anything else is not the package's refusal (a bug): it surfaces.
+      if (error instanceof CompactionError) return null;
+      throw error;
     }
   }
 
@@ -222,12 +223,26 @@ function suffixStart(kept, record) {
 }
 
 /**
- * Where the kept suffix starts in `kept` after pending draft `located` (cut at its
- * `firstKeptIndex` of the posted `messages`) was committed: the commit keeps the pinned
- * messages before the cut, then one message for each from the cut on.
+ * The state's entries for the results maintenance `result` cleared in `kept` (its messages;
+ * the suffix from `start`), compared with the posted messages `chat.messages` they came from:
+ * a clearing rewrites them index for index; a committed pending summary whose kept messages
+ * were then cleared (its record's `receipt.cleared`) keeps the pinned messages before its cut,
+ * then those from the cut on (the one it cuts inside from its cut on).
  */
-function committedStart(kept, messages, located) {
-  return Math.max(0, kept.length - (messages.length - located.firstKeptIndex));
+function clearedIn(result, chat, kept, start) {
+  if (result.reason === "cleared") return clearedBetween(chat.messages, kept, chat.offsets);
+  const record = result.record;
+  if (!(record?.receipt?.cleared?.length > 0)) return [];
+  const { firstKeptIndex: first, firstKeptPart: part } = record;
+  const offsets = new Map(chat.offsets);
+  const before = kept.map((_, k) => {
+    const old = chat.messages[k < start ? record.receipt.pinned[k] : first + k - start];
+    if (k !== start || part === 0 || old === undefined) return old;
+    const rest = { ...old, parts: guardedOr(() => old.parts.slice(part), []) };
+    offsets.set(rest, { ...offsets.get(old), from: (offsets.get(old)?.from ?? 0) + part });
+    return rest;
+  });
+  return clearedBetween(before, kept, offsets);
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */

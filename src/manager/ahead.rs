@@ -181,8 +181,10 @@ pub(super) enum Committed {
 
 impl Committed {
     /// The result of the ordinary path `done`, after this: a committed draft is a compaction
-    /// even when the ordinary path made none; a further summary's record names what both
-    /// covered in the state maintenance was given ([`crate::pending::merged`]).
+    /// even when the ordinary path made none or cleared what it left (the commit's record,
+    /// [`crate::pending::cleared_after`], and the clearing in `cleared`); a further summary's
+    /// record names what both covered in the state maintenance was given
+    /// ([`crate::pending::merged`]).
     pub(super) fn merged<S>(self, done: Maintained<S>) -> Maintained<S> {
         match self {
             Committed::None => done,
@@ -198,7 +200,13 @@ impl Committed {
                     pending: PendingUse::Committed,
                     ..done
                 },
+                // A compaction happened: the commit's record (its summary, cut and receipt),
+                // with what the clearing then rewrote and the estimate after both.
                 Outcome::Cleared => Maintained {
+                    outcome: Outcome::Compacted,
+                    record: done
+                        .record
+                        .map(|clearing| pending::cleared_after(&facts, record, &clearing)),
                     pending: PendingUse::Committed,
                     ..done
                 },

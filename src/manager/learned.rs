@@ -5,6 +5,7 @@
 //! the message object, compared by identity).
 
 use crate::facts::MessageFacts;
+use crate::record::Record;
 use crate::report::{Calibration, Report};
 use crate::reported::LATEST;
 
@@ -108,6 +109,18 @@ pub fn rewritten_anchor(
     let prefix =
         |f: &[MessageFacts]| -> u64 { f.iter().take(anchor.messages).map(|m| m.tokens).sum() };
     Some(anchor.rewritten(prefix(then), prefix(now), calibration))
+}
+
+/// The report a summary compaction leaves for its state of `messages` messages: the usage on
+/// the answers it kept describes requests that held what it summarized (a small compaction
+/// leaves them close enough to the new estimate to anchor it), so until an answer reports the
+/// new request, the whole of it counts what the record's `estimate_after` says.
+pub fn compacted_anchor(record: &Record, messages: usize) -> Report {
+    Report {
+        messages,
+        tokens: record.estimate_after,
+        fixed: None,
+    }
 }
 
 #[cfg(test)]

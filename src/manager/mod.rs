@@ -25,7 +25,7 @@ use crate::plan::Plan;
 use crate::request::PlanOptions;
 
 pub use ahead::{Ahead, AheadOutcome, DEFAULT_AHEAD_RATIO, PendingUse};
-pub use learned::{Learned, Lessons, Sent, rewritten_anchor};
+pub use learned::{Learned, Lessons, Sent, compacted_anchor, rewritten_anchor};
 pub use local::{Local, OwnedState};
 pub use outcome::{Maintained, Outcome, Ran, RunError, RunFailure};
 pub use state::StateCompactor;
@@ -192,11 +192,12 @@ impl ContextManager {
         if facts.total() as f64 <= threshold {
             return Ok(Maintained::skipped(state, Outcome::BelowThreshold, None));
         }
+        let anchored = facts.calibration.anchor.is_some();
         // A pending draft first: committed (no summary waited for) when it covers the state.
         let (state, facts, pending) = match options.pending {
             None => (state, facts, ahead::Committed::None),
             Some(draft) => match ahead::commit_pending(compactor, state, facts, draft, threshold) {
-                ahead::Pending::Done(done) => return Ok(done),
+                ahead::Pending::Done(done) => return Ok(reanchored(compactor, anchored, done)),
                 ahead::Pending::Further(state, facts, pending) => (state, facts, pending),
             },
         };
@@ -207,7 +208,7 @@ impl ContextManager {
         let done = self
             .decided(compactor, state, &facts, budget, options, context)
             .await?;
-        Ok(pending.merged(done))
+        Ok(reanchored(compactor, anchored, pending.merged(done)))
     }
 
     /// Maintenance of `state` (facts `facts`) over its threshold: what the compactor decides.
@@ -328,6 +329,21 @@ impl ContextManager {
             }
         }
     }
+}
+
+/// `done`, after the compactor kept the count a compaction leaves
+/// ([`StateCompactor::anchor_compacted`]) when the estimate it started from was `anchored` to
+/// what the provider counted: the usage on the answers it kept would anchor the next estimate
+/// to a request that held what was summarized. A clearing or a trim lowers the anchor itself.
+fn reanchored<C: StateCompactor>(
+    compactor: &C,
+    anchored: bool,
+    done: Maintained<C::State>,
+) -> Maintained<C::State> {
+    if let (true, Outcome::Compacted, Some(record)) = (anchored, done.outcome, &done.record) {
+        compactor.anchor_compacted(&done.state, record);
+    }
+    done
 }
 
 /// The required compaction of overflow recovery (no events unless a plan is confirmed); when

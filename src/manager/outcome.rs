@@ -65,7 +65,9 @@ pub struct Maintained<S> {
     pub record: Option<Record>,
     /// The failure behind `EstimateFailed`, `PlanFailed` or `RewriteFailed`.
     pub error: Option<Error>,
-    /// What was cleared, when `outcome` is `Cleared`.
+    /// What was cleared, when `outcome` is `Cleared`; also when a committed pending draft left
+    /// the state still over the threshold and clearing old tool results was enough (then
+    /// `outcome` is `Compacted`, `record` the commit's, and these indices the new state's).
     pub cleared: Option<Clearing>,
     /// What became of the pending draft the call was given.
     pub pending: PendingUse,

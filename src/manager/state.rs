@@ -100,6 +100,11 @@ pub trait StateCompactor {
     }
     /// Reports an event about `state` (the state being rewritten); must not fail.
     fn emit(&self, state: &Self::State, event: Event<'_>);
+    /// After maintenance compacted a state whose estimate was anchored to what the provider
+    /// counted into `state` (`record` the compaction's): keeps the count the compaction leaves
+    /// ([`super::compacted_anchor`]) until an answer reports the new request. The default
+    /// keeps nothing (a state that holds its reports drops them when compacted).
+    fn anchor_compacted(&self, _state: &Self::State, _record: &Record) {}
     /// Overflow recovery when no prefix can be removed: `state` with the middle of its newest
     /// tool result trimmed so that its estimate comes down to `budget`, and the record (the
     /// summary unchanged, `first_kept_index` 0, `trimmed`). The default trims nothing.

@@ -2,7 +2,7 @@
 
 use super::{Sink, any_record, records};
 use crate::clearing::Clearing;
-use crate::manager::{Event, Maintained, Ran, RunError};
+use crate::manager::{Event, Maintained, Outcome, Ran, RunError};
 
 /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate, plan }`
 /// (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }` (of a
@@ -42,7 +42,12 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
     w.slot("state", 0);
     w.bool("compacted", record.is_some());
     w.text("reason", done.outcome.as_str());
-    any_record(w, "record", record, done.cleared.as_ref());
+    // After a committed draft the record is the commit's, whatever the clearing did.
+    let cleared = done
+        .cleared
+        .as_ref()
+        .filter(|_| done.outcome == Outcome::Cleared);
+    any_record(w, "record", record, cleared);
     if done.error.is_some() {
         w.slot("error", 1);
     }

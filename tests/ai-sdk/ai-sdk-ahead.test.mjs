@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { CompactionError, Compactor } from "context-compaction";
 import { ChatCompaction, ChatPreview } from "context-compaction/ai-sdk";
 
 const root = process.env.CC_AI_SDK ?? new URL(".", import.meta.url).pathname;
@@ -295,9 +296,19 @@ test("with clearing, a prepare that commits the pending summary and clears what 
   for (const end = turn + 3; turn < end; turn++) messages.push(question(turn), short(turn, 200));
   messages.push(question(turn));
   const prepared = await chat.prepare(messages, null, { pending });
-  assert.deepEqual([prepared.reason, prepared.pending], ["cleared", "committed"]);
+  // A compaction: the commit's record (its summary, cut and receipt), and what was cleared after it.
+  assert.deepEqual([prepared.compacted, prepared.reason, prepared.pending], [true, "compacted", "committed"]);
+  const cutAt = messages.findIndex((m) => m.id === pending.firstKeptId);
+  assert.equal(prepared.record.summary, pending.summary);
+  assert.deepEqual([prepared.record.firstKeptIndex, prepared.record.receipt.pinned, prepared.record.receipt.digest], [cutAt, [3], pending.digest]);
+  assert.deepEqual([prepared.record.receipt.firstId, prepared.record.receipt.firstPart], ["u0", 0]);
   assert.deepEqual([prepared.state.firstKeptId, prepared.state.firstKeptPart], [pending.firstKeptId, pending.firstKeptPart], "the commit's cut, not the pinned answer before it");
   assert.equal(prepared.state.summary, pending.summary);
+  // The state lists the results the clearing rewrote (messages after the cut), to clear them again.
+  const cleared = prepared.record.receipt.cleared.map((i) => messages[i].id);
+  assert.ok(cleared.length > 0 && prepared.record.receipt.cleared.every((i) => i > cutAt));
+  assert.deepEqual(prepared.state.cleared.map((e) => e.messageId), cleared);
+  assert.ok(prepared.state.cleared.every((e) => e.text.startsWith("[Tool result cleared")));
   // The next turn sends the summary, the pinned answer and what follows the cut: nothing the summary covers.
   messages.push(short(turn, 20), question(turn + 1));
   const next = await chat.prepare(messages, prepared.state);
@@ -307,5 +318,42 @@ test("with clearing, a prepare that commits the pending summary and clears what 
     assert.ok(!sent.includes(m.parts.find((p) => p.type === "text").text), `${m.id} is summarized: not sent again`);
   }
   assert.ok(sent.includes(messages[3].parts[3].text), "the pinned answer is sent");
+  for (const id of cleared) assert.ok(!sent.includes(messages.find((m) => m.id === id).parts[1].output), `${id}'s result is sent cleared`);
+  chat.free();
+});
+
+test("a pending summary carried onto a request's steps is dropped when the core refuses it; any other error surfaces", async () => {
+  const { route: chat } = route();
+  const messages = [];
+  let pending = null;
+  for (let turn = 0; pending === null; turn++) {
+    messages.push(ask(turn), reply(turn));
+    pending = await chat.prepareAhead(messages, null);
+  }
+  messages.push(ask(messages.length));
+  const rebase = Compactor.prototype.rebase;
+  try {
+    // Below the threshold: not looked at, and carried onto the steps (rebased onto the model messages).
+    let rebased = 0;
+    Compactor.prototype.rebase = function (...args) {
+      rebased++;
+      return rebase.apply(this, args);
+    };
+    const below = await chat.prepare(messages, null, { pending });
+    assert.deepEqual([below.compacted, below.pending, rebased], [false, undefined, 1]);
+    // The core's refusal (stale, unreadable): the steps summarize as usual.
+    Compactor.prototype.rebase = () => {
+      throw new CompactionError("stale", "stale: the draft does not cover the request");
+    };
+    assert.equal((await chat.prepare(messages, null, { pending })).compacted, false);
+    // Anything else is a bug (a trap in the module, a broken glue): not swallowed.
+    const bug = new TypeError("not the package's refusal");
+    Compactor.prototype.rebase = () => {
+      throw bug;
+    };
+    await assert.rejects(chat.prepare(messages, null, { pending }), (e) => e === bug);
+  } finally {
+    Compactor.prototype.rebase = rebase;
+  }
   chat.free();
 });

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor, ContextManager, estimate } from "context-compaction";
-import { conversation, say, user } from "./helpers.mjs";
+import { call, conversation, result, say, user } from "./helpers.mjs";
 
 const stateOf = (messages, extra = {}) => ({ systemPrompt: "You help.", summary: "", messages, tools: [], ...extra });
 const total = (state) => estimate(state).total;
@@ -13,11 +13,12 @@ const total = (state) => estimate(state).total;
 const base = () => stateOf(conversation(8));
 const WINDOW = Math.ceil(total(base()) / 0.85);
 
-function setup({ text = "AHEAD", fail = false, window = WINDOW, aheadRatio } = {}) {
+function setup({ text = "AHEAD", fail = false, window = WINDOW, aheadRatio, clearing } = {}) {
   const asked = [];
   const events = [];
   const compactor = new Compactor({
     keepRecentTokens: 300,
+    clearing,
     summarizer: {
       summarize: async (req, { signal }) => {
         asked.push(req);
@@ -67,6 +68,42 @@ test("a pending draft is committed when the threshold is passed, with no summary
   assert.deepEqual(done.state.messages, applied.messages);
   assert.equal(done.state.messages.at(-1), grown.messages.at(-1), "your own objects, every one after the cut");
   assert.deepEqual(done.record, applied.record);
+});
+
+test("a commit whose kept messages are then cleared resolves to a compaction: the commit's record, with what the clearing rewrote", async () => {
+  const { manager, asked, events } = setup({ clearing: { protectRecentTokens: 0 } });
+  // A pinned answer before the cut: kept in front of the messages after it.
+  const pinned = () => stateOf(conversation(8).map((m, i) => (i === 3 ? { ...m, pinned: true } : m)));
+  const pending = await manager.prepareAhead(pinned());
+  assert.ok(pending.firstKeptIndex > 3);
+  // A large read after the cut, then two ordinary turns: what the commit keeps is still over the
+  // threshold, and clearing old results is enough.
+  const grown = pinned();
+  const big = Array.from({ length: WINDOW }, (_, i) => `w${i}`).join(" ");
+  grown.messages.push(user("read the big file"), call("big"), result("big", big), say("read it"), ...conversation(10).slice(32), user("and now?"));
+  const at = grown.messages.findIndex((m) => m.toolCallId === "big");
+  const done = await manager.maintain(grown, { pending });
+  assert.equal(asked.length, 1, "no summary call after the draft");
+  assert.deepEqual([done.compacted, done.reason, done.pending], [true, "compacted", "committed"]);
+  assert.deepEqual(events.map((e) => `${e.type} ${e.reason}`), ["compactionStart pending", "compactionEnd pending", "compactionStart threshold", "compactionEnd threshold"]);
+  assert.equal(events.at(-1).record.kind, "clear", "the clearing's own event keeps its record");
+  // The commit's record, in the terms of the state given: its summary, cut and receipt.
+  const { record } = done;
+  assert.equal(record.kind, undefined);
+  assert.equal(record.summary, pending.summary);
+  assert.deepEqual([record.firstKeptIndex, record.firstKeptPart], [pending.firstKeptIndex, pending.firstKeptPart]);
+  assert.equal(record.receipt.digest, pending.digest);
+  assert.deepEqual(record.receipt.pinned, [3]);
+  assert.equal(record.receipt.summarizedMessages, pending.firstKeptIndex - 1);
+  assert.equal(record.estimateBefore, total(grown));
+  assert.ok(record.estimateAfter <= WINDOW, "the estimate after both");
+  // ...and the messages the clearing rewrote, by their index in the state given.
+  assert.ok(record.receipt.cleared.includes(at));
+  const kept = (i) => done.state.messages[i < record.firstKeptIndex ? record.receipt.pinned.indexOf(i) : 1 + i - record.firstKeptIndex];
+  for (const i of record.receipt.cleared) assert.notDeepEqual(kept(i), grown.messages[i], `message ${i} was rewritten`);
+  assert.match(kept(at).content[0].text, /^\[Tool result cleared/);
+  assert.equal(done.state.summary, pending.summary);
+  assert.equal(done.state.messages[0], grown.messages[3]);
 });
 
 test("edits before the cut, or another summary, discard the pending draft and the ordinary path runs", async () => {

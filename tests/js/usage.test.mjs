@@ -255,3 +255,34 @@ test("after maintenance clears old tool results, the usage reported before no lo
   assert.ok(estimated < cleared.record.estimateBefore / 2, `${estimated}`);
   assert.ok(Math.abs(estimated / local - 1.2) < 0.1, `${estimated} for ${local} by our estimate`);
 });
+
+test("after maintenance summarizes a little, the usage its kept answers carry no longer holds the estimate up", async () => {
+  // Answers that carry what their requests cost: 1.2 times our local estimate.
+  const messages = conversation(12);
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i].role !== "assistant") continue;
+    const before = estimate({ messages: messages.slice(0, i).map(({ usage: _, ...m }) => m) }).total;
+    messages[i] = withUsage(messages[i], usage(Math.round(before * 1.2)));
+  }
+  const total = estimate({ messages }).total;
+  // A small compaction: most of the history is kept, so the usage on the kept answers stays
+  // within twice our estimate of what they now end, close enough to anchor an estimate.
+  const calls = [];
+  const summarize = async () => (calls.push("summarize"), "SUMMARY");
+  const compactor = new Compactor({ keepRecentTokens: Math.round(total * 0.7), summarizer: { summarize } });
+  const window = Math.round(total * 0.95);
+  const manager = new ContextManager({ compactor, contextWindowTokens: window, reserveTokens: 0 });
+  const done = await manager.maintain({ summary: "", messages });
+  assert.equal(done.reason, "compacted");
+  assert.ok(done.record.estimateAfter < window, `${done.record.estimateAfter}`);
+  const { total: stale } = estimate({ summary: done.state.summary, messages: done.state.messages });
+  assert.ok(stale > window, `the kept answers' usage alone still says the old size (${stale})`);
+  // The manager estimates the new state at what the compaction left: no second summary.
+  const again = await manager.maintain(done.state);
+  assert.deepEqual([again.compacted, again.reason, calls.length], [false, "belowThreshold", 1]);
+  // Exactly that: at a threshold of estimateAfter it is not over; one token lower, it is.
+  const at = (threshold) => manager.maintain(done.state, { skillTokens: window - threshold });
+  assert.equal((await at(done.record.estimateAfter)).reason, "belowThreshold");
+  assert.notEqual((await at(done.record.estimateAfter - 1)).reason, "belowThreshold");
+  assert.equal(calls.length, 1);
+});

@@ -14,7 +14,7 @@ use crate::compactor::Planned;
 use crate::draft::Draft;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
-use crate::manager::{Event, StateCompactor, rewritten_anchor};
+use crate::manager::{Event, StateCompactor, compacted_anchor, rewritten_anchor};
 use crate::out as shape;
 use crate::oversized::Oversized;
 use crate::plan::Plan;
@@ -323,6 +323,16 @@ impl StateCompactor for JsStateCompactor {
         self.learn_rewrite(&request, facts, &copy);
         let record = crate::oversized::record(&request.summary, facts, over, tokens);
         Ok(Some((copy.into(), record)))
+    }
+
+    fn anchor_compacted(&self, state: &JsValue, record: &Record) {
+        let Ok(after) = self.request(state) else {
+            return;
+        };
+        let report = compacted_anchor(record, after.messages.length() as usize);
+        if let Some(learned) = reported::learned(report, &after) {
+            self.learned.borrow_mut().remember(learned);
+        }
     }
 
     fn emit(&self, state: &JsValue, event: Event<'_>) {
