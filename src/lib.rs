@@ -48,6 +48,9 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+// First: the modules below use its `text!` macro.
+#[macro_use]
+mod text;
 pub mod anchor;
 mod apply;
 pub mod body;
