@@ -181,8 +181,11 @@ pub(crate) fn commit_with_facts(input: CommitInput<'_>, draft: &Draft) -> Result
     let estimate_before = facts.total();
     let estimate_after = commit_estimate(&input, draft)?;
     if input.require_reduction && estimate_after >= estimate_before {
-        return Err(Error::NoReduction(format!(
-            "the compacted estimate {estimate_after} is not below {estimate_before}"
+        return Err(Error::NoReduction(text!(
+            "the compacted estimate ",
+            estimate_after,
+            " is not below ",
+            estimate_before
         )));
     }
     Ok(Applied {
@@ -208,14 +211,17 @@ pub(crate) fn commit_estimate(input: &CommitInput<'_>, draft: &Draft) -> Result<
     let facts = input.facts;
     let (first, part) = (draft.first_kept_index, draft.first_kept_part);
     if first > facts.messages.len() {
-        return Err(Error::invalid_request(format!(
-            "the draft keeps messages from messages[{first}], beyond the request's {} messages",
-            facts.messages.len()
+        return Err(Error::invalid_request(text!(
+            "the draft keeps messages from messages[",
+            first,
+            "], beyond the request's ",
+            facts.messages.len(),
+            " messages"
         )));
     }
     let summary = summary_tokens(draft.summary.trim(), input.estimator).map_err(|source| {
         Error::InvalidRequest {
-            message: format!("summary: the estimator failed: {source}"),
+            message: text!("summary: the estimator failed: ", source),
             source: Some(source),
         }
     })?;

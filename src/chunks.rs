@@ -46,9 +46,13 @@ impl Window {
         // Every chunk after the first carries the summary so far (at most `output` tokens) and
         // asks for a new one (`output` more): at least as much again must be left for records.
         if self.tokens < 3 * self.output.max(1) {
-            return Err(format!(
-                "{path}.contextWindowTokens ({}) must be at least three times the answer's limit ({} tokens)",
-                self.tokens, self.output,
+            return Err(text!(
+                path,
+                ".contextWindowTokens (",
+                self.tokens,
+                ") must be at least three times the answer's limit (",
+                self.output,
+                " tokens)"
             ));
         }
         Ok(())
@@ -71,9 +75,14 @@ impl Rooms {
         let input = window.input(fixed);
         let later = input.saturating_sub(window.output);
         if later == 0 {
-            return Err(Error::invalid_config(format!(
-                "summarizer.contextWindowTokens ({}) leaves no room for records beside the summary instruction ({fixed} tokens) and a summary of up to {} tokens",
-                window.tokens, window.output,
+            return Err(Error::invalid_config(text!(
+                "summarizer.contextWindowTokens (",
+                window.tokens,
+                ") leaves no room for records beside the summary instruction (",
+                fixed,
+                " tokens) and a summary of up to ",
+                window.output,
+                " tokens"
             )));
         }
         // A previous summary larger than a summary so far may be (written by another model,
@@ -209,12 +218,14 @@ fn without_middle(text: &str, keep: usize) -> String {
         tail += 1;
     }
     let (start, end) = (text.get(..head), text.get(tail..));
-    format!(
-        "{}\n[… {} of {} bytes left out here to fit the summary model's window]\n{}",
+    text!(
         start.unwrap_or_default(),
+        "\n[… ",
         tail - head,
+        " of ",
         text.len(),
-        end.unwrap_or_default(),
+        " bytes left out here to fit the summary model's window]\n",
+        end.unwrap_or_default()
     )
 }
 

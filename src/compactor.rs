@@ -103,8 +103,8 @@ impl<S: Summarizer> Compactor<S> {
     pub fn new(config: CompactorConfig<S>) -> Result<Self> {
         let trigger_ratio = config.trigger_ratio;
         if !trigger_ratio.is_finite() || trigger_ratio <= 0.0 {
-            return Err(Error::invalid_config(format!(
-                "triggerRatio must be a positive finite number, got {}",
+            return Err(Error::invalid_config(text!(
+                "triggerRatio must be a positive finite number, got ",
                 crate::error::show_number(trigger_ratio)
             )));
         }

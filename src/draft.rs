@@ -178,8 +178,12 @@ impl Draft {
         let (range, part) = self.cover();
         if range.end > messages {
             let first = self.first_kept_index;
-            return stale(&format!(
-                "the draft keeps messages from messages[{first}], beyond the request's {messages} messages"
+            return stale(&text!(
+                "the draft keeps messages from messages[",
+                first,
+                "], beyond the request's ",
+                messages,
+                " messages"
             ));
         }
         if digest(range, part)? != self.digest {

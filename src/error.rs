@@ -10,67 +10,53 @@ pub type BoxError = Box<dyn StdError + 'static>;
 ///
 /// A failed operation never returns replacement state: on `Err` the caller's conversation is
 /// exactly as it was.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum Error {
     /// [`crate::Compactor::new`] rejected the configuration.
-    #[error("invalid config: {message}")]
     InvalidConfig {
         /// What is wrong and where.
         message: String,
         /// The host error behind it, when reading the config threw.
-        #[source]
         source: Option<BoxError>,
     },
     /// The request, one of its messages, or the plan given to apply was invalid. The message names
     /// the place, e.g. `messages[12].content[3].type: unknown block type "foo"`.
-    #[error("invalid request: {message}")]
     InvalidRequest {
         /// What is wrong and where.
         message: String,
         /// The host error behind it, when an estimator callback failed.
-        #[source]
         source: Option<BoxError>,
     },
     /// A summarizer failed (or panicked); `source` is its own error.
-    #[error("summarization failed: {message}")]
     Summarization {
         /// A description of the failure.
         message: String,
         /// The summarizer's or generator's own error.
-        #[source]
         source: Option<BoxError>,
     },
     /// The summary was empty after trimming and file-list removal.
-    #[error("the summary was empty after trimming and removing file lists")]
     EmptySummary,
     /// No removable prefix exists, or the required strict reduction did not happen.
-    #[error("no reduction: {0}")]
     NoReduction(String),
     /// What no summary can remove (the messages kept after the cut, the system prompt and
     /// tools) is above the budget by itself: a summary would cost a model call and still not
     /// fit. The message names the largest kept message, its tokens and the budget.
-    #[error("too large: {0}")]
     TooLarge(String),
     /// A draft was committed onto a request it does not cover: the summary it replaced is not
     /// the request's, or a message it summarizes changed (see [`crate::Draft::check_covers`]).
-    #[error("stale draft: {0}")]
     Stale(String),
     /// The host's review (`beforeCommit`) declined the summary, or failed: nothing was applied.
-    #[error("declined: {message}")]
     Declined {
         /// Why: declined, or what the review threw.
         message: String,
         /// What the review threw, when it threw.
-        #[source]
         source: Option<BoxError>,
     },
     /// The operation was cancelled by the caller (an aborted signal).
-    #[error("cancelled: {message}")]
     Cancelled {
         /// Where the cancellation was noticed.
         message: String,
         /// The host's own abort reason, when there is one.
-        #[source]
         source: Option<BoxError>,
     },
 }
@@ -116,6 +102,57 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The words of [`Display`](std::fmt::Display) before the message: the kind of error.
+    fn words(&self) -> (&'static str, &str) {
+        match self {
+            Error::InvalidConfig { message, .. } => ("invalid config: ", message),
+            Error::InvalidRequest { message, .. } => ("invalid request: ", message),
+            Error::Summarization { message, .. } => ("summarization failed: ", message),
+            Error::EmptySummary => (
+                "the summary was empty after trimming and removing file lists",
+                "",
+            ),
+            Error::NoReduction(message) => ("no reduction: ", message),
+            Error::TooLarge(message) => ("too large: ", message),
+            Error::Stale(message) => ("stale draft: ", message),
+            Error::Declined { message, .. } => ("declined: ", message),
+            Error::Cancelled { message, .. } => ("cancelled: ", message),
+        }
+    }
+}
+
+// The one wording of an error: `Display` and the messages the wasm module builds (which leave
+// `core::fmt` out, `crate::text`) both come from here.
+impl crate::text::Piece for Error {
+    fn push_to(&self, text: &mut String) {
+        let (kind, message) = self.words();
+        text.push_str(kind);
+        text.push_str(message);
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&text!(self))
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Error::InvalidConfig { source, .. }
+            | Error::InvalidRequest { source, .. }
+            | Error::Summarization { source, .. }
+            | Error::Declined { source, .. }
+            | Error::Cancelled { source, .. } => source.as_deref(),
+            Error::EmptySummary | Error::NoReduction(_) | Error::TooLarge(_) | Error::Stale(_) => {
+                None
+            }
+        }
+    }
+}
+
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -124,8 +161,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub fn whole_number(value: f64, field: &str) -> std::result::Result<u64, String> {
     const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
     if !value.is_finite() || value < 0.0 || value.fract() != 0.0 || value > MAX_SAFE {
-        return Err(format!(
-            "{field} must be a whole number between 0 and 2^53-1, got {}",
+        return Err(text!(
+            field,
+            " must be a whole number between 0 and 2^53-1, got ",
             show_number(value)
         ));
     }
@@ -141,10 +179,10 @@ pub(crate) fn show_number(value: f64) -> String {
     let sign = if value < 0.0 { "-" } else { "" };
     let abs = value.abs();
     if abs.is_infinite() {
-        return format!("{sign}Infinity");
+        return text!(sign, "Infinity");
     }
     if abs >= 1e18 {
-        return format!("{sign}10^18 or more");
+        return text!(sign, "10^18 or more");
     }
     let mut whole = abs.trunc() as u64;
     let mut ninths = ((abs - abs.trunc()) * 1e9).round() as u64;
@@ -153,10 +191,13 @@ pub(crate) fn show_number(value: f64) -> String {
         ninths = 0;
     }
     if ninths == 0 {
-        return format!("{sign}{whole}");
+        return text!(sign, whole);
     }
-    let decimals = format!("{ninths:09}");
-    format!("{sign}{whole}.{}", decimals.trim_end_matches('0'))
+    // The nine decimals with their leading zeros (what `{:09}` writes: one more digit, left
+    // out), less the trailing ones.
+    let decimals = text!(ninths + 1_000_000_000);
+    let decimals = decimals.get(1..).unwrap_or_default();
+    text!(sign, whole, ".", decimals.trim_end_matches('0'))
 }
 
 #[cfg(test)]
@@ -196,6 +237,9 @@ mod tests {
         assert_eq!(show_number(1.5), "1.5");
         assert_eq!(show_number(-0.25), "-0.25");
         assert_eq!(show_number(0.1), "0.1");
+        // Decimals keep their leading zeros.
+        assert_eq!(show_number(0.05), "0.05");
+        assert_eq!(show_number(-1.000000001), "-1.000000001");
         assert_eq!(show_number(2.9999999999), "3");
         assert_eq!(show_number(f64::NAN), "NaN");
         assert_eq!(show_number(f64::NEG_INFINITY), "-Infinity");

@@ -391,9 +391,12 @@ where
             return Ok(history);
         };
         Ok(SummaryText {
-            text: format!(
-                "{}\n\n{TURN_CONTEXT_HEADING}\n\n{}",
-                history.text, prefix.text
+            text: text!(
+                history.text,
+                "\n\n",
+                TURN_CONTEXT_HEADING,
+                "\n\n",
+                prefix.text
             ),
             usage: Usage::combine(history.usage, prefix.usage),
         })
@@ -472,13 +475,22 @@ fn summary_call_failed(purpose: Purpose, error: GenerateError, attempts: usize) 
     let what = purpose.as_str();
     if error.kind == FailureKind::Cancelled {
         return Error::Cancelled {
-            message: format!("the {what} summary call was cancelled"),
+            message: text!("the ", what, " summary call was cancelled"),
             source: Some(Box::new(error)),
         };
     }
     let tries = if attempts == 1 { "attempt" } else { "attempts" };
     Error::Summarization {
-        message: format!("the {what} summary call failed after {attempts} {tries}: {error}"),
+        message: text!(
+            "the ",
+            what,
+            " summary call failed after ",
+            attempts,
+            " ",
+            tries,
+            ": ",
+            error
+        ),
         source: Some(Box::new(error)),
     }
 }

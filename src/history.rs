@@ -70,7 +70,7 @@ pub struct Texts<'a, T> {
 impl<T: AsRef<str>> Texts<'_, T> {
     fn text(&self, i: u32) -> (&str, String) {
         let text = self.messages.get(i as usize).map_or("", AsRef::as_ref);
-        (text, format!("messages[{i}]"))
+        (text, text!("messages[", i, "]"))
     }
 }
 

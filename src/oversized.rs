@@ -167,7 +167,7 @@ pub fn trim_message(
         }
         let message = Message::User(user);
         let tokens = crate::MessageFacts::of(&message, estimator)
-            .map_err(|e| estimator_failed(&format!("messages[{}]", over.index), e))?
+            .map_err(|e| estimator_failed(&text!("messages[", over.index, "]"), e))?
             .tokens;
         Ok(Some((message, tokens)))
     })

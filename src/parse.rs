@@ -22,7 +22,7 @@ pub fn messages(text: &str) -> Result<Vec<Message>> {
     value
         .children()
         .enumerate()
-        .map(|(i, item)| read_message(item, &format!("messages[{i}]")))
+        .map(|(i, item)| read_message(item, &text!("messages[", i, "]")))
         .collect()
 }
 
@@ -49,7 +49,7 @@ pub fn tools(text: &str) -> Result<Vec<ToolDefinition>> {
 pub(crate) fn tools_at(text: &str, label: &str) -> Result<Vec<ToolDefinition>> {
     // Read as serde_json read it (one entry per key, its numbers), so that a definition's
     // parameters are that value's text, written once.
-    let json = Json::parse(text).map_err(|e| invalid(label, &e.to_string()))?;
+    let json = Json::parse(text).map_err(|e| invalid(label, &text!(e)))?;
     let mut nodes = Vec::new();
     let value = scan(json.as_str(), label, &mut nodes)?;
     if value.kind() != Kind::Array {
@@ -58,13 +58,13 @@ pub(crate) fn tools_at(text: &str, label: &str) -> Result<Vec<ToolDefinition>> {
     value
         .children()
         .enumerate()
-        .map(|(i, item)| tool(item, &format!("tools[{i}]")))
+        .map(|(i, item)| tool(item, &text!("tools[", i, "]")))
         .collect()
 }
 
 fn tool(item: Val, path: &str) -> Result<ToolDefinition> {
     if item.kind() != Kind::Object {
-        let what = format!("expected an object, got {}", crate::formats::describe(item));
+        let what = text!("expected an object, got ", crate::formats::describe(item));
         return Err(invalid(path, &what));
     }
     // OpenAI Chat Completions nests the definition under `function`.
@@ -73,7 +73,7 @@ fn tool(item: Val, path: &str) -> Result<ToolDefinition> {
         .filter(|function| function.kind() == Kind::Object)
         .unwrap_or(item);
     let name = string(object, "name", path)?
-        .ok_or_else(|| invalid(&format!("{path}.name"), "missing (expected a string)"))?;
+        .ok_or_else(|| invalid(&text!(path, ".name"), "missing (expected a string)"))?;
     let description = string(object, "description", path)?.unwrap_or_default();
     // `parameters` (OpenAI, pi-ai), `input_schema` (Anthropic), `inputSchema` (AI SDK).
     let parameters = ["parameters", "input_schema", "inputSchema"]
@@ -94,15 +94,15 @@ fn string(object: Val, key: &str, path: &str) -> Result<Option<String>> {
         Some(value) => match value.str() {
             Some(text) => Ok(Some(text.into_owned())),
             None => Err(invalid(
-                &format!("{path}.{key}"),
-                &format!("expected a string, got {}", crate::formats::describe(value)),
+                &text!(path, ".", key),
+                &text!("expected a string, got ", crate::formats::describe(value)),
             )),
         },
     }
 }
 
 fn invalid(path: &str, what: &str) -> Error {
-    Error::invalid_request(format!("{path}: {what}"))
+    Error::invalid_request(text!(path, ": ", what))
 }
 
 #[cfg(test)]

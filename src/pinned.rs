@@ -59,8 +59,13 @@ impl<'a> Summarized<'a> {
 /// returned in order, without repeats.
 pub fn checked(indices: Vec<u32>, len: usize, path: &str) -> Result<Vec<u32>> {
     match largest(&indices) {
-        Some(last) if last as usize >= len => Err(Error::invalid_request(format!(
-            "{path}: index {last} is out of range for {len} messages"
+        Some(last) if last as usize >= len => Err(Error::invalid_request(text!(
+            path,
+            ": index ",
+            last,
+            " is out of range for ",
+            len,
+            " messages"
         ))),
         _ => Ok(in_order(&indices, len)),
     }
@@ -202,8 +207,18 @@ fn split_pair(call: usize, result: usize, id: &str, call_pinned: bool) -> Error 
         true => "answered in",
         false => "answers a call in",
     };
-    Error::invalid_request(format!(
-        "messages[{pinned}]: pinned, but {what} \"{id}\" is {half} messages[{other}], which is not: pin both messages or neither (a pinned message is sent without the summarized ones)"
+    Error::invalid_request(text!(
+        "messages[",
+        pinned,
+        "]: pinned, but ",
+        what,
+        " \"",
+        id,
+        "\" is ",
+        half,
+        " messages[",
+        other,
+        "], which is not: pin both messages or neither (a pinned message is sent without the summarized ones)"
     ))
 }
 

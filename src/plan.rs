@@ -58,11 +58,16 @@ impl Plan {
         let kept = kept.filter_map(|(i, _)| Some((i, messages.get(i)?)));
         let largest = kept.max_by_key(|(_, facts)| facts.tokens);
         let what = match largest {
-            Some((i, facts)) => format!("messages[{i}] is {} tokens, and", facts.tokens),
+            Some((i, facts)) => text!("messages[", i, "] is ", facts.tokens, " tokens, and"),
             None => "the system prompt and tools are".to_owned(),
         };
-        Some(Error::TooLarge(format!(
-            "{what} what a compaction keeps comes to {after} tokens before any summary, above the input budget of {budget} tokens: no summary can make the request fit"
+        Some(Error::TooLarge(text!(
+            what,
+            " what a compaction keeps comes to ",
+            after,
+            " tokens before any summary, above the input budget of ",
+            budget,
+            " tokens: no summary can make the request fit"
         )))
     }
 
@@ -96,8 +101,12 @@ impl Plan {
         let history = &self.messages_to_summarize;
         let prefix = &self.turn_prefix_messages;
         if kept > len || (kept == len && self.first_kept_part > 0) {
-            return Err(Error::invalid_request(format!(
-                "plan.firstKeptIndex: {kept} is out of range for {len} messages"
+            return Err(Error::invalid_request(text!(
+                "plan.firstKeptIndex: ",
+                kept,
+                " is out of range for ",
+                len,
+                " messages"
             )));
         }
         if kept == 0 && self.first_kept_part == 0 {
@@ -106,9 +115,17 @@ impl Plan {
             ));
         }
         if history.start != 0 || history.end != prefix.start || prefix.end != kept {
-            return Err(Error::invalid_request(format!(
-                "plan: messagesToSummarize {}..{} and turnPrefixMessages {}..{} do not cover 0..{kept}",
-                history.start, history.end, prefix.start, prefix.end
+            return Err(Error::invalid_request(text!(
+                "plan: messagesToSummarize ",
+                history.start,
+                "..",
+                history.end,
+                " and turnPrefixMessages ",
+                prefix.start,
+                "..",
+                prefix.end,
+                " do not cover 0..",
+                kept
             )));
         }
         if self.split_turn == (prefix.is_empty() && self.first_kept_part == 0) {
@@ -144,8 +161,12 @@ impl Plan {
     /// The error for a `first_kept_part` that starts no step of its message.
     pub(crate) fn part_error(&self) -> Error {
         let (kept, part) = (self.first_kept_index, self.first_kept_part);
-        Error::invalid_request(format!(
-            "plan.firstKeptPart: {part} is not where a step of messages[{kept}] starts"
+        Error::invalid_request(text!(
+            "plan.firstKeptPart: ",
+            part,
+            " is not where a step of messages[",
+            kept,
+            "] starts"
         ))
     }
 }
@@ -271,11 +292,23 @@ pub(crate) fn plan_history(
 fn pinned_too_large(facts: &[MessageFacts], pinned: u64, budget: u64) -> Error {
     let all = facts.iter().enumerate().filter(|(_, f)| f.is_pinned());
     let largest = match all.max_by_key(|(_, f)| f.tokens) {
-        Some((i, f)) => format!(" (the largest, messages[{i}], is {} tokens)", f.tokens),
+        Some((i, f)) => text!(
+            " (the largest, messages[",
+            i,
+            "], is ",
+            f.tokens,
+            " tokens)"
+        ),
         None => String::new(),
     };
-    Error::TooLarge(format!(
-        "the pinned and system messages come to {pinned} tokens{largest}, above the input budget of {budget} tokens: they are never compacted, so no compaction can make the request fit"
+    Error::TooLarge(text!(
+        "the pinned and system messages come to ",
+        pinned,
+        " tokens",
+        largest,
+        ", above the input budget of ",
+        budget,
+        " tokens: they are never compacted, so no compaction can make the request fit"
     ))
 }
 

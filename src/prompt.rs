@@ -31,12 +31,18 @@ pub const NO_HISTORY_PLACEHOLDER: &str = "No earlier history.";
 /// The user prompt of a history summary.
 pub(crate) fn history(records: &str, previous_summary: &str) -> String {
     if previous_summary.is_empty() {
-        return format!(
-            "<conversation>\n{records}\n</conversation>\n\nSummarize the conversation above."
+        return text!(
+            "<conversation>\n",
+            records,
+            "\n</conversation>\n\nSummarize the conversation above."
         );
     }
-    format!(
-        "<previous-summary>\n{previous_summary}\n</previous-summary>\n\n<conversation>\n{records}\n</conversation>\n\nThe previous summary covers the conversation before the messages above. Write one updated summary that covers both: keep what still matters from the previous summary and add what the new messages change."
+    text!(
+        "<previous-summary>\n",
+        previous_summary,
+        "\n</previous-summary>\n\n<conversation>\n",
+        records,
+        "\n</conversation>\n\nThe previous summary covers the conversation before the messages above. Write one updated summary that covers both: keep what still matters from the previous summary and add what the new messages change."
     )
 }
 
@@ -44,12 +50,18 @@ pub(crate) fn history(records: &str, previous_summary: &str) -> String {
 /// `so_far` is empty, else a later chunk's beside the summary of the chunks before it.
 pub(crate) fn turn_prefix(records: &str, so_far: &str) -> String {
     if !so_far.is_empty() {
-        return format!(
-            "<turn-prefix-summary>\n{so_far}\n</turn-prefix-summary>\n\n<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above continue the beginning of a turn that is still going on, summarized so far in the turn prefix summary; the rest of the turn is kept verbatim after this summary. Write one updated summary of what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
+        return text!(
+            "<turn-prefix-summary>\n",
+            so_far,
+            "\n</turn-prefix-summary>\n\n<turn-prefix>\n",
+            records,
+            "\n</turn-prefix>\n\nThe messages above continue the beginning of a turn that is still going on, summarized so far in the turn prefix summary; the rest of the turn is kept verbatim after this summary. Write one updated summary of what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
         );
     }
-    format!(
-        "<turn-prefix>\n{records}\n</turn-prefix>\n\nThe messages above are the beginning of a turn that is still going on; the rest of the turn is kept verbatim after this summary. Summarize what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
+    text!(
+        "<turn-prefix>\n",
+        records,
+        "\n</turn-prefix>\n\nThe messages above are the beginning of a turn that is still going on; the rest of the turn is kept verbatim after this summary. Summarize what the user asked in this turn and what has been done so far, so that the kept messages can be understood. Be brief."
     )
 }
 
@@ -58,8 +70,11 @@ pub(crate) fn turn_prefix(records: &str, so_far: &str) -> String {
 pub(crate) fn with_focus(prompt: String, focus: Option<&str>) -> String {
     match focus.map(str::trim).filter(|f| !f.is_empty()) {
         None => prompt,
-        Some(focus) => format!(
-            "{prompt}\n\n<focus>\n{focus}\n</focus>\n\nGive most attention and detail to what the focus above names; still cover the rest briefly."
+        Some(focus) => text!(
+            prompt,
+            "\n\n<focus>\n",
+            focus,
+            "\n</focus>\n\nGive most attention and detail to what the focus above names; still cover the rest briefly."
         ),
     }
 }

@@ -21,8 +21,11 @@ impl ProviderCompaction {
         match name {
             "window" => Ok(ProviderCompaction::Window),
             "ignore" => Ok(ProviderCompaction::Ignore),
-            other => Err(Error::invalid_request(format!(
-                "{place}: unknown mode \"{other}\" (expected \"window\" or \"ignore\")"
+            other => Err(Error::invalid_request(text!(
+                place,
+                ": unknown mode \"",
+                other,
+                "\" (expected \"window\" or \"ignore\")"
             ))),
         }
     }

@@ -370,10 +370,7 @@ impl Content {
             self.part(out);
             match self.images {
                 1 => out.push_str("[1 image]"),
-                n => {
-                    use std::fmt::Write;
-                    let _ = write!(out, "[{n} images]");
-                }
+                n => out.push_str(&text!("[", n, " images]")),
             }
         }
     }
@@ -413,10 +410,12 @@ fn truncate_into(text: &str, keep: Keep, out: &mut String) {
         out.push_str(text);
         return;
     }
-    let note = format!(
-        "[… {} of {} bytes truncated]",
+    let note = text!(
+        "[… ",
         text.len() - kept.len(),
-        text.len()
+        " of ",
+        text.len(),
+        " bytes truncated]"
     );
     let (first, second) = match keep {
         Keep::Head => (kept, note.as_str()),

@@ -194,12 +194,16 @@ fn with_explicit(parts: &Parts<'_>, count: usize, mut reports: Vec<Report>) -> R
     for (i, e) in parts.reported.iter().enumerate() {
         if e.messages > count {
             let place = match several {
-                true => format!("reportedUsage[{i}]"),
+                true => text!("reportedUsage[", i, "]"),
                 false => "reportedUsage".to_owned(),
             };
-            return Err(Error::invalid_request(format!(
-                "{place}.messages: {} is more than the request's {count} messages",
-                e.messages
+            return Err(Error::invalid_request(text!(
+                place,
+                ".messages: ",
+                e.messages,
+                " is more than the request's ",
+                count,
+                " messages"
             )));
         }
         if e.summary.as_deref().is_some_and(|s| s != parts.summary) {

@@ -107,7 +107,7 @@ impl RequestFacts {
             .enumerate()
             .map(|(i, message)| {
                 MessageFacts::of(message, estimator)
-                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
+                    .map_err(|e| estimator_failed(&text!("messages[", i, "]"), e))
             })
             .collect::<Result<_>>()?;
         if request.reports.is_empty() {

@@ -48,16 +48,33 @@ impl FailureKind {
 
 /// A failed model call.
 #[cfg_attr(not(target_arch = "wasm32"), derive(Debug))]
-#[derive(thiserror::Error)]
-#[error("{message}")]
 pub struct GenerateError {
     /// How it failed.
     pub kind: FailureKind,
     /// A description for people.
     pub message: String,
     /// The host's own error.
-    #[source]
     pub source: Option<BoxError>,
+}
+
+// Its words are its message, in `Display` and in the crate's messages (`crate::text`), where
+// `core::fmt` stays out of the wasm module.
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl crate::text::Piece for GenerateError {
+    fn push_to(&self, text: &mut String) {
+        text.push_str(&self.message);
+    }
+}
+
+impl std::error::Error for GenerateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref()
+    }
 }
 
 // In the wasm module, `Debug` (which a `dyn Error` keeps) shows the message as it is: nothing
@@ -67,7 +84,9 @@ pub struct GenerateError {
 #[cfg(target_arch = "wasm32")]
 impl std::fmt::Debug for GenerateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GenerateError({})", self.message)
+        f.write_str("GenerateError(")?;
+        f.write_str(&self.message)?;
+        f.write_str(")")
     }
 }
 
@@ -121,8 +140,12 @@ impl RetryPolicy {
     pub fn delay(ms: f64, path: &str) -> std::result::Result<Duration, String> {
         let ms = crate::error::whole_number(ms, path)?;
         if ms > MAX_DELAY_MS {
-            return Err(format!(
-                "{path} must be at most {MAX_DELAY_MS} (2^31-1 ms, the longest timer), got {ms}"
+            return Err(text!(
+                path,
+                " must be at most ",
+                MAX_DELAY_MS,
+                " (2^31-1 ms, the longest timer), got ",
+                ms
             ));
         }
         Ok(Duration::from_millis(ms))

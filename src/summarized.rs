@@ -126,7 +126,7 @@ fn read<M: Messages + ?Sized>(
     match message {
         Some(message) => format.read_into(message, Path::message(i), sink),
         None => {
-            let path = format!("messages[{i}]");
+            let path = text!("messages[", i, "]");
             format.read_json_into(&messages.json(i, &path)?, &path, sink)
         }
     }

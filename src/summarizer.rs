@@ -123,7 +123,7 @@ impl<T> Future for CatchPanic<'_, T> {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".to_owned());
                 Poll::Ready(Err(crate::error::Error::Summarization {
-                    message: format!("the summarizer panicked: {what}"),
+                    message: text!("the summarizer panicked: ", what),
                     source: None,
                 }))
             }

@@ -15,8 +15,9 @@ pub const TURN_CONTEXT_HEADING: &str = "**Turn Context (split turn):**";
 /// What stands under [`TURN_CONTEXT_HEADING`] for a split turn's prefix quoted instead of
 /// summarized: its records, as the generator summarizer would have shown them to the model.
 pub(crate) fn quoted_turn_prefix(records: &str) -> String {
-    format!(
-        "Quoted from the start of the current turn (the rest of it follows this summary):\n\n{records}"
+    text!(
+        "Quoted from the start of the current turn (the rest of it follows this summary):\n\n",
+        records
     )
 }
 
@@ -25,8 +26,10 @@ pub fn project(summary: &str) -> Option<String> {
     if summary.is_empty() {
         return None;
     }
-    Some(format!(
-        "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{summary}\n</summary>"
+    Some(text!(
+        "The conversation history before this point was compacted into the following summary:\n\n<summary>\n",
+        summary,
+        "\n</summary>"
     ))
 }
 

@@ -90,19 +90,19 @@ impl Callback {
         let source = Some(source);
         match (self, kind == FailureKind::Cancelled) {
             (Callback::Summarize, true) => Error::Cancelled {
-                message: format!("the summarizer was cancelled: {message}"),
+                message: text!("the summarizer was cancelled: ", message),
                 source,
             },
             (Callback::Summarize, false) => Error::Summarization {
-                message: format!("the summarizer failed: {message}"),
+                message: text!("the summarizer failed: ", message),
                 source,
             },
             (Callback::BeforeCommit, true) => Error::Cancelled {
-                message: format!("beforeCommit was cancelled: {message}"),
+                message: text!("beforeCommit was cancelled: ", message),
                 source,
             },
             (Callback::BeforeCommit, false) => Error::Declined {
-                message: format!("beforeCommit threw: {message}"),
+                message: text!("beforeCommit threw: ", message),
                 source,
             },
         }

@@ -80,7 +80,7 @@ fn reports(
 ) -> Result<Vec<Report>> {
     crate::reported::reports(parts, facts, |latest| {
         let usage = |&i: &u32| match message_text(body, spans, i as usize) {
-            Some(text) => format.usage_json(text, &format!("messages[{i}]")),
+            Some(text) => format.usage_json(text, &text!("messages[", i, "]")),
             None => Ok(None),
         };
         latest.iter().map(usage).collect()
@@ -101,7 +101,7 @@ fn found(
     for i in read_indices(&facts.messages, false) {
         let i = i as usize;
         let text = message_text(body, spans, i)
-            .ok_or_else(|| Error::invalid_request(format!("messages[{i}]: not UTF-8")))?;
+            .ok_or_else(|| Error::invalid_request(text!("messages[", i, "]: not UTF-8")))?;
         finder.read_json(format, i, text)?;
     }
     finder.finish()

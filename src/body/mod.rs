@@ -37,7 +37,7 @@ pub fn facts(bytes: &[u8], format: Format, estimator: &dyn Estimator) -> Result<
         let at = std::str::from_utf8(bytes)
             .err()
             .map_or(0, |e| e.valid_up_to());
-        Error::invalid_request(format!("messages: the body is not UTF-8 (at byte {at})"))
+        Error::invalid_request(text!("messages: the body is not UTF-8 (at byte ", at, ")"))
     })?;
     let mut scan = BodyScan {
         text,
@@ -116,7 +116,7 @@ impl BodyScan<'_> {
                     pos = tape::skip_space(self.bytes(), end);
                 }
                 // The line is found only now: looking for it first would read every byte twice.
-                _ => return Err(self.malformed(self.line(pos), &format!("messages[{i}]"))),
+                _ => return Err(self.malformed(self.line(pos), &text!("messages[", i, "]"))),
             }
         }
         Ok(())
@@ -149,6 +149,6 @@ impl BodyScan<'_> {
         // The scanner refuses only what serde_json refuses; this is a fallback message.
         let what = crate::json::syntax_error(text)
             .unwrap_or_else(|| "not a JSON array of messages or JSON lines".to_owned());
-        Error::invalid_request(format!("{label}: invalid JSON: {what}"))
+        Error::invalid_request(text!(label, ": invalid JSON: ", what))
     }
 }

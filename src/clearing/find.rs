@@ -68,7 +68,7 @@ impl Found {
     ) -> Result<Found> {
         let mut found = Found::default();
         for (index, message) in messages.iter().enumerate() {
-            let path = || format!("messages[{index}]");
+            let path = || text!("messages[", index, "]");
             match message {
                 Message::ToolResult(result) => found.results.push(FoundResult {
                     index,
@@ -201,7 +201,7 @@ impl<'e> Finder<'e> {
     /// Reads host message `index` from its JSON text.
     pub fn read_json(&mut self, format: Format, index: usize, text: &str) -> Result<()> {
         let mut nodes = Vec::new();
-        let message = crate::formats::scan(text, &format!("messages[{index}]"), &mut nodes)?;
+        let message = crate::formats::scan(text, &text!("messages[", index, "]"), &mut nodes)?;
         self.read(format, index, message)
     }
 
@@ -220,7 +220,7 @@ impl<'e> Finder<'e> {
         };
         let counted = counter.finish(self.estimator, self.texts);
         let counted =
-            counted.map_err(|e| estimator_failed(&format!("messages[{}]", self.index), e));
+            counted.map_err(|e| estimator_failed(&text!("messages[", self.index, "]"), e));
         if let (Some((tokens, text)), Some(result)) =
             (self.fail(counted), self.found.results.last_mut())
         {
@@ -246,7 +246,7 @@ impl<'e> Finder<'e> {
         sink.unit(Unit::Assistant(None));
         sink.call(Cow::Borrowed(""), Text::Made(Cow::Borrowed("")), arguments);
         let counted = counter.finish(self.estimator, false);
-        let path = || format!("messages[{}]", self.index);
+        let path = || text!("messages[", self.index, "]");
         Ok(counted.map_err(|e| estimator_failed(&path(), e))?.0)
     }
 }

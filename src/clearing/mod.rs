@@ -443,7 +443,7 @@ pub fn rewrite_json(
 ) -> Result<Vec<(usize, Edited)>> {
     let mut out = Vec::new();
     for edit in clearing.edits(len) {
-        let path = format!("messages[{}]", edit.index);
+        let path = text!("messages[", edit.index, "]");
         let edits = Edit {
             results: &edit.results,
             arguments: &edit.arguments,
@@ -477,7 +477,7 @@ pub fn done_json(
     let arguments = arguments.filter(|&i| done(i, &|m| m.arguments));
     let mut tokens = Vec::with_capacity(rewritten.len());
     for (index, edited) in rewritten {
-        let path = format!("messages[{index}]");
+        let path = text!("messages[", index, "]");
         let before = format.facts_json(&text(*index, &path)?, &path, estimator)?;
         let after = format.facts_json(&edited.text, &path, estimator)?;
         tokens.push((*index, before.tokens, after.tokens));

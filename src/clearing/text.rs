@@ -9,11 +9,23 @@ pub fn placeholder(tool: Option<&str>, tokens: u64, path: Option<&str>) -> Strin
     let tool = tool.unwrap_or("a tool");
     let tokens = thousands(tokens);
     match path {
-        Some(path) => format!(
-            "{CLEARED_PREFIX} to save context: {tool} of {path}, about {tokens} tokens. Read the file again if it is needed.]"
+        Some(path) => text!(
+            CLEARED_PREFIX,
+            " to save context: ",
+            tool,
+            " of ",
+            path,
+            ", about ",
+            tokens,
+            " tokens. Read the file again if it is needed.]"
         ),
-        None => format!(
-            "{CLEARED_PREFIX} to save context: {tool} returned about {tokens} tokens. Call the tool again if the output is needed.]"
+        None => text!(
+            CLEARED_PREFIX,
+            " to save context: ",
+            tool,
+            " returned about ",
+            tokens,
+            " tokens. Call the tool again if the output is needed.]"
         ),
     }
 }
@@ -34,16 +46,22 @@ pub fn trim_middle(text: &str, keep: usize, removed_tokens: u64, what: &str) -> 
         .nth(chars - tail_chars)
         .map_or(text.len(), |(i, _)| i);
     let (head, tail) = (&text[..head_end], &text[tail_start..]);
-    Some(format!(
-        "{head}\n\n[… {} characters (about {} tokens) trimmed from the middle of this {what} …]\n\n{tail}",
+    Some(text!(
+        head,
+        "\n\n[… ",
         thousands((chars - keep) as u64),
+        " characters (about ",
         thousands(removed_tokens),
+        " tokens) trimmed from the middle of this ",
+        what,
+        " …]\n\n",
+        tail
     ))
 }
 
 /// `12345` as `12,345`.
 fn thousands(n: u64) -> String {
-    let digits = n.to_string();
+    let digits = text!(n);
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {

@@ -256,7 +256,7 @@ impl RequestFacts {
             .enumerate()
             .map(|(i, host)| {
                 MessageFacts::of_host(host, estimator)
-                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))
+                    .map_err(|e| estimator_failed(&text!("messages[", i, "]"), e))
             })
             .collect::<Result<_>>()?;
         Ok(facts)

@@ -81,7 +81,7 @@ pub(super) fn tools_tokens(
 /// The `invalid_request` error for an estimator that failed on `place`.
 pub(crate) fn estimator_failed(place: &str, source: BoxError) -> Error {
     Error::InvalidRequest {
-        message: format!("{place}: the estimator failed: {source}"),
+        message: text!(place, ": the estimator failed: ", source),
         source: Some(source),
     }
 }

@@ -64,7 +64,11 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         other => {
             return Err(r.error(
                 "role",
-                &format!("unknown role \"{other}\" (expected system, user, assistant or tool)"),
+                &text!(
+                    "unknown role \"",
+                    other,
+                    "\" (expected system, user, assistant or tool)"
+                ),
             ));
         }
     }

@@ -38,7 +38,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         };
         return Err(r.error(
             "parts",
-            &format!("missing (expected an array of parts){hint}"),
+            &text!("missing (expected an array of parts)", hint),
         ));
     }
     let parts = r
@@ -77,7 +77,11 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         other => {
             return Err(r.error(
                 "role",
-                &format!("unknown role \"{other}\" (expected system, user or assistant)"),
+                &text!(
+                    "unknown role \"",
+                    other,
+                    "\" (expected system, user or assistant)"
+                ),
             ));
         }
     }

@@ -21,7 +21,7 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         "assistant" => assistant(r, sink),
         other => Err(r.error(
             "role",
-            &format!("unknown role \"{other}\" (expected user or assistant)"),
+            &text!("unknown role \"", other, "\" (expected user or assistant)"),
         )),
     }
 }

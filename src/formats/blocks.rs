@@ -55,7 +55,7 @@ impl<'a> Obj<'a, '_> {
                 let expected: Vec<String> = texts
                     .iter()
                     .chain(attachments)
-                    .map(|t| format!("\"{t}\""))
+                    .map(|t| text!("\"", t, "\""))
                     .collect();
                 return Err(part.unknown(kind, &expected.join(", ")));
             }

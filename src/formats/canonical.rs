@@ -44,8 +44,10 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         }
         other => Err(r.error(
             "role",
-            &format!(
-                "unknown role \"{other}\" (expected \"user\", \"assistant\" or \"toolResult\")"
+            &text!(
+                "unknown role \"",
+                other,
+                "\" (expected \"user\", \"assistant\" or \"toolResult\")"
             ),
         )),
     }
@@ -74,7 +76,11 @@ fn assistant<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         Some(text) => Some(stop_reason(&text).ok_or_else(|| {
             r.error(
                 "stopReason",
-                &format!("unknown stop reason \"{text}\" (expected stop, length, toolUse, error or aborted)"),
+                &text!(
+                    "unknown stop reason \"",
+                    text,
+                    "\" (expected stop, length, toolUse, error or aborted)"
+                ),
             )
         })?),
     };

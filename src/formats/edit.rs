@@ -120,7 +120,7 @@ impl Editor<'_, '_> {
                 } else {
                     ""
                 };
-                Some((at..at, format!("\"{}\":{value}{comma}", spot.key)))
+                Some((at..at, text!("\"", spot.key, "\":", value, comma)))
             }
         }
     }
@@ -133,10 +133,10 @@ fn written(shape: Shape, text: &str) -> String {
     escape_into(text, &mut quoted);
     quoted.push('"');
     match shape {
-        Shape::Blocks => format!("[{{\"type\":\"text\",\"text\":{quoted}}}]"),
+        Shape::Blocks => text!("[{\"type\":\"text\",\"text\":", quoted, "}]"),
         Shape::Output { error } => {
             let kind = if error { "error-text" } else { "text" };
-            format!("{{\"type\":\"{kind}\",\"value\":{quoted}}}")
+            text!("{\"type\":\"", kind, "\",\"value\":", quoted, "}")
         }
         Shape::Text | Shape::Arguments => quoted,
     }

@@ -131,11 +131,12 @@ impl Format {
         let names: Vec<String> = Format::ALL
             .iter()
             .filter(|f| f.compiled())
-            .map(|f| format!("\"{}\"", f.name()))
+            .map(|f| text!("\"", f.name(), "\""))
             .collect();
-        Error::invalid_request(format!(
-            "format: \"{}\" is not in this build of the module, which reads {}",
+        Error::invalid_request(text!(
+            "format: \"",
             self.name(),
+            "\" is not in this build of the module, which reads ",
             if names.is_empty() {
                 "no format".to_owned()
             } else {
@@ -163,8 +164,10 @@ impl Format {
             "ai-sdk" => Format::AiSdk,
             "ai-sdk-ui" => Format::AiSdkUi,
             other => {
-                return Err(Error::invalid_request(format!(
-                    "format: unknown format \"{other}\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\", \"ai-sdk\" or \"ai-sdk-ui\")"
+                return Err(Error::invalid_request(text!(
+                    "format: unknown format \"",
+                    other,
+                    "\" (expected \"canonical\", \"openai-chat\", \"openai-responses\", \"anthropic\", \"ai-sdk\" or \"ai-sdk-ui\")"
                 )));
             }
         })
@@ -296,7 +299,7 @@ impl Format {
         let mut units = Units::default();
         self.read_into(message, path, &mut units)?;
         MessageFacts::of_host(&units.finish(), estimator)
-            .map_err(|e| estimator_failed(&path.to_string(), e))
+            .map_err(|e| estimator_failed(&text!(path), e))
     }
 
     /// Reads one host message into `sink`.
@@ -362,13 +365,19 @@ impl Format {
     pub fn project_summary(self, summary: &str) -> Option<Json> {
         let text = Json::string(&crate::summary::project(summary)?);
         Some(Json::written(match self {
-            Format::OpenAIResponses => format!(
-                r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{text}}}]}}"#
+            Format::OpenAIResponses => text!(
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"#,
+                text,
+                r#"}]}"#
             ),
-            Format::AiSdkUi => format!(
-                r#"{{"id":"{SUMMARY_ID}","role":"user","parts":[{{"type":"text","text":{text}}}]}}"#
+            Format::AiSdkUi => text!(
+                r#"{"id":""#,
+                SUMMARY_ID,
+                r#"","role":"user","parts":[{"type":"text","text":"#,
+                text,
+                r#"}]}"#
             ),
-            _ => format!(r#"{{"role":"user","content":{text}}}"#),
+            _ => text!(r#"{"role":"user","content":"#, text, r#"}"#),
         }))
     }
 }
@@ -380,7 +389,7 @@ fn missing_content(r: &Obj) -> Error {
     } else {
         ""
     };
-    r.error("content", &format!("missing{hint}"))
+    r.error("content", &text!("missing", hint))
 }
 
 /// The `id` of the UIMessage a summary projects to.
@@ -397,7 +406,7 @@ pub(crate) fn scan<'a>(
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
         let what =
             crate::json::syntax_error(text).unwrap_or_else(|| "not one JSON value".to_owned());
-        return Err(Error::invalid_request(format!("{path}: {what}")));
+        return Err(Error::invalid_request(text!(path, ": ", what)));
     }
     Ok(Val::root(text, nodes))
 }

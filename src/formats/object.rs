@@ -36,16 +36,24 @@ impl<'p> Path<'p> {
     }
 }
 
+impl crate::text::Piece for Path<'_> {
+    fn push_to(&self, text: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.push_to(text);
+            text.push('.');
+        }
+        text.push_str(self.key);
+        if let Some(i) = self.index {
+            text.push('[');
+            i.push_to(text);
+            text.push(']');
+        }
+    }
+}
+
 impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(parent) = self.parent {
-            write!(f, "{parent}.")?;
-        }
-        f.write_str(self.key)?;
-        match self.index {
-            Some(i) => write!(f, "[{i}]"),
-            None => Ok(()),
-        }
+        f.write_str(&text!(self))
     }
 }
 
@@ -77,7 +85,7 @@ impl<'a, 'p> Obj<'a, 'p> {
     #[cold]
     #[inline(never)]
     fn not_object(&self) -> Error {
-        self.invalid(&format!("expected an object, got {}", describe(self.value)))
+        self.invalid(&text!("expected an object, got ", describe(self.value)))
     }
 
     /// A message, of which its reader may read only `keys` (all when `None`).
@@ -156,7 +164,7 @@ impl<'a, 'p> Obj<'a, 'p> {
     fn not_string(&self, key: &str, found: Option<Val>) -> Error {
         match found {
             None => self.error(key, "missing (expected a string)"),
-            Some(other) => self.error(key, &format!("expected a string, got {}", describe(other))),
+            Some(other) => self.error(key, &text!("expected a string, got ", describe(other))),
         }
     }
 
@@ -189,9 +197,7 @@ impl<'a, 'p> Obj<'a, 'p> {
         match value {
             None => Ok(Val::EMPTY.children()),
             Some(value) if value.kind() == Kind::Array => Ok(value.children()),
-            Some(other) => {
-                Err(self.error(key, &format!("expected an array, got {}", describe(other))))
-            }
+            Some(other) => Err(self.error(key, &text!("expected an array, got ", describe(other)))),
         }
     }
 
@@ -202,19 +208,25 @@ impl<'a, 'p> Obj<'a, 'p> {
 
     /// An `invalid_request` error at `key` of this object.
     pub(crate) fn error(&self, key: &str, what: &str) -> Error {
-        Error::invalid_request(format!("{}.{key}: {what}", self.path))
+        Error::invalid_request(text!(self.path, ".", key, ": ", what))
     }
 
     /// An `invalid_request` error at this object.
     pub(crate) fn invalid(&self, what: &str) -> Error {
-        Error::invalid_request(format!("{}: {what}", self.path))
+        Error::invalid_request(text!(self.path, ": ", what))
     }
 
     /// The error for an unknown `type`.
     pub(crate) fn unknown(&self, found: &str, expected: &str) -> Error {
         self.error(
             "type",
-            &format!("unknown block type \"{found}\" (expected {expected})"),
+            &text!(
+                "unknown block type \"",
+                found,
+                "\" (expected ",
+                expected,
+                ")"
+            ),
         )
     }
 }

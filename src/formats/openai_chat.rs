@@ -67,7 +67,11 @@ pub(super) fn read<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
         other => {
             return Err(r.error(
                 "role",
-                &format!("unknown role \"{other}\" (expected system, developer, user, assistant, tool or function)"),
+                &text!(
+                    "unknown role \"",
+                    other,
+                    "\" (expected system, developer, user, assistant, tool or function)"
+                ),
             ));
         }
     }
@@ -116,7 +120,7 @@ fn participant<'a>(r: &Obj<'a, '_>) -> Option<Val<'a>> {
 
 /// Legacy function calls have no id: a call and its `function` result pair by name.
 fn legacy_id(name: &str) -> Cow<'static, str> {
-    Cow::Owned(format!("function_call:{name}"))
+    Cow::Owned(text!("function_call:", name))
 }
 #[cfg(test)]
 mod tests {

@@ -81,8 +81,10 @@ fn message<'a>(r: &Obj<'a, '_>, sink: &mut dyn Sink<'a>) -> Result<()> {
             let other = role?;
             return Err(r.error(
                 "role",
-                &format!(
-                    "unknown role \"{other}\" (expected user, assistant, system or developer)"
+                &text!(
+                    "unknown role \"",
+                    other,
+                    "\" (expected user, assistant, system or developer)"
                 ),
             ));
         }

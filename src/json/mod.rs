@@ -79,7 +79,7 @@ impl Json {
     pub(crate) fn of_compact(value: Val) -> Json {
         let raw = value.raw();
         Json(match value.kind() {
-            Kind::String => format!("\"{raw}\""),
+            Kind::String => text!("\"", raw, "\""),
             _ => raw.to_owned(),
         })
     }
@@ -117,6 +117,12 @@ impl fmt::Display for Json {
     }
 }
 
+impl crate::text::Piece for Json {
+    fn push_to(&self, text: &mut String) {
+        text.push_str(&self.0);
+    }
+}
+
 impl std::str::FromStr for Json {
     type Err = JsonError;
 
@@ -139,6 +145,12 @@ impl fmt::Display for JsonError {
 }
 
 impl std::error::Error for JsonError {}
+
+impl crate::text::Piece for JsonError {
+    fn push_to(&self, text: &mut String) {
+        text.push_str(&self.0);
+    }
+}
 
 /// What is wrong with JSON text `text`, as `serde_json` words it ("expected value at line 1
 /// column 2"); `None` when it reads it whole (the scanner refuses only what it refuses).

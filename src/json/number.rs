@@ -29,10 +29,10 @@ pub(crate) fn js_number_text(raw: &str) -> Cow<'_, str> {
             return Cow::Borrowed("0");
         }
         if (0.0..18_446_744_073_709_551_616.0).contains(&v) {
-            return Cow::Owned((v as u64).to_string());
+            return Cow::Owned(text!(v as u64));
         }
         if (-9_223_372_036_854_775_808.0..0.0).contains(&v) {
-            return Cow::Owned((v as i64).to_string());
+            return Cow::Owned(text!(v as i64));
         }
     }
     Cow::Owned(float_text(v))
@@ -45,8 +45,8 @@ pub(crate) fn serde_number_text(raw: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(raw));
     }
     Some(Cow::Owned(match number(raw)? {
-        Number::U64(n) => n.to_string(),
-        Number::I64(n) => n.to_string(),
+        Number::U64(n) => text!(n),
+        Number::I64(n) => text!(n),
         Number::F64(v) => float_text(v),
     }))
 }

@@ -100,9 +100,12 @@ pub(crate) fn error(text: &str) -> Option<String> {
     let mut reader = Reader::new(text.as_bytes());
     let fail = reader.value().and_then(|()| reader.end()).err()?;
     let (line, column) = reader.position(fail.at);
-    Some(format!(
-        "{} at line {line} column {column}",
-        fail.code.words()
+    Some(text!(
+        fail.code.words(),
+        " at line ",
+        line,
+        " column ",
+        column
     ))
 }
 

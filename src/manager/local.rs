@@ -95,7 +95,7 @@ impl<S> Local<'_, S> {
             let mut sum = 0;
             for (i, message) in messages.iter().take(anchor.messages).enumerate() {
                 let facts = MessageFacts::of(message, self.estimator)
-                    .map_err(|e| estimator_failed(&format!("messages[{i}]"), e))?;
+                    .map_err(|e| estimator_failed(&text!("messages[", i, "]"), e))?;
                 sum += facts.tokens;
             }
             Ok(sum)

@@ -108,7 +108,7 @@ impl ManagerConfig {
     /// whole number turns maintenance on; missing, 0 or below leaves it off; NaN is an error.
     pub fn context_window(window: Option<f64>, path: &str) -> std::result::Result<u64, String> {
         match window {
-            Some(n) if n.is_nan() => Err(format!("{path} must be a number")),
+            Some(n) if n.is_nan() => Err(text!(path, " must be a number")),
             Some(n) if n > 0.0 => crate::error::whole_number(n, path),
             _ => Ok(0),
         }

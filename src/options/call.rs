@@ -60,7 +60,7 @@ pub struct RunCall<H> {
 
 /// Reads `run`'s `send` and options.
 pub fn run_call<M, H: Host<M>>(send: &H, options: &H) -> Result<RunCall<H>> {
-    let wrong = |place: String| Error::invalid_request(format!("{place}: expected a function"));
+    let wrong = |place: String| Error::invalid_request(text!(place, ": expected a function"));
     if send.got() != Got::Function {
         return Err(wrong("send".to_owned()));
     }

@@ -70,7 +70,7 @@ fn read_compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<S
         true => {
             let summarizer =
                 summarizer_of(&summarizer)?.ok_or_else(|| invalid("a summarizer is required"))?;
-            let must_be = |place: String| invalid(format!("{place} must be a function"));
+            let must_be = |place: String| invalid(text!(place, " must be a function"));
             (
                 Some(summarizer),
                 function(config, "beforeCommit", "config", must_be)?,
@@ -100,7 +100,7 @@ fn must_flag<M, H: Host<M>>(config: &H, key: &str) -> Result<Option<bool>> {
     match config.field(key, "config")?.got() {
         Got::Absent => Ok(None),
         Got::Bool(b) => Ok(Some(b)),
-        _ => Err(invalid(format!("config.{key} must be a boolean"))),
+        _ => Err(invalid(text!("config.", key, " must be a boolean"))),
     }
 }
 
@@ -175,10 +175,10 @@ fn retry<M, H: Host<M>>(value: &H) -> Result<RetryPolicy> {
         .iter()
         .enumerate()
         .map(|(i, ms)| {
-            let path = format!("summarizer.retry.delaysMs[{i}]");
+            let path = text!("summarizer.retry.delaysMs[", i, "]");
             match ms.got() {
                 Got::Number(ms) => RetryPolicy::delay(ms, &path).map_err(invalid),
-                _ => Err(invalid(format!("{path} must be a number"))),
+                _ => Err(invalid(text!(path, " must be a number"))),
             }
         })
         .collect::<Result<_>>()?;
@@ -189,7 +189,7 @@ fn retry<M, H: Host<M>>(value: &H) -> Result<RetryPolicy> {
 fn object<M, H: Host<M>>(value: &H, path: &str, shape: &str) -> Result<()> {
     match section(value, path)? {
         true => Ok(()),
-        false => Err(invalid(format!("{path} must be an object {shape}"))),
+        false => Err(invalid(text!(path, " must be an object ", shape))),
     }
 }
 
@@ -216,9 +216,9 @@ fn file_tracking<M, H: Host<M>>(value: &H) -> Result<Option<FileTracking>> {
         if matches!(list.got(), Got::Absent) {
             continue;
         }
-        let place = format!("{path}.{key}");
+        let place = text!(path, ".", key);
         *slot = names(&list, &place)?
-            .ok_or_else(|| invalid(format!("{place} must be an array of strings")))?;
+            .ok_or_else(|| invalid(text!(place, " must be an array of strings")))?;
     }
     Ok(Some(tracking))
 }
@@ -239,8 +239,9 @@ fn clearing<M, H: Host<M>>(value: &H, tracking: &FileTracking) -> Result<Option<
     }
     let path = "config.clearing";
     if !section(value, path)? {
-        return Err(invalid(format!(
-            "{path} must be a boolean or an object {{ protectRecentTokens, neverClear, clearArguments }}"
+        return Err(invalid(text!(
+            path,
+            " must be a boolean or an object { protectRecentTokens, neverClear, clearArguments }"
         )));
     }
     let never = value.field("neverClear", path)?;
@@ -294,7 +295,7 @@ fn read_manager<M, H: Host<M>>(
         ContextManager::ahead_ratio(ahead, "options.aheadRatio").map_err(invalid)?;
     let estimator = options.field("estimator", "options")?;
     check(&estimator)?;
-    let must_be = |place: String| invalid(format!("{place} must be a function"));
+    let must_be = |place: String| invalid(text!(place, " must be a function"));
     let on_event = function(options, "onEvent", "options", must_be)?;
     Ok(ManagerOptions {
         config,

@@ -18,14 +18,14 @@ pub fn plan<M, H: Host<M>>(value: &H) -> Result<Option<Plan>> {
     }
     let index = |key: &str| -> Result<Option<usize>> {
         whole(value, key, "plan")?
-            .map(|n| message_index(n, &format!("plan.{key}")))
+            .map(|n| message_index(n, &text!("plan.", key)))
             .transpose()
     };
     let length = |key: &str| -> Result<usize> {
-        let path = format!("plan.{key}");
+        let path = text!("plan.", key);
         let list = value.field(key, "plan")?.items(&path)?;
         list.map(|list| list.len())
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))
+            .ok_or_else(|| Error::invalid_request(text!(path, ": expected an array")))
     };
     let fields = PlanFields {
         first_kept_index: index("firstKeptIndex")?,
@@ -50,8 +50,11 @@ fn message_index(n: u64, path: &str) -> Result<usize> {
         .filter(|&n| n < u32::MAX)
         .map(|n| n as usize)
         .ok_or_else(|| {
-            Error::invalid_request(format!(
-                "{path}: {n} is out of range (an array has at most 2^32-1 messages)"
+            Error::invalid_request(text!(
+                path,
+                ": ",
+                n,
+                " is out of range (an array has at most 2^32-1 messages)"
             ))
         })
 }
@@ -65,18 +68,18 @@ pub fn clear_plan<M, H: Host<M>>(value: &H) -> Result<Option<(Vec<ClearedResult>
         return Ok(None);
     }
     let list = |key: &str| -> Result<Vec<H>> {
-        let path = format!("plan.{key}");
+        let path = text!("plan.", key);
         value
             .field(key, "plan")?
             .items(&path)?
-            .ok_or_else(|| Error::invalid_request(format!("{path}: expected an array")))
+            .ok_or_else(|| Error::invalid_request(text!(path, ": expected an array")))
     };
     let mut results = Vec::new();
     for (i, item) in list("clearedResults")?.iter().enumerate() {
-        let path = format!("plan.clearedResults[{i}]");
+        let path = text!("plan.clearedResults[", i, "]");
         let text = |key: &str| -> Result<String> {
-            text(&item.field(key, &path)?, &format!("{path}.{key}"))?
-                .ok_or_else(|| Error::invalid_request(format!("{path}.{key}: expected a string")))
+            text(&item.field(key, &path)?, &text!(path, ".", key))?
+                .ok_or_else(|| Error::invalid_request(text!(path, ".", key, ": expected a string")))
         };
         results.push(ClearedResult {
             index: whole(item, "index", &path)?.unwrap_or(0) as usize,
@@ -108,10 +111,12 @@ pub fn draft<M, H: Host<M>>(value: &H) -> Result<Draft> {
         .ok_or_else(|| Error::invalid_request("draft.summary: expected a string"))?;
     let index = |key: &str| position(value, key, "draft");
     let digest = |key: &str| -> Result<Digest> {
-        let text = text(&value.field(key, "draft")?, &format!("draft.{key}"))?;
+        let text = text(&value.field(key, "draft")?, &text!("draft.", key))?;
         text.as_deref().and_then(Digest::from_hex).ok_or_else(|| {
-            Error::invalid_request(format!(
-                "draft.{key}: expected the 16 hexadecimal digits of a draft's digest"
+            Error::invalid_request(text!(
+                "draft.",
+                key,
+                ": expected the 16 hexadecimal digits of a draft's digest"
             ))
         })
     };
@@ -141,7 +146,7 @@ pub fn cut<M, H: Host<M>>(value: &H) -> Result<(usize, usize)> {
 /// `object[key]` as an index, 0 when missing.
 fn position<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<usize> {
     let n = whole(object, key, path)?.unwrap_or(0);
-    usize::try_from(n).map_err(|_| Error::invalid_request(format!("{path}.{key}: too large")))
+    usize::try_from(n).map_err(|_| Error::invalid_request(text!(path, ".", key, ": too large")))
 }
 
 /// Reads `{ input, output, cacheRead, cacheWrite, totalTokens }` (missing numbers are 0;
@@ -153,7 +158,7 @@ pub fn usage<M, H: Host<M>>(value: &H) -> std::result::Result<Option<Usage>, Str
     let whole = |key: &str| {
         whole(value, key, "usage").map_err(|e| match e {
             Error::InvalidRequest { message, .. } => message,
-            other => other.to_string(),
+            other => text!(other),
         })
     };
     let get = |key: &str| whole(key).map(|n| n.unwrap_or(0));
@@ -175,8 +180,9 @@ pub fn answer<M, H: Host<M>>(value: &H, who: &str) -> std::result::Result<Summar
     }
     let text = value.field("text", who).ok().and_then(|t| t.string());
     let Some(text) = text else {
-        return Err(format!(
-            "{who} must return a string or {{ text, usage }}, got {}",
+        return Err(text!(
+            who,
+            " must return a string or { text, usage }, got ",
             value.type_of()
         ));
     };
@@ -197,8 +203,8 @@ pub fn verdict<M, H: Host<M>>(value: &H) -> Result<Verdict> {
         Got::Bool(false) => Ok(Verdict::Decline),
         Got::Bool(true) | Got::Absent => Ok(Verdict::Keep),
         _ => Err(Error::Declined {
-            message: format!(
-                "beforeCommit must return a string, false or nothing, got {}",
+            message: text!(
+                "beforeCommit must return a string, false or nothing, got ",
                 value.type_of()
             ),
             source: None,

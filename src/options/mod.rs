@@ -32,8 +32,9 @@ use crate::error::{Error, Result, whole_number};
 /// `plan-api`): refused by name, so a host that passes it learns why instead of getting a plan
 /// that silently left it out.
 fn not_in_build(path: &str) -> Error {
-    Error::invalid_request(format!(
-        "{path}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan"
+    Error::invalid_request(text!(
+        path,
+        ": not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan"
     ))
 }
 
@@ -92,8 +93,11 @@ pub fn number<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
         Got::Number(n) => Ok(Some(n)),
-        _ => Err(Error::invalid_request(format!(
-            "{path}.{key} must be a number"
+        _ => Err(Error::invalid_request(text!(
+            path,
+            ".",
+            key,
+            " must be a number"
         ))),
     }
 }
@@ -103,7 +107,7 @@ pub fn number<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option
 #[inline(never)]
 pub fn whole<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<u64>> {
     number(object, key, path)?
-        .map(|n| whole_number(n, &format!("{path}.{key}")).map_err(Error::invalid_request))
+        .map(|n| whole_number(n, &text!(path, ".", key)).map_err(Error::invalid_request))
         .transpose()
 }
 
@@ -113,8 +117,11 @@ pub fn flag<M, H: Host<M>>(object: &H, key: &str, path: &str) -> Result<Option<b
     match object.field(key, path)?.got() {
         Got::Absent => Ok(None),
         Got::Bool(b) => Ok(Some(b)),
-        _ => Err(Error::invalid_request(format!(
-            "{path}.{key}: expected a boolean"
+        _ => Err(Error::invalid_request(text!(
+            path,
+            ".",
+            key,
+            ": expected a boolean"
         ))),
     }
 }
@@ -125,7 +132,7 @@ pub fn text<M, H: Host<M>>(value: &H, path: &str) -> Result<Option<String>> {
     match value.string() {
         Some(text) => Ok(Some(text)),
         None if value.got() == Got::Absent => Ok(None),
-        None => Err(Error::invalid_request(format!("{path}: expected a string"))),
+        None => Err(Error::invalid_request(text!(path, ": expected a string"))),
     }
 }
 
@@ -141,13 +148,13 @@ pub fn function<M, H: Host<M>>(
     match value.got() {
         Got::Absent => Ok(None),
         Got::Function => Ok(Some(value)),
-        _ => Err(wrong(format!("{path}.{key}"))),
+        _ => Err(wrong(text!(path, ".", key))),
     }
 }
 
 /// A focus (`focus` of a request or a call): a string, blank being none.
 pub fn focus<M, H: Host<M>>(object: &H, path: &str) -> Result<Option<String>> {
-    let focus = text(&object.field("focus", path)?, &format!("{path}.focus"))?;
+    let focus = text(&object.field("focus", path)?, &text!(path, ".focus"))?;
     Ok(focus.filter(|f| !f.trim().is_empty()))
 }
 

@@ -27,8 +27,9 @@ pub fn pinned<M, H: Host<M>>(
         _ => match value.items(path)? {
             Some(items) => indices(&items, path)?,
             None => {
-                return Err(Error::invalid_request(format!(
-                    "{path}: expected an array of message indices or (not with a body) a function (message, index) => boolean, got {}",
+                return Err(Error::invalid_request(text!(
+                    path,
+                    ": expected an array of message indices or (not with a body) a function (message, index) => boolean, got ",
                     describe(value)
                 )));
             }
@@ -48,10 +49,10 @@ fn indices<M, H: Host<M>>(items: &[H], path: &str) -> Result<Vec<u32>> {
             Got::Number(n) => n,
             _ => f64::NAN,
         };
-        let place = format!("{path}[{k}]");
+        let place = text!(path, "[", k, "]");
         let n = whole_number(n, &place).map_err(Error::invalid_request)?;
-        let n = u32::try_from(n)
-            .map_err(|_| Error::invalid_request(format!("{place}: out of range")))?;
+        let n =
+            u32::try_from(n).map_err(|_| Error::invalid_request(text!(place, ": out of range")))?;
         out.push(n);
     }
     Ok(out)

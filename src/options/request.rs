@@ -167,14 +167,14 @@ pub fn reported<M, H: Host<M>>(value: &H) -> Result<Vec<Explicit>> {
         Some(items) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| one_reported(item, &format!("{path}[{i}]")))
+            .map(|(i, item)| one_reported(item, &text!(path, "[", i, "]")))
             .collect(),
         None => Ok(vec![one_reported(value, path)?]),
     }
 }
 
 fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
-    let invalid = |what: &str| Error::invalid_request(format!("{path}{what}"));
+    let invalid = |what: &str| Error::invalid_request(text!(path, what));
     if item.got() != Got::Object {
         return Err(invalid(": expected { messages, inputTokens }"));
     }
@@ -186,7 +186,7 @@ fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
             if matches!(usage.got(), Got::Absent) {
                 return Err(invalid(".inputTokens: missing"));
             }
-            usage_of(&usage.json(&format!("{path}.usage"))?)
+            usage_of(&usage.json(&text!(path, ".usage"))?)
                 .ok_or_else(|| invalid(".usage: not a usage object of a known shape"))?
                 .input
         }
@@ -200,8 +200,8 @@ fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
             Got::Absent => None,
             _ => Some(system_prompt(&prompt)?),
         },
-        summary: text(&item.field("summary", path)?, &format!("{path}.summary"))?,
-        tools: tools(&tools_given, &format!("{path}.tools"))?,
+        summary: text(&item.field("summary", path)?, &text!(path, ".summary"))?,
+        tools: tools(&tools_given, &text!(path, ".tools"))?,
     })
 }
 

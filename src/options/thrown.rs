@@ -15,7 +15,7 @@ pub fn describe<M, H: Host<M>>(value: &H) -> String {
             .peek("message")
             .string()
             .unwrap_or_else(|| "a non-Error object was thrown".to_owned()),
-        _ => format!("a thrown {}", value.type_of()),
+        _ => text!("a thrown ", value.type_of()),
     }
 }
 

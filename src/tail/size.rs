@@ -46,7 +46,7 @@ pub fn of_texts<T: AsRef<str>>(
     for (k, &i) in indices.iter().enumerate() {
         let text = texts.get(i as usize).map_or("", AsRef::as_ref);
         nodes.clear();
-        let message = match formats::scan(text, &format!("messages[{i}]"), &mut nodes) {
+        let message = match formats::scan(text, &text!("messages[", i, "]"), &mut nodes) {
             Ok(message) => message,
             Err(_) if skip_unreadable => {
                 found.sizes.push(f64::NAN);

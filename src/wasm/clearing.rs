@@ -73,7 +73,7 @@ fn rewrite(messages: &Array, format: Format, clearing: &Clearing) -> Result<Rewr
     for (index, message) in &edited {
         // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
         let object = JSON::parse(&message.text)
-            .map_err(|_| Error::invalid_request(format!("messages[{index}]: cannot rewrite")))?;
+            .map_err(|_| Error::invalid_request(text!("messages[", index, "]: cannot rewrite")))?;
         objects.push((*index, object));
     }
     Ok((edited, objects))

@@ -134,7 +134,7 @@ impl JsConversation {
     ) -> Result<Vec<Option<Report>>> {
         let key = self.format.usage_key();
         let keyed = |k: usize| {
-            let path = format!("messages[{}]", start + k);
+            let path = text!("messages[", start + k, "]");
             // A throwing getter is walked too, so that it fails as `compactor.plan` fails.
             let absent = |m| matches!(field(m, key, &path), Ok(v) if v.is_undefined());
             messages.get(k).is_some_and(|(m, _)| !absent(m))
@@ -383,8 +383,8 @@ fn pending_option(options: &JsValue) -> Result<JsValue> {
     PENDING
         .with(|key| js_sys::Reflect::get(options, key))
         .map_err(|e| Error::InvalidRequest {
-            message: format!(
-                "options.pending: reading it threw: {}",
+            message: text!(
+                "options.pending: reading it threw: ",
                 super::error::describe(&e)
             ),
             source: Some(Box::new(super::error::HostError::new(e))),

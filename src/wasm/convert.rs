@@ -97,7 +97,7 @@ pub(crate) fn message_facts(
     format: Format,
     estimator: &dyn crate::token::Estimator,
 ) -> Result<MessageFacts> {
-    let path = format!("messages[{i}]");
+    let path = text!("messages[", i, "]");
     format.facts_json(&json_text(message, &path)?, &path, estimator)
 }
 
@@ -144,11 +144,11 @@ fn with_parts(
     i: usize,
     parts: impl std::ops::RangeBounds<usize>,
 ) -> Result<JsValue> {
-    let path = format!("messages[{i}]");
+    let path = text!("messages[", i, "]");
     let copy = host::record(&messages.get(i as u32), &path)?
-        .ok_or_else(|| Error::invalid_request(format!("{path}: expected an object")))?;
-    let all = host::list(&field(&copy, "parts", &path)?, &format!("{path}.parts"))?
-        .ok_or_else(|| Error::invalid_request(format!("{path}.parts: expected an array")))?;
+        .ok_or_else(|| Error::invalid_request(text!(path, ": expected an object")))?;
+    let all = host::list(&field(&copy, "parts", &path)?, &text!(path, ".parts"))?
+        .ok_or_else(|| Error::invalid_request(text!(path, ".parts: expected an array")))?;
     let len = all.length() as usize;
     let start = match parts.start_bound() {
         std::ops::Bound::Included(&n) => n,

@@ -21,14 +21,21 @@ pub(crate) fn digest(request: &JsRequest, first: usize, part: usize) -> Result<D
     let messages = &request.messages;
     let (range, part) = cover(first, part);
     if range.end > messages.length() as usize {
-        return Err(Error::invalid_request(format!(
-            "the cut at messages[{first}] is beyond the request's {} messages",
-            messages.length()
+        return Err(Error::invalid_request(text!(
+            "the cut at messages[",
+            first,
+            "] is beyond the request's ",
+            messages.length(),
+            " messages"
         )));
     }
     digest_of(request, range, part)?.ok_or_else(|| {
-        Error::invalid_request(format!(
-            "messages[{first}]: no step starts at part {part} (firstKeptPart)"
+        Error::invalid_request(text!(
+            "messages[",
+            first,
+            "]: no step starts at part ",
+            part,
+            " (firstKeptPart)"
         ))
     })
 }
@@ -45,7 +52,13 @@ fn digest_of(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Op
 fn covered(request: &JsRequest, range: Range<usize>, part: usize) -> Result<Digest> {
     let last = range.end.saturating_sub(1);
     digest_of(request, range, part)?.ok_or_else(|| {
-        Error::Stale(format!("messages[{last}] has no step at part {part} any more (a message the draft summarizes changed)"))
+        Error::Stale(text!(
+            "messages[",
+            last,
+            "] has no step at part ",
+            part,
+            " any more (a message the draft summarizes changed)"
+        ))
     })
 }
 

@@ -26,7 +26,10 @@ impl HostError {
 
 impl fmt::Debug for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HostError({})", self.message)
+        // `write_str` alone: `write!` would bring `core::fmt` back (`crate::text`).
+        f.write_str("HostError(")?;
+        f.write_str(&self.message)?;
+        f.write_str(")")
     }
 }
 
@@ -45,7 +48,9 @@ pub(crate) struct Failure(pub String);
 
 impl fmt::Debug for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Failure({})", self.0)
+        f.write_str("Failure(")?;
+        f.write_str(&self.0)?;
+        f.write_str(")")
     }
 }
 
@@ -56,6 +61,16 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// The words of a host callback's error in a message (`crate::text`, without `core::fmt`): a
+/// [`HostError`]'s or a [`Failure`]'s, the only errors the module boxes besides the core's own.
+pub(crate) fn push_host_error(error: &(dyn std::error::Error + 'static), text: &mut String) {
+    if let Some(host) = error.downcast_ref::<HostError>() {
+        text.push_str(&host.message);
+    } else if let Some(failure) = error.downcast_ref::<Failure>() {
+        text.push_str(&failure.0);
+    }
+}
 
 /// A short description of a thrown value ([`crate::options::describe`]).
 pub(crate) fn describe(value: &JsValue) -> String {
@@ -90,7 +105,7 @@ impl From<Error> for JsValue {
 /// A `CompactionError` (or, before registration, an `Error` with `code`) for `error`.
 pub(crate) fn to_js(error: &Error) -> JsValue {
     let code = JsValue::from_str(error.code());
-    let message = JsValue::from_str(&error.to_string());
+    let message = JsValue::from_str(&text!(error));
     let options = js_sys::Object::new();
     if let Some(cause) = host_cause(error) {
         let _ = Reflect::set(&options, &"cause".into(), &cause);
@@ -102,7 +117,7 @@ pub(crate) fn to_js(error: &Error) -> JsValue {
             return made;
         }
     }
-    let fallback = js_sys::Error::new(&error.to_string());
+    let fallback = js_sys::Error::new(&text!(error));
     let _ = Reflect::set(&fallback, &"code".into(), &code);
     fallback.into()
 }

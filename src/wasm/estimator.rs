@@ -36,8 +36,9 @@ impl JsHeuristic {
             } else {
                 got
             };
-            super::error::to_js(&Error::invalid_request(format!(
-                "countTokens: expected a string, got {got}"
+            super::error::to_js(&Error::invalid_request(text!(
+                "countTokens: expected a string, got ",
+                got
             )))
         })?;
         Ok(self.inner.count(&text) as f64)
@@ -105,9 +106,10 @@ impl Estimator for AnyEstimator {
             .call1(object, &JsValue::from_str(text))
             .map_err(|e| Box::new(HostError::new(e)) as BoxError)?;
         value.as_f64().and_then(host_count).ok_or_else(|| {
-            let message = format!(
-                "countTokens returned {}, not a non-negative number",
-                describe(&value)
+            let message = text!(
+                "countTokens returned ",
+                describe(&value),
+                ", not a non-negative number"
             );
             Box::new(Failure(message)) as BoxError
         })

@@ -16,7 +16,7 @@ pub(crate) fn field(object: &JsValue, key: &str, path: &str) -> Result<JsValue> 
         return Ok(JsValue::UNDEFINED);
     }
     Reflect::get(object, &JsValue::from_str(key)).map_err(|e| Error::InvalidRequest {
-        message: format!("{path}.{key}: reading it threw: {}", describe(&e)),
+        message: text!(path, ".", key, ": reading it threw: ", describe(&e)),
         source: Some(Box::new(HostError::new(e))),
     })
 }

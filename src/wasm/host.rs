@@ -60,9 +60,11 @@ pub(crate) fn fault_at(thrown: &JsValue, path: &str, first: usize) -> Error {
     let cause = Reflect::get(thrown, &"cause".into()).unwrap_or(JsValue::UNDEFINED);
     match index {
         Some(index) => Error::InvalidRequest {
-            message: format!(
-                "{path}[{}]: reading it threw: {}",
+            message: text!(
+                path,
+                "[",
                 first + index as usize,
+                "]: reading it threw: ",
                 describe(&cause)
             ),
             source: Some(Box::new(HostError::new(cause))),

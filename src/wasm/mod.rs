@@ -28,7 +28,7 @@ mod convert;
 mod draft;
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod engine;
-mod error;
+pub(crate) mod error;
 mod estimator;
 mod fields;
 mod history;

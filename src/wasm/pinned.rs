@@ -42,8 +42,11 @@ fn chosen(predicate: &Function, messages: &Array, path: &str) -> Result<Vec<u32>
             Ok(_) => {}
             Err(thrown) => {
                 return Err(Error::InvalidRequest {
-                    message: format!(
-                        "{path}: the predicate threw on messages[{i}]: {}",
+                    message: text!(
+                        path,
+                        ": the predicate threw on messages[",
+                        i,
+                        "]: ",
                         describe(&thrown)
                     ),
                     source: Some(Box::new(HostError::new(thrown))),

@@ -43,7 +43,7 @@ pub fn register(functions: Object) -> std::result::Result<(), JsValue> {
     let get = |key: &str| -> std::result::Result<Function, JsValue> {
         Reflect::get(&functions, &key.into())?
             .dyn_into::<Function>()
-            .map_err(|_| JsValue::from_str(&format!("__register: {key} is not a function")))
+            .map_err(|_| JsValue::from_str(&text!("__register: ", key, " is not a function")))
     };
     let package = Package {
         error_class: get("errorClass")?,

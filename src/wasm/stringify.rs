@@ -12,9 +12,9 @@ use crate::error::{Error, Result};
 pub(crate) fn json_text(value: &JsValue, path: &str) -> Result<String> {
     JSON::stringify(value)
         .map_err(|e| Error::InvalidRequest {
-            message: format!("{path}: cannot be read as JSON: {}", describe(&e)),
+            message: text!(path, ": cannot be read as JSON: ", describe(&e)),
             source: Some(Box::new(HostError::new(e))),
         })?
         .as_string()
-        .ok_or_else(|| Error::invalid_request(format!("{path}: cannot be read as JSON")))
+        .ok_or_else(|| Error::invalid_request(text!(path, ": cannot be read as JSON")))
 }

@@ -86,7 +86,7 @@ pub(crate) fn find(
         &mut |i, message| match message {
             Some(message) => finder.read(format, i, message),
             None => {
-                let path = format!("messages[{i}]");
+                let path = text!("messages[", i, "]");
                 let text = stringify::json_text(&messages.get(i as u32), &path)?;
                 finder.read_json(format, i, &text)
             }
@@ -114,7 +114,7 @@ pub(crate) fn usages(
             out.push(match message {
                 Some(message) => format.usage_of(message, Path::message(i))?,
                 None => {
-                    let path = format!("messages[{i}]");
+                    let path = text!("messages[", i, "]");
                     let message = messages.get(i.saturating_sub(base) as u32);
                     format.usage_json(&stringify::json_text(&message, &path)?, &path)?
                 }

@@ -141,6 +141,21 @@ test("hostile input never traps: the module keeps working afterwards", async () 
   assert.equal(estimate({ messages: [user("ok")] }).messages.length, 1);
 });
 
+test("an estimator's failure is worded in the error's message", () => {
+  // The module writes its messages without `core::fmt`: what the estimator threw, and what it
+  // returned instead of a count, are found by their type (src/wasm/error.rs).
+  const compactor = new Compactor({ summarizer: ok });
+  const plan = (countTokens) => () => compactor.plan({ messages: [user("x")], inputTokenBudget: 0, estimator: { countTokens } });
+  assert.throws(
+    plan(() => { throw new Error("tokenizer offline"); }),
+    (e) => is("invalid_request")(e) && /messages\[0\]: the estimator failed: tokenizer offline$/.test(e.message),
+  );
+  assert.throws(
+    plan(() => "12"),
+    (e) => is("invalid_request")(e) && /messages\[0\]: the estimator failed: countTokens returned 12, not a non-negative number$/.test(e.message),
+  );
+});
+
 test("a throwing estimator keeps its error as cause", () => {
   const thrown = new Error("tokenizer offline");
   const compactor = new Compactor({ summarizer: ok });

@@ -308,7 +308,7 @@ impl StateCompactor for JsStateCompactor {
         let copy = Self::copy(state)?;
         let request = self.request_of(&copy)?;
         let (index, format) = (over.index, request.format);
-        let path = format!("messages[{index}]");
+        let path = text!("messages[", index, "]");
         let text = stringify::json_text(&request.messages.get(index as u32), &path)?;
         let trimmed = format.trim_user_json(&text, &path, over, &request.estimator)?;
         let Some((trimmed, tokens)) = trimmed else {
@@ -316,7 +316,7 @@ impl StateCompactor for JsStateCompactor {
         };
         // Text the package wrote from a scanned message: `JSON.parse` runs no caller code.
         let object = JSON::parse(&trimmed)
-            .map_err(|_| Error::invalid_request(format!("{path}: cannot rewrite")))?;
+            .map_err(|_| Error::invalid_request(text!(path, ": cannot rewrite")))?;
         let messages = request.messages.slice(0, request.messages.length());
         messages.set(index as u32, object);
         let _ = Reflect::set(&copy, &"messages".into(), &messages);
