@@ -75,9 +75,6 @@ pub mod history;
 mod ids;
 mod json;
 mod ledger;
-// One `format!` is left in `manager::ahead` (another branch changes that file); with it, the whole
-// module keeps `core::fmt` (about 1 KB gzip).
-#[cfg_attr(target_arch = "wasm32", allow(clippy::disallowed_macros))]
 pub mod manager;
 mod message;
 pub mod options;

@@ -90,7 +90,7 @@ impl ContextManager {
         match value {
             None => Ok(DEFAULT_AHEAD_RATIO),
             Some(ratio) if ratio > 0.0 && ratio <= 1.0 => Ok(ratio),
-            Some(_) => Err(format!("{path} must be a number above 0 and at most 1")),
+            Some(_) => Err(text!(path, " must be a number above 0 and at most 1")),
         }
     }
 

@@ -69,6 +69,9 @@ pub(crate) fn push_host_error(error: &(dyn std::error::Error + 'static), text: &
         text.push_str(&host.message);
     } else if let Some(failure) = error.downcast_ref::<Failure>() {
         text.push_str(&failure.0);
+    } else {
+        // No other kind is boxed today; a new one still says something.
+        text.push_str("an error of another kind");
     }
 }
 
