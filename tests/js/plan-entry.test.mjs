@@ -219,8 +219,14 @@ test("the preview module has what ChatPreview calls and refuses every format but
   const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
   assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
   for (const absent of [undefined, null]) new glue.Compactor({ fileTracking: absent }).free();
+  // A draft's usage (the record's, at commit: ChatPreview hands over none).
+  const draft = { summary: "s", digest: "0".repeat(16), previousDigest: "0".repeat(16), firstKeptIndex: 1 };
+  assert.equal(compactor.covers(ui, draft), false);
+  assert.equal(compactor.covers(ui, { ...draft, usage: null }), false);
+  assert.throws(() => compactor.covers(ui, { ...draft, usage: { input: 1 } }), notRead("draft.usage"));
   const handle = compactor.conversation(ui);
   assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
+  assert.throws(() => handle.plan({ inputTokenBudget: 10, pending: { ...draft, usage: { input: 1 } } }), notRead("draft.usage"));
   handle.free();
   for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent }), []);
   // Without a format (canonical by default), reading a message is refused the same way.
