@@ -215,6 +215,10 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => compactor.clearableResults({ ...ui, systemPrompt: [{ type: "text", text: "be brief" }] }), notRead("systemPrompt"));
   assert.deepEqual(compactor.clearableResults({ ...ui, systemPrompt: "be brief" }), []);
   assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  // What only a summary reads, and the provider window's mode (ChatPreview plans with the default).
+  assert.throws(() => compactor.clearableResults({ ...ui, focus: "the schema" }), notRead("focus"));
+  assert.throws(() => compactor.clearableResults({ ...ui, providerCompaction: "ignore" }), notRead("providerCompaction"));
+  assert.throws(() => compactor.conversation({ ...ui, providerCompaction: "window" }), notRead("providerCompaction"));
   // Invalid config, as every config option's error.
   const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
   assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
@@ -228,7 +232,7 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
   assert.throws(() => handle.plan({ inputTokenBudget: 10, pending: { ...draft, usage: { input: 1 } } }), notRead("draft.usage"));
   handle.free();
-  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent }), []);
+  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent, focus: absent, providerCompaction: absent }), []);
   // Without a format (canonical by default), reading a message is refused the same way.
   assert.throws(() => compactor.conversation({ messages: [{ role: "user", content: "hi" }] }), (error) => error.code === "invalid_request" && /"canonical" is not in this build/.test(error.message));
   const messages = aiSdkUi(sessionMessages()).slice(0, 60);
