@@ -267,6 +267,37 @@ test("the preview module has what ChatPreview calls and refuses every format but
   args.free();
   wholeArgs.free();
 });
+test("the preview module counts and digests objects of many keys (written whole) as the whole module does", async () => {
+  const preview = await import("context-compaction/ai-sdk-preview");
+  await preview.ready();
+  const glue = await import(pathToFileURL(join(dir, "context_compaction_preview_bg.js")).href);
+  // More keys than the fast writer checks for repeats, nested, with numbers JavaScript writes
+  // in several ways; through the walker, and through JSON.stringify (a toJSON).
+  const keys = (n, value) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}\n"${i}`, value(i)]));
+  const many = keys(40, (i) => (i % 3 === 0 ? keys(35, (j) => [j / 7, 2 ** 60 + j, 1e21 * j, -0]) : `v${i}`));
+  const tool = (id, input) => ({ type: "tool-read", toolCallId: id, state: "output-available", input, output: input });
+  const messages = [0, 1, 2, 3].flatMap((i) => [
+    { id: `u${i}`, role: "user", parts: [{ type: "text", text: `question ${i}` }] },
+    { id: `a${i}`, role: "assistant", parts: [{ type: "step-start" }, tool(`c${i}`, i % 2 ? { ...many, toJSON: () => many } : many), { type: "step-start" }, { type: "text", text: `answer ${i}` }] },
+  ]);
+  const config = { keepRecentTokens: 500 };
+  const summarizer = { summarize: async () => "Summary." };
+  const [small, big] = [new glue.Compactor(config), new whole.Compactor({ ...config, summarizer })];
+  const plans = [small, big].map((c) => c.conversation({ format: "ai-sdk-ui", messages }).plan({ inputTokenBudget: 2_000 }));
+  assert.ok(plans[1].firstKeptIndex > 0);
+  assert.deepEqual(plans[0], plans[1]);
+  const request = { format: "ai-sdk-ui", messages, requireReduction: true };
+  const draft = await big.draft(request, big.plan(request));
+  const { summary, digest, previousDigest, firstKeptIndex, firstKeptPart } = draft;
+  const cut = { summary, digest, previousDigest, firstKeptIndex, firstKeptPart };
+  assert.equal(small.covers({ format: "ai-sdk-ui", messages }, cut), true);
+  const changed = messages.slice();
+  changed[1] = { ...changed[1], parts: [changed[1].parts[0], tool("c0", { ...many, k1: "changed" })] };
+  assert.equal(small.covers({ format: "ai-sdk-ui", messages: changed }, cut), big.covers({ format: "ai-sdk-ui", messages: changed }, cut));
+  small.free();
+  big.free();
+});
+
 for (const [format, convert] of formats) {
   test(`${format}: the plan-only module digests what a cut covers as the whole one does`, async () => {
     // Some messages the walker leaves to JSON.stringify (a toJSON): the other path of the read.
