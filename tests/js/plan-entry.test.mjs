@@ -199,6 +199,8 @@ test("the preview module has what ChatPreview calls and refuses every format but
   for (const method of ["conversation", "clearableResults", "covers", "free"]) assert.equal(typeof compactor[method], "function", method);
   for (const method of ["plan", "planBytes", "digest", "apply", "compact", "draft", "commit", "summarizerInput"]) assert.equal(compactor[method], undefined, method);
   assert.equal(glue.estimate, undefined);
+  // Only Compactor.plan defers a plan's messageTokens.
+  assert.equal(glue.__fillDeferred, undefined);
   for (const [format] of formats.filter(([f]) => f !== "ai-sdk-ui")) {
     const refused = (error) =>
       error instanceof whole.CompactionError && error.code === "invalid_request" && error.message === `invalid request: format: "${format}" is not in this build of the module, which reads "ai-sdk-ui"`;
