@@ -201,6 +201,10 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.equal(glue.estimate, undefined);
   // Only Compactor.plan defers a plan's messageTokens.
   assert.equal(glue.__fillDeferred, undefined);
+  // A conversation has what ChatPreview calls, not the getters it never reads.
+  for (const name of ["append", "reset", "plan", "free"]) assert.equal(typeof glue.Conversation.prototype[name], "function", name);
+  assert.ok(Object.getOwnPropertyDescriptor(glue.Conversation.prototype, "messages")?.get);
+  for (const name of ["length", "format"]) assert.equal(Object.getOwnPropertyDescriptor(glue.Conversation.prototype, name), undefined, name);
   for (const [format] of formats.filter(([f]) => f !== "ai-sdk-ui")) {
     const refused = (error) =>
       error instanceof whole.CompactionError && error.code === "invalid_request" && error.message === `invalid request: format: "${format}" is not in this build of the module, which reads "ai-sdk-ui"`;
