@@ -79,8 +79,7 @@ export function chatPreviewOn(Compactor) {
       const key = JSON.stringify([pending.digest, pending.previousDigest, cut.firstKeptIndex, cut.firstKeptPart, summary]);
       const last = this.#checked;
       if (last && last.key === key && last.covered.length === covered.length && last.covered.every((m, i) => m === covered[i])) return last.covers;
-      const draft = { summary: pending.summary, digest: pending.digest, previousDigest: pending.previousDigest, ...cut };
-      const covers = this.#compactor.covers({ format: "ai-sdk-ui", messages: sent, summary }, draft);
+      const covers = this.#compactor.covers({ format: "ai-sdk-ui", messages: sent, summary }, draftAt(pending, cut));
       this.#checked = { key, covered, covers };
       return covers;
     }
@@ -97,8 +96,9 @@ export function chatPreviewOn(Compactor) {
     plan() {
       // A pending summary that covers the chat is committed first by the route, and what it
       // leaves planned again when still over the threshold: the core plans both (its cut
-      // located in the messages as sent).
-      const pending = this.#pending !== null && this.#covers(this.#pending) ? { ...this.#pending, ...pendingCut(this.#live, this.#pending) } : null;
+      // located in the messages as sent). Of the draft, only what a plan reads: its `usage` is
+      // the record's at commit (the preview module reads none).
+      const pending = this.#pending !== null && this.#covers(this.#pending) ? draftAt(this.#pending, pendingCut(this.#live, this.#pending)) : null;
       const plan = this.#conversation.plan({ systemPrompt: this.#system, summary: this.#state?.summary ?? null, inputTokenBudget: this.#budget, pending });
       if (!plan) return null;
       const live = this.#conversation.messages;
@@ -152,6 +152,9 @@ function pendingOf(options) {
   }
   return copy;
 }
+
+/** The draft the core reads of pending summary `pending`: its text and digests, cut at `cut`. */
+const draftAt = (pending, cut) => ({ summary: pending.summary, digest: pending.digest, previousDigest: pending.previousDigest, ...cut });
 
 /** A clear plan in UIMessage terms: which results of which messages, and what that frees. */
 function clearPlan(plan, live) {

@@ -128,20 +128,25 @@ impl Format {
 
     /// The error for a format whose reader is not compiled in: it names the formats that are.
     fn not_compiled(self) -> Error {
-        let names: Vec<String> = Format::ALL
-            .iter()
-            .filter(|f| f.compiled())
-            .map(|f| text!("\"", f.name(), "\""))
-            .collect();
+        // One string pushed to: no vector of names to join (only a module without every
+        // reader, the preview one, has this code).
+        let mut names = String::new();
+        for format in Format::ALL.iter().filter(|f| f.compiled()) {
+            if !names.is_empty() {
+                names.push_str(", ");
+            }
+            names.push('"');
+            names.push_str(format.name());
+            names.push('"');
+        }
+        if names.is_empty() {
+            names.push_str("no format");
+        }
         Error::invalid_request(text!(
             "format: \"",
             self.name(),
             "\" is not in this build of the module, which reads ",
-            if names.is_empty() {
-                "no format".to_owned()
-            } else {
-                names.join(", ")
-            }
+            names,
         ))
     }
 

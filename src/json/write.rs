@@ -38,7 +38,20 @@ fn general(value: Val, number: NumberText, out: &mut String) -> Option<()> {
     }
 }
 
+/// Whether a value may hold an object with a repeated key: JSON text read as it came (a body,
+/// tool definitions, OpenAI's arguments text). A module without those (the preview one) reads
+/// only JavaScript values, laid out by the walker or written by `JSON.stringify`: an object's
+/// own keys, none repeated, so it writes every object's entries as they stand.
+const REPEATS: bool = cfg!(any(
+    feature = "plan-api",
+    feature = "openai-chat",
+    feature = "openai-responses"
+));
+
 fn object(value: Val, number: NumberText, out: &mut String) -> Option<()> {
+    if !REPEATS {
+        return entries(value.children(), number, out);
+    }
     let mut pairs: Vec<(Cow<str>, Val)> = Vec::new();
     let mut children = value.children();
     while let (Some(key), Some(item)) = (children.next(), children.next()) {
@@ -70,6 +83,28 @@ fn object(value: Val, number: NumberText, out: &mut String) -> Option<()> {
         }
         out.push('"');
         escape_into(key, out);
+        out.push_str("\":");
+        general(item, number, out)?;
+    }
+    out.push('}');
+    Some(())
+}
+
+/// An object's entries as they stand, from its children (key, value, key, value, …).
+fn entries<'a>(
+    mut children: impl Iterator<Item = Val<'a>>,
+    number: NumberText,
+    out: &mut String,
+) -> Option<()> {
+    out.push('{');
+    let mut first = true;
+    while let (Some(key), Some(item)) = (children.next(), children.next()) {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        out.push('"');
+        escape_into(&key.str().unwrap_or_default(), out);
         out.push_str("\":");
         general(item, number, out)?;
     }

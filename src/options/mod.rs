@@ -38,6 +38,15 @@ fn not_in_build(path: &str) -> Error {
     ))
 }
 
+/// Nothing, or [`not_in_build`] when `value` (the option `path`) is given: for an option the
+/// module `ChatPreview` loads leaves out.
+fn refused_if_given<M, H: Host<M>>(value: &H, path: &str) -> Result<()> {
+    match value.got() {
+        Got::Absent => Ok(()),
+        _ => Err(not_in_build(path)),
+    }
+}
+
 /// What a host value is, as the options read it (a string's text is [`Host::string`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Got {

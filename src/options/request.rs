@@ -98,7 +98,7 @@ pub fn request<M, H: Host<M>, A, E>(
         require_reduction: options.require_reduction,
         estimator: estimator(&field("estimator")?)?,
         reported: reported(&field("reportedUsage")?)?,
-        focus: text(&field("focus")?, "focus")?,
+        focus: focus(&field("focus")?)?,
         provider_compaction: provider_compaction(&field("providerCompaction")?)?,
         pinned,
     })
@@ -112,8 +112,21 @@ pub fn format<M, H: Host<M>>(value: &H, path: &str) -> Result<Format> {
     }
 }
 
-/// `providerCompaction`: `"window"` (the default) or `"ignore"`.
+/// `focus`: what a summary made for the request should focus on. ChatPreview makes no
+/// summary: its module leaves it out.
+fn focus<M, H: Host<M>>(value: &H) -> Result<Option<String>> {
+    if !cfg!(feature = "plan-api") {
+        return super::refused_if_given(value, "focus").map(|()| None);
+    }
+    text(value, "focus")
+}
+
+/// `providerCompaction`: `"window"` (the default) or `"ignore"`. ChatPreview never gives it:
+/// its module plans with the default.
 pub fn provider_compaction<M, H: Host<M>>(value: &H) -> Result<ProviderCompaction> {
+    if !cfg!(feature = "plan-api") {
+        return super::refused_if_given(value, "providerCompaction").map(|()| Default::default());
+    }
     match text(value, "providerCompaction")? {
         None => Ok(Default::default()),
         Some(name) => ProviderCompaction::from_name(&name, "providerCompaction"),

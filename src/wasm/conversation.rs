@@ -355,13 +355,16 @@ impl JsConversation {
         self.messages.clone()
     }
 
-    /// How many messages.
+    /// How many messages. (`ChatPreview` reads neither this nor `format`: the preview module,
+    /// without `plan-api`, leaves both out.)
+    #[cfg(feature = "plan-api")]
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> f64 {
         self.ledger.len() as f64
     }
 
     /// The conversation's format.
+    #[cfg(feature = "plan-api")]
     #[wasm_bindgen(getter)]
     pub fn format(&self) -> String {
         self.format.name().to_owned()

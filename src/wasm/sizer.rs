@@ -18,7 +18,9 @@ use crate::history::Sizes;
 /// Fills in the `messageTokens` of a plan's messages that it did not read, for the sizer's
 /// deferred read ([`crate::tail::fill_deferred`]): `tokens` of every message, their `sizes`,
 /// where the tail starts, and `[read, failed]`: the messages before it that were read, and the
-/// failed attempts.
+/// failed attempts. Only `Compactor.plan` defers them: the preview module (without
+/// `plan-api`) leaves it out, and the package's `deferTokens` there is never called.
+#[cfg(feature = "plan-api")]
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __fillDeferred)]
 pub fn fill_deferred(tokens: &Float64Array, sizes: &Float64Array, start: u32, lists: &JsValue) {

@@ -199,6 +199,12 @@ test("the preview module has what ChatPreview calls and refuses every format but
   for (const method of ["conversation", "clearableResults", "covers", "free"]) assert.equal(typeof compactor[method], "function", method);
   for (const method of ["plan", "planBytes", "digest", "apply", "compact", "draft", "commit", "summarizerInput"]) assert.equal(compactor[method], undefined, method);
   assert.equal(glue.estimate, undefined);
+  // Only Compactor.plan defers a plan's messageTokens.
+  assert.equal(glue.__fillDeferred, undefined);
+  // A conversation has what ChatPreview calls, not the getters it never reads.
+  for (const name of ["append", "reset", "plan", "free"]) assert.equal(typeof glue.Conversation.prototype[name], "function", name);
+  assert.ok(Object.getOwnPropertyDescriptor(glue.Conversation.prototype, "messages")?.get);
+  for (const name of ["length", "format"]) assert.equal(Object.getOwnPropertyDescriptor(glue.Conversation.prototype, name), undefined, name);
   for (const [format] of formats.filter(([f]) => f !== "ai-sdk-ui")) {
     const refused = (error) =>
       error instanceof whole.CompactionError && error.code === "invalid_request" && error.message === `invalid request: format: "${format}" is not in this build of the module, which reads "ai-sdk-ui"`;
@@ -215,14 +221,24 @@ test("the preview module has what ChatPreview calls and refuses every format but
   assert.throws(() => compactor.clearableResults({ ...ui, systemPrompt: [{ type: "text", text: "be brief" }] }), notRead("systemPrompt"));
   assert.deepEqual(compactor.clearableResults({ ...ui, systemPrompt: "be brief" }), []);
   assert.throws(() => compactor.conversation({ ...ui, pinned: true }), notRead("options.pinned"));
+  // What only a summary reads, and the provider window's mode (ChatPreview plans with the default).
+  assert.throws(() => compactor.clearableResults({ ...ui, focus: "the schema" }), notRead("focus"));
+  assert.throws(() => compactor.clearableResults({ ...ui, providerCompaction: "ignore" }), notRead("providerCompaction"));
+  assert.throws(() => compactor.conversation({ ...ui, providerCompaction: "window" }), notRead("providerCompaction"));
   // Invalid config, as every config option's error.
   const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
   assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
   for (const absent of [undefined, null]) new glue.Compactor({ fileTracking: absent }).free();
+  // A draft's usage (the record's, at commit: ChatPreview hands over none).
+  const draft = { summary: "s", digest: "0".repeat(16), previousDigest: "0".repeat(16), firstKeptIndex: 1 };
+  assert.equal(compactor.covers(ui, draft), false);
+  assert.equal(compactor.covers(ui, { ...draft, usage: null }), false);
+  assert.throws(() => compactor.covers(ui, { ...draft, usage: { input: 1 } }), notRead("draft.usage"));
   const handle = compactor.conversation(ui);
   assert.throws(() => handle.plan({ tools: [{ name: "read" }] }), notRead("tools"));
+  assert.throws(() => handle.plan({ inputTokenBudget: 10, pending: { ...draft, usage: { input: 1 } } }), notRead("draft.usage"));
   handle.free();
-  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent }), []);
+  for (const absent of [undefined, null]) assert.deepEqual(compactor.clearableResults({ ...ui, tools: absent, reportedUsage: absent, pinned: absent, focus: absent, providerCompaction: absent }), []);
   // Without a format (canonical by default), reading a message is refused the same way.
   assert.throws(() => compactor.conversation({ messages: [{ role: "user", content: "hi" }] }), (error) => error.code === "invalid_request" && /"canonical" is not in this build/.test(error.message));
   const messages = aiSdkUi(sessionMessages()).slice(0, 60);
@@ -257,6 +273,37 @@ test("the preview module has what ChatPreview calls and refuses every format but
   args.free();
   wholeArgs.free();
 });
+test("the preview module counts and digests objects of many keys (written whole) as the whole module does", async () => {
+  const preview = await import("context-compaction/ai-sdk-preview");
+  await preview.ready();
+  const glue = await import(pathToFileURL(join(dir, "context_compaction_preview_bg.js")).href);
+  // More keys than the fast writer checks for repeats, nested, with numbers JavaScript writes
+  // in several ways; through the walker, and through JSON.stringify (a toJSON).
+  const keys = (n, value) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}\n"${i}`, value(i)]));
+  const many = keys(40, (i) => (i % 3 === 0 ? keys(35, (j) => [j / 7, 2 ** 60 + j, 1e21 * j, -0]) : `v${i}`));
+  const tool = (id, input) => ({ type: "tool-read", toolCallId: id, state: "output-available", input, output: input });
+  const messages = [0, 1, 2, 3].flatMap((i) => [
+    { id: `u${i}`, role: "user", parts: [{ type: "text", text: `question ${i}` }] },
+    { id: `a${i}`, role: "assistant", parts: [{ type: "step-start" }, tool(`c${i}`, i % 2 ? { ...many, toJSON: () => many } : many), { type: "step-start" }, { type: "text", text: `answer ${i}` }] },
+  ]);
+  const config = { keepRecentTokens: 500 };
+  const summarizer = { summarize: async () => "Summary." };
+  const [small, big] = [new glue.Compactor(config), new whole.Compactor({ ...config, summarizer })];
+  const plans = [small, big].map((c) => c.conversation({ format: "ai-sdk-ui", messages }).plan({ inputTokenBudget: 2_000 }));
+  assert.ok(plans[1].firstKeptIndex > 0);
+  assert.deepEqual(plans[0], plans[1]);
+  const request = { format: "ai-sdk-ui", messages, requireReduction: true };
+  const draft = await big.draft(request, big.plan(request));
+  const { summary, digest, previousDigest, firstKeptIndex, firstKeptPart } = draft;
+  const cut = { summary, digest, previousDigest, firstKeptIndex, firstKeptPart };
+  assert.equal(small.covers({ format: "ai-sdk-ui", messages }, cut), true);
+  const changed = messages.slice();
+  changed[1] = { ...changed[1], parts: [changed[1].parts[0], tool("c0", { ...many, k1: "changed" })] };
+  assert.equal(small.covers({ format: "ai-sdk-ui", messages: changed }, cut), big.covers({ format: "ai-sdk-ui", messages: changed }, cut));
+  small.free();
+  big.free();
+});
+
 for (const [format, convert] of formats) {
   test(`${format}: the plan-only module digests what a cut covers as the whole one does`, async () => {
     // Some messages the walker leaves to JSON.stringify (a toJSON): the other path of the read.

@@ -74,6 +74,23 @@ test("a pending draft is shown with its text and covers the messages it was made
   preview.free();
 });
 
+test("a pending draft's usage (the record's, at commit) is not read: ChatPreview plans as without it", async () => {
+  const messages = chat(6);
+  const pending = await pendingOf(messages);
+  // A window the chat is over: the plan commits the draft and plans what is left.
+  const options = { ...OPTIONS, contextWindowTokens: 22_000, reserveTokens: 0 };
+  for (const Preview of [ChatPreview, WholeChatPreview]) {
+    const preview = new Preview(options);
+    preview.update(messages, null, { pending });
+    const plan = preview.plan();
+    assert.notEqual(plan, null);
+    preview.update(messages, null, { pending: { ...pending, usage: { input: -1 } } });
+    assert.equal(preview.pending().covers, true);
+    assert.deepEqual(preview.plan(), plan);
+    preview.free();
+  }
+});
+
 test("a pending draft no longer covers an edited history, another summary, or a history without its cut", async () => {
   const messages = chat(6);
   const pending = await pendingOf(messages);
