@@ -18,6 +18,15 @@ pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
     Ok(read(|r| &r.settle, returned, "")?.unchecked_into())
 }
 
+/// The promise of an async export's `future`: every export boxes its future into this one
+/// type, so the module holds one copy of the promise glue, not one per export.
+#[cfg(feature = "full")]
+pub(crate) fn spawn(
+    future: crate::summarizer::LocalFuture<'static, Result<JsValue, JsValue>>,
+) -> Promise {
+    wasm_bindgen_futures::future_to_promise(future)
+}
+
 /// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
 /// that throws is a rejection, never an exception inside wasm.
 pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
