@@ -27,11 +27,12 @@ pub(crate) fn spawn(
     wasm_bindgen_futures::future_to_promise(future)
 }
 
-/// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
-/// that throws is a rejection, never an exception inside wasm.
-pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
-    let promise = promise(returned)?;
-    JsFuture::from(promise).await
+/// What a caller's function returned (a value, a promise or any thenable), to await: a
+/// `then` that throws is a rejection, never an exception inside wasm. A plain function
+/// returning the future, not an async one: each caller awaits the promise itself, with no
+/// state machine of its own around it.
+pub(crate) fn settle(returned: &JsValue) -> Result<JsFuture, JsValue> {
+    Ok(JsFuture::from(promise(returned)?))
 }
 
 /// A copy of the caller's array `value`, or `None` when it is not an array.

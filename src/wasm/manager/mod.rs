@@ -82,7 +82,7 @@ impl JsContextManager {
             let send = call.send.unchecked_ref::<Function>();
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                let response = host::settle(&returned).await?;
+                let response = host::settle(&returned)?.await?;
                 compactor.learn(state, &response);
                 Ok(response)
             };
