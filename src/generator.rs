@@ -336,8 +336,9 @@ where
         };
         let generated = self
             .retry
-            .run(&self.sleeper, context, async || {
-                self.generator.generate(&request, context).await
+            // The generator's own (boxed) future is the attempt: no state machine around it.
+            .run(&self.sleeper, context, || {
+                self.generator.generate(&request, context)
             })
             .await
             .map_err(|(error, attempts)| summary_call_failed(purpose, error, attempts))?;
