@@ -361,9 +361,23 @@ where
         let mut prefix = None;
         let (calls, quoted) = self.calls(&request)?;
         for (purpose, chunks, previous) in calls {
-            let text = self
-                .summarize_chunks(purpose, &chunks, previous, request.focus, context)
-                .await?;
+            // One call per chunk, oldest first, each updating the summary so far (the first
+            // updates `previous`); the usages are added up. In this loop, not a future of its
+            // own: one state machine less.
+            let count = chunks.len();
+            let mut text = SummaryText {
+                text: previous.to_owned(),
+                usage: None,
+            };
+            for (index, records) in chunks.iter().enumerate() {
+                let prompt = prompt_of(purpose, records, &text.text, request.focus);
+                let chunk = (count > 1).then_some(Chunk { index, count });
+                let next = self.call(purpose, prompt, chunk, context).await?;
+                text = SummaryText {
+                    text: next.text,
+                    usage: Usage::combine(text.usage, next.usage),
+                };
+            }
             match purpose {
                 Purpose::History => history = Some(text),
                 Purpose::TurnPrefix => prefix = Some(text),
@@ -398,39 +412,6 @@ where
             ),
             usage: Usage::combine(history.usage, prefix.usage),
         })
-    }
-}
-
-/// One call per chunk of a part, oldest first, each updating the summary so far (the first
-/// updates `previous`); the usages are added up.
-impl<G, S> GeneratorSummarizer<G, S>
-where
-    G: Generator,
-    S: Sleeper<Context = G::Context>,
-{
-    async fn summarize_chunks(
-        &self,
-        purpose: Purpose,
-        chunks: &[String],
-        previous: &str,
-        focus: Option<&str>,
-        context: &G::Context,
-    ) -> Result<SummaryText> {
-        let count = chunks.len();
-        let mut so_far = SummaryText {
-            text: previous.to_owned(),
-            usage: None,
-        };
-        for (index, records) in chunks.iter().enumerate() {
-            let prompt = prompt_of(purpose, records, &so_far.text, focus);
-            let chunk = (count > 1).then_some(Chunk { index, count });
-            let text = self.call(purpose, prompt, chunk, context).await?;
-            so_far = SummaryText {
-                text: text.text,
-                usage: Usage::combine(so_far.usage, text.usage),
-            };
-        }
-        Ok(so_far)
     }
 }
 
