@@ -3,6 +3,7 @@
 
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 use super::call::CallContext;
 use super::convert::{self, object};
@@ -15,16 +16,11 @@ use crate::retry::{FailureKind, GenerateError};
 use crate::summarizer::{LocalFuture, SummarizeRequest, Summarizer, SummaryText};
 use crate::thrown::Callback;
 
-/// Calls `this.f(a, b)` and awaits what it returns: a synchronous throw, a rejection and a
-/// plain (non-promise) value are all handled.
-async fn call_host(
-    f: &Function,
-    this: &JsValue,
-    a: &JsValue,
-    b: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let returned = f.call2(this, a, b)?;
-    super::host::settle(&returned).await
+/// Calls `this.f(a, b)`: a synchronous throw at once, else what it returned as a promise to
+/// await (a rejection and a plain, non-promise value are handled too, [`super::host::settle`]).
+/// A plain function, not an async one: each caller's state machine awaits the promise itself.
+fn call_host(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> Result<JsFuture, JsValue> {
+    super::host::settle(&f.call2(this, a, b)?)
 }
 
 /// Sorts a host failure for the retry rules (`crate::retry`), as the core does.
@@ -53,13 +49,16 @@ impl JsGenerator {
     ) -> Result<Generated, GenerateError> {
         let slots = [convert::long_string(&request.prompt), JsValue::UNDEFINED];
         let js_request = convert::out(&slots, |w| crate::out::generate_request(w, request));
-        let returned = call_host(&self.generate, &self.this, &js_request, &context.options())
-            .await
-            .map_err(|thrown| GenerateError {
-                kind: classify(&thrown, context),
-                message: describe(&thrown),
-                source: Some(Box::new(HostError::new(thrown))),
-            })?;
+        let answer = call_host(&self.generate, &self.this, &js_request, &context.options());
+        let returned = match answer {
+            Ok(answer) => answer.await,
+            Err(thrown) => Err(thrown),
+        };
+        let returned = returned.map_err(|thrown| GenerateError {
+            kind: classify(&thrown, context),
+            message: describe(&thrown),
+            source: Some(Box::new(HostError::new(thrown))),
+        })?;
         let text = crate::options::answer(&returned, "summarizer.generate")
             .map_err(|message| GenerateError::new(FailureKind::InvalidResponse, message))?;
         Ok(Generated {
@@ -102,9 +101,12 @@ impl JsApplication {
                 request.focus.map_or(JsValue::UNDEFINED, JsValue::from),
             ),
         ]);
-        let returned = call_host(&self.summarize, &self.this, &js_request, &context.options())
-            .await
-            .map_err(|thrown| failed(Callback::Summarize, thrown, context))?;
+        let answer = call_host(&self.summarize, &self.this, &js_request, &context.options());
+        let returned = match answer {
+            Ok(answer) => answer.await,
+            Err(thrown) => Err(thrown),
+        };
+        let returned = returned.map_err(|thrown| failed(Callback::Summarize, thrown, context))?;
         crate::options::answer(&returned, "summarizer.summarize").map_err(|message| {
             Error::Summarization {
                 message,
@@ -154,9 +156,12 @@ impl Summarizer for Hosted {
 /// or `aborted` when the caller's signal fired).
 async fn review(hook: &Function, draft: &Draft, context: &CallContext) -> Result<Verdict> {
     let object = super::convert::draft_to_js(draft, context.kept_id.clone());
-    let returned = call_host(hook, &JsValue::UNDEFINED, &object, &context.options())
-        .await
-        .map_err(|thrown| failed(Callback::BeforeCommit, thrown, context))?;
+    let answer = call_host(hook, &JsValue::UNDEFINED, &object, &context.options());
+    let returned = match answer {
+        Ok(answer) => answer.await,
+        Err(thrown) => Err(thrown),
+    };
+    let returned = returned.map_err(|thrown| failed(Callback::BeforeCommit, thrown, context))?;
     crate::options::verdict(&returned)
 }
 

@@ -8,8 +8,6 @@ use std::rc::Rc;
 #[cfg(feature = "full")]
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-#[cfg(feature = "full")]
-use wasm_bindgen_futures::future_to_promise;
 
 use super::engine::Engine;
 #[cfg(feature = "full")]
@@ -277,7 +275,9 @@ impl JsCompactor {
             Err(error) => Promise::reject(&to_js(&error)),
             Ok(job) => {
                 let inner = self.inner.clone();
-                future_to_promise(async move { inner.run(job).await.map_err(JsValue::from) })
+                super::host::spawn(Box::pin(async move {
+                    inner.run(job).await.map_err(JsValue::from)
+                }))
             }
         }
     }

@@ -23,6 +23,7 @@ use crate::generator::{GeneratorSummarizer, Purpose};
 use crate::message::Message;
 use crate::plan::Plan;
 use crate::request::PlanOptions;
+use crate::summarizer::LocalFuture;
 use crate::token::Estimator;
 
 /// The core compactor (with its clearing policy) and whether its facts cache is on.
@@ -196,58 +197,63 @@ impl Engine {
         Ok(prompts_to_js(generator, request.prompts(generator, plan)?))
     }
 
-    /// Applies the job's plan: the new summary and record, or `None` for a no-op.
-    pub(super) async fn execute(&self, job: &Job) -> Result<Option<Applied>> {
-        let Some(plan) = &job.plan else {
-            return Ok(None);
-        };
-        let input = job.input();
-        self.core
-            .apply_with_facts(input, plan, &job.context)
-            .await
-            .map(Some)
-    }
-
-    /// The draft of the job's plan (`null` for a no-op): summarized, reviewed, not applied.
-    async fn draft(&self, job: &Job) -> Result<JsValue> {
-        Ok(match self.draft_of(job).await? {
-            None => JsValue::NULL,
-            Some(draft) => super::convert::draft_to_js(&draft, job.context.kept_id.clone()),
+    /// The core draft of the job's plan (`None` for a no-op): summarized, reviewed, not
+    /// applied. The one wait of every apply, draft and manager rewrite (`compactor.apply`,
+    /// `compact`, `draft`, the manager's maintenance, recovery and ahead-of-time draft): each
+    /// commits it or hands it back itself, so the module holds one copy of the summary's
+    /// state machine.
+    pub(super) fn draft_of<'a>(
+        &'a self,
+        job: &'a Job,
+    ) -> LocalFuture<'a, Result<Option<crate::draft::Draft>>> {
+        Box::pin(async move {
+            let Some(plan) = &job.plan else {
+                return Ok(None);
+            };
+            let input = job.input();
+            let draft = self.core.draft_with_facts(input, plan, &job.context);
+            draft.await.map(Some)
         })
     }
 
-    /// The core draft of the job's plan (`None` for a no-op): `compactor.draft`'s, and the
-    /// manager's ahead of time.
-    pub(super) async fn draft_of(&self, job: &Job) -> Result<Option<crate::draft::Draft>> {
-        let Some(plan) = &job.plan else {
-            return Ok(None);
-        };
-        let input = job.input();
-        let draft = self.core.draft_with_facts(input, plan, &job.context);
-        draft.await.map(Some)
-    }
-
-    /// Applies the job and builds the `{ summary, messages, record }` object, or (a draft
-    /// job) the draft object. One future for both: one copy of the promise glue.
+    /// Applies the job (its draft committed) and builds the `{ summary, messages, record }`
+    /// object, or (a draft job) the draft object.
     pub(super) async fn run(&self, job: Job) -> Result<JsValue> {
-        if job.draft_only {
-            return self.draft(&job).await;
-        }
-        let messages = &job.request.messages;
-        Ok(match self.execute(&job).await? {
-            None => convert::outcome(
-                &job.request.summary,
-                messages.slice(0, messages.length()),
-                None,
-            ),
-            Some(applied) => {
-                convert::outcome(&applied.summary, job.kept.clone(), Some(&applied.record))
-            }
-        })
+        let draft = self.draft_of(&job).await?;
+        job.finish(draft)
     }
 }
 
 impl Job {
+    /// What the job resolves to once its draft (`None` for a no-op) is made: the draft
+    /// object (a draft job), or the draft committed as `{ summary, messages, record }`.
+    fn finish(&self, draft: Option<crate::draft::Draft>) -> Result<JsValue> {
+        if self.draft_only {
+            let id = self.context.kept_id.clone();
+            return Ok(draft.map_or(JsValue::NULL, |draft| convert::draft_to_js(&draft, id)));
+        }
+        let messages = &self.request.messages;
+        Ok(match self.applied(draft)? {
+            None => convert::outcome(
+                &self.request.summary,
+                messages.slice(0, messages.length()),
+                None,
+            ),
+            Some(applied) => {
+                convert::outcome(&applied.summary, self.kept.clone(), Some(&applied.record))
+            }
+        })
+    }
+
+    /// The job's `draft` committed onto its request, as the core's apply commits it (`None`
+    /// for a no-op).
+    pub(super) fn applied(&self, draft: Option<crate::draft::Draft>) -> Result<Option<Applied>> {
+        let Some(draft) = draft else {
+            return Ok(None);
+        };
+        crate::apply::commit_with_facts(self.input().commit(), &draft).map(Some)
+    }
+
     /// What the core's apply and draft read of this job.
     fn input(&self) -> ApplyInput<'_> {
         ApplyInput {

@@ -18,11 +18,21 @@ pub(crate) fn promise(returned: &JsValue) -> Result<Promise> {
     Ok(read(|r| &r.settle, returned, "")?.unchecked_into())
 }
 
-/// Awaits what a caller's function returned (a value, a promise or any thenable): a `then`
-/// that throws is a rejection, never an exception inside wasm.
-pub(crate) async fn settle(returned: &JsValue) -> Result<JsValue, JsValue> {
-    let promise = promise(returned)?;
-    JsFuture::from(promise).await
+/// The promise of an async export's `future`: every export boxes its future into this one
+/// type, so the module holds one copy of the promise glue, not one per export.
+#[cfg(feature = "full")]
+pub(crate) fn spawn(
+    future: crate::summarizer::LocalFuture<'static, Result<JsValue, JsValue>>,
+) -> Promise {
+    wasm_bindgen_futures::future_to_promise(future)
+}
+
+/// What a caller's function returned (a value, a promise or any thenable), to await: a
+/// `then` that throws is a rejection, never an exception inside wasm. A plain function
+/// returning the future, not an async one: each caller awaits the promise itself, with no
+/// state machine of its own around it.
+pub(crate) fn settle(returned: &JsValue) -> Result<JsFuture, JsValue> {
+    Ok(JsFuture::from(promise(returned)?))
 }
 
 /// A copy of the caller's array `value`, or `None` when it is not an array.

@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::compactor::JsCompactor;
 use super::convert::{self, object, out};
@@ -51,7 +50,7 @@ impl JsContextManager {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
-        future_to_promise(async move {
+        host::spawn(Box::pin(async move {
             let asked = call.options();
             if ahead {
                 let ahead = core.prepare_ahead(&*compactor, &state, asked, &signal);
@@ -62,7 +61,7 @@ impl JsContextManager {
             Ok(out(&[done.state.clone(), error], |w| {
                 shape::maintained(w, &done)
             }))
-        })
+        }))
     }
 
     /// Sends `state` through `send(state, { signal })`, recovering from context overflow.
@@ -75,7 +74,7 @@ impl JsContextManager {
             Ok(prepared) => prepared,
             Err(error) => return Promise::reject(&to_js(&error)),
         };
-        future_to_promise(async move {
+        host::spawn(Box::pin(async move {
             let options = object(&[(
                 "signal",
                 signal.clone().map_or(JsValue::UNDEFINED, JsValue::from),
@@ -83,7 +82,7 @@ impl JsContextManager {
             let send = call.send.unchecked_ref::<Function>();
             let send_once = async |state: &JsValue| -> Result<JsValue, JsValue> {
                 let returned = send.call2(&JsValue::UNDEFINED, state, &options)?;
-                let response = host::settle(&returned).await?;
+                let response = host::settle(&returned)?.await?;
                 compactor.learn(state, &response);
                 Ok(response)
             };
@@ -120,7 +119,7 @@ impl JsContextManager {
                     Err(error)
                 }
             }
-        })
+        }))
     }
 }
 

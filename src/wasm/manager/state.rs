@@ -210,10 +210,9 @@ impl StateCompactor for JsStateCompactor {
                 Some(plan.clone()),
                 signal.clone(),
             )?;
-            let applied = self
-                .engine
-                .execute(&job)
-                .await?
+            let draft = self.engine.draft_of(&job).await?;
+            let applied = job
+                .applied(draft)?
                 .ok_or_else(|| Error::invalid_request("plan: missing"))?;
             let _ = Reflect::set(&next, &"summary".into(), &applied.summary.as_str().into());
             let _ = Reflect::set(&next, &"messages".into(), &job.kept);
