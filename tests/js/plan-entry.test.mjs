@@ -229,6 +229,9 @@ test("the preview module has what ChatPreview calls and refuses every format but
   const notReadConfig = (name) => (error) => error.code === "invalid_config" && error.message.endsWith(`${name}: not read by ChatPreview's module (context-compaction/ai-sdk-preview); plan with context-compaction/plan`);
   assert.throws(() => new glue.Compactor({ fileTracking: { readTools: ["read"] } }), notReadConfig("config.fileTracking"));
   for (const absent of [undefined, null]) new glue.Compactor({ fileTracking: absent }).free();
+  // The facts cache is always on (ChatPreview never turns it off).
+  for (const flag of [false, true]) assert.throws(() => new glue.Compactor({ cacheFacts: flag }), notReadConfig("config.cacheFacts"));
+  for (const absent of [undefined, null]) new glue.Compactor({ cacheFacts: absent }).free();
   // A draft's usage (the record's, at commit: ChatPreview hands over none).
   const draft = { summary: "s", digest: "0".repeat(16), previousDigest: "0".repeat(16), firstKeptIndex: 1 };
   assert.equal(compactor.covers(ui, draft), false);
