@@ -58,7 +58,7 @@ fn read_compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<S
         return Err(invalid("config: expected an object"));
     }
     let summarizer = config.field("summarizer", "config")?;
-    let cache_facts = must_flag(config, "cacheFacts")?.unwrap_or(true);
+    let cache_facts = cache_facts(config)?;
     let trim_oversized = must_flag(config, "trimOversized")?.unwrap_or(false);
     let tracking = file_tracking(&config.field("fileTracking", "config")?)?;
     let clearing = clearing(
@@ -93,6 +93,16 @@ fn read_compactor<M, H: Host<M>, const SUMMARIZES: bool>(config: &H) -> Result<S
         before_commit,
         cache_facts,
     })
+}
+
+/// `cacheFacts` (default on). ChatPreview never turns the cache off: its module refuses the
+/// option, and leaves out reading messages without the cache.
+fn cache_facts<M, H: Host<M>>(config: &H) -> Result<bool> {
+    if !cfg!(feature = "plan-api") {
+        let value = config.field("cacheFacts", "config")?;
+        return super::refused_if_given(&value, "config.cacheFacts").map(|()| true);
+    }
+    Ok(must_flag(config, "cacheFacts")?.unwrap_or(true))
 }
 
 /// The boolean at `key` of the config, `None` when missing or `null`.

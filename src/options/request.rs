@@ -60,12 +60,18 @@ impl<A, E: Estimator> HostRequest<A, E> {
 
     /// Everything of the request but its messages, as the core reads it.
     pub fn parts(&self) -> Parts<'_> {
+        // The preview module refuses `tools` and `reportedUsage` ([`tools`], [`reported`]):
+        // both are empty there, and said so, the code that reads them is left out.
+        let (tools, reported) = match cfg!(feature = "plan-api") {
+            true => (&self.tools[..], &self.reported[..]),
+            false => (&[][..], &[][..]),
+        };
         Parts {
             system_prompt: &self.system_prompt,
             summary: &self.summary,
-            tools: &self.tools,
+            tools,
             estimator: &self.estimator,
-            reported: &self.reported,
+            reported,
             provider_compaction: self.provider_compaction,
             pinned: &self.pinned,
         }

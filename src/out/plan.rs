@@ -40,7 +40,8 @@ pub fn plan<W: Sink>(w: &mut W, plan: &Plan, pinned: &[usize], with_messages: bo
     w.count("firstKeptIndex", plan.first_kept_index as u64);
     w.count("firstKeptPart", plan.first_kept_part as u64);
     w.slot("firstKeptId", plan_slot::ID);
-    if with_messages {
+    // The preview module's plans leave the message arrays out (ChatPreview reads neither).
+    if with_messages && cfg!(feature = "plan-api") {
         w.slot("messagesToSummarize", plan_slot::FIRST);
         w.slot("turnPrefixMessages", plan_slot::SECOND);
     }

@@ -192,6 +192,14 @@ fn plan_object(
     tokens: JsValue,
     last_use: bool,
 ) -> Result<JsValue> {
+    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
+    // ChatPreview reads neither message array of a plan (`messagesToSummarize`,
+    // `turnPrefixMessages`): the preview module (without `plan-api`) leaves both out, and the
+    // trimmed copy of a split message with them.
+    if !cfg!(feature = "plan-api") {
+        let slots = [first_kept_id(messages, plan), tokens];
+        return Ok(out(&slots, |w| shape::plan(w, plan, &pinned, true)));
+    }
     let slice = |r: &std::ops::Range<usize>| slice_without_pinned(messages, facts, r);
     let prefix = slice(&plan.turn_prefix_messages);
     if let Some(partial) = summarized_part(messages, plan)? {
@@ -209,7 +217,6 @@ fn plan_object(
         slice(history)
     };
     let slots = [kept_id, tokens, summarize.into(), prefix.into()];
-    let pinned = crate::pinned::kept_before(facts, plan.first_kept_index);
     Ok(out(&slots, |w| shape::plan(w, plan, &pinned, true)))
 }
 

@@ -59,7 +59,10 @@ impl Engine {
         request: &JsRequest,
         learned: &[Report],
     ) -> Result<RequestFacts> {
-        reported::request_facts(request, self.cache, learned)
+        // The preview module's cache is always on (`cacheFacts` refused): said so, the reading
+        // without it is left out.
+        let cache = self.cache || !cfg!(feature = "plan-api");
+        reported::request_facts(request, cache, learned)
     }
 
     /// The summary plan of a request with `facts`, its `message_tokens` left empty.
