@@ -34,7 +34,7 @@ pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
         split_turn: part > 0,
         estimate_before: facts.total(),
         estimate_after_without_summary: kept,
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+        message_tokens: crate::facts::tokens_each(&facts.messages),
     }
 }
 
