@@ -107,7 +107,8 @@ pub(crate) fn plan_to_js(
     clearing: &Clearing,
     messages: Option<Array>,
 ) -> JsValue {
-    let tokens = convert::float64s(&mut facts.messages.iter().map(|f| f.tokens));
+    let all = &facts.messages;
+    let tokens = convert::float64s(all.len(), &mut convert::facts_tokens(all));
     let with_messages = messages.is_some();
     let slots = [tokens, messages.map_or(JsValue::UNDEFINED, JsValue::from)];
     out(&slots, |w| {
