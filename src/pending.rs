@@ -34,7 +34,7 @@ pub fn cut_plan(facts: &RequestFacts, first: usize, part: usize) -> Plan {
         split_turn: part > 0,
         estimate_before: facts.total(),
         estimate_after_without_summary: kept,
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+        message_tokens: crate::facts::tokens_each(&facts.messages),
     }
 }
 
@@ -191,6 +191,13 @@ fn back(origins: &[usize], k: usize, len: usize) -> usize {
     origins.get(k).copied().unwrap_or(len)
 }
 
+/// [`back`] of each index of `kept`. One function for the receipts' lists, so that each
+/// does not inline its own copy of the loop and the allocation (bench/README.md, Package size).
+#[inline(never)]
+fn all_back(origins: &[usize], kept: &[usize], len: usize) -> Vec<usize> {
+    kept.iter().map(|&k| back(origins, k, len)).collect()
+}
+
 /// A cut `(k, part)` of what a commit at `cut` kept, in the request's terms: the message the
 /// commit cut inside starts at its cut.
 fn cut_back(origins: &[usize], cut: Cut, (k, part): Cut, len: usize) -> Cut {
@@ -235,7 +242,6 @@ pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Reco
     let cut = cut_of(committed);
     let origins = kept_from(facts, cut);
     let len = facts.messages.len();
-    let at = |k| back(&origins, k, len);
     let (first, part) = cut_back(&origins, cut, cut_of(&further), len);
     let receipt = &further.receipt;
     // A message the draft cut inside whose rest the further summary covers too is one message.
@@ -255,8 +261,8 @@ pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Reco
             summarized_messages,
             summarized_tokens: committed.receipt.summarized_tokens + receipt.summarized_tokens,
             digest: receipt.digest,
-            pinned: receipt.pinned.iter().map(|&k| at(k)).collect(),
-            cleared: receipt.cleared.iter().map(|&k| at(k)).collect(),
+            pinned: all_back(&origins, &receipt.pinned, len),
+            cleared: all_back(&origins, &receipt.cleared, len),
         },
         ..further
     }
@@ -270,9 +276,8 @@ pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Reco
 pub fn cleared_after(facts: &RequestFacts, committed: Record, clearing: &Record) -> Record {
     let origins = kept_from(facts, cut_of(&committed));
     let len = facts.messages.len();
-    let cleared = clearing.receipt.cleared.iter();
     let mut record = committed;
     record.estimate_after = clearing.estimate_after;
-    record.receipt.cleared = cleared.map(|&k| back(&origins, k, len)).collect();
+    record.receipt.cleared = all_back(&origins, &clearing.receipt.cleared, len);
     record
 }

@@ -89,7 +89,7 @@ impl Plan {
     /// This plan with the estimate of each of `messages` (the messages it was made over).
     pub(crate) fn with_tokens(self, messages: &[MessageFacts]) -> Plan {
         Plan {
-            message_tokens: messages.iter().map(|f| f.tokens).collect(),
+            message_tokens: crate::facts::tokens_each(messages),
             ..self
         }
     }

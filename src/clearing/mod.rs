@@ -172,7 +172,7 @@ pub(crate) fn nothing_summarized(facts: &RequestFacts, estimate_after: u64) -> P
         split_turn: false,
         estimate_before: facts.total(),
         estimate_after_without_summary: estimate_after.saturating_sub(facts.summary),
-        message_tokens: facts.messages.iter().map(|f| f.tokens).collect(),
+        message_tokens: crate::facts::tokens_each(&facts.messages),
     }
 }
 

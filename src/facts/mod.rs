@@ -18,6 +18,13 @@ use crate::message::{Found, HostMessage, Message, Role, ToolDefinition};
 use crate::report::Calibration;
 use crate::token::Estimator;
 
+/// The estimate of each of `messages`, in order: one copy of the loop for every plan's
+/// `message_tokens` (bench/README.md, Package size).
+#[inline(never)]
+pub(crate) fn tokens_each(messages: &[MessageFacts]) -> Vec<u64> {
+    messages.iter().map(|f| f.tokens).collect()
+}
+
 /// The facts of one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageFacts {

@@ -364,7 +364,7 @@ fn grow<H: History + ?Sized>(
         )?;
         end = start;
         // Calibration scales the facts in place: their raw tokens are kept for a longer tail.
-        let raw: Vec<u64> = facts.messages.iter().map(|f| f.tokens).collect();
+        let raw = crate::facts::tokens_each(&facts.messages);
         let calibrated = calibrate(&mut facts, start)?;
         if let Calibrated::Yes = calibrated
             && let Some(plan) = tail::plan_from_tail(

@@ -3,7 +3,7 @@
 use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{JsRequest, out};
+use super::convert::{self, JsRequest, out};
 use super::{stringify, walk};
 use crate::clearing::{ClearedResult, Clearing, ClearingPolicy, Finder, Found};
 use crate::error::{Error, Result};
@@ -107,8 +107,8 @@ pub(crate) fn plan_to_js(
     clearing: &Clearing,
     messages: Option<Array>,
 ) -> JsValue {
-    let tokens: Vec<f64> = facts.messages.iter().map(|f| f.tokens as f64).collect();
-    let tokens = js_sys::Float64Array::from(tokens.as_slice()).into();
+    let all = &facts.messages;
+    let tokens = convert::float64s(all.len(), &mut convert::facts_tokens(all));
     let with_messages = messages.is_some();
     let slots = [tokens, messages.map_or(JsValue::UNDEFINED, JsValue::from)];
     out(&slots, |w| {

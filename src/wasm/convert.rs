@@ -166,7 +166,7 @@ fn with_parts(
 /// The JavaScript plan object, with slices of the host's own messages (and, for a cut inside
 /// a message, a trimmed copy of its summarized parts ending `turnPrefixMessages`).
 pub(crate) fn plan_to_js(plan: &Plan, messages: &Array, facts: &[MessageFacts]) -> Result<JsValue> {
-    let tokens = float64s(plan.message_tokens.iter().copied());
+    let tokens = tokens_to_js(&plan.message_tokens);
     plan_object(plan, messages, facts, tokens, false)
 }
 
@@ -181,7 +181,7 @@ pub(crate) fn preview_to_js(
     facts: &[MessageFacts],
     last_use: bool,
 ) -> Result<JsValue> {
-    let tokens = float64s(facts.iter().map(|f| f.tokens));
+    let tokens = float64s(facts.len(), &mut facts_tokens(facts));
     plan_object(plan, messages, facts, tokens, last_use)
 }
 
@@ -250,7 +250,7 @@ pub(crate) fn bytes_plan_to_js(
     // The kept message's `id`, read from its span of the body.
     let id = crate::body::message_id(body, spans, plan.first_kept_index);
     let id = id.map_or(JsValue::NULL, |id| JsValue::from_str(&id));
-    let tokens = float64s(plan.message_tokens.iter().copied());
+    let tokens = tokens_to_js(&plan.message_tokens);
     out(&[id, tokens, spans_to_js(spans)], |w| {
         shape::plan(w, plan, &pinned, false)
     })
@@ -368,14 +368,28 @@ pub(crate) fn long_string(text: &str) -> JsValue {
     joined.into()
 }
 
-/// One `Float64Array`, copied in one go (an `Array` would cost a crossing per number).
-fn float64s(values: impl ExactSizeIterator<Item = u64>) -> JsValue {
+/// `tokens` as a `Float64Array` ([`float64s`]).
+fn tokens_to_js(tokens: &[u64]) -> JsValue {
+    let mut tokens = tokens.iter().copied();
+    float64s(tokens.len(), &mut || tokens.next())
+}
+
+/// The estimate of each of `facts` in turn, for [`float64s`].
+pub(crate) fn facts_tokens(facts: &[MessageFacts]) -> impl FnMut() -> Option<u64> + '_ {
+    let mut facts = facts.iter();
+    move || facts.next().map(|f| f.tokens)
+}
+
+/// One `Float64Array` of the `len` values `next` gives, copied in one go (an `Array` would
+/// cost a crossing per number). `next` behind `dyn` (a closure's vtable, not an iterator's):
+/// one copy of the loop for every caller (bench/README.md, Package size).
+pub(crate) fn float64s(len: usize, next: &mut dyn FnMut() -> Option<u64>) -> JsValue {
     // Converted a chunk at a time into the array.
     use crate::crossing::FLOATS_CHUNK as CHUNK;
-    let array = js_sys::Float64Array::new_with_length(values.len() as u32);
-    let mut floats = Vec::with_capacity(values.len().min(CHUNK));
+    let array = js_sys::Float64Array::new_with_length(len as u32);
+    let mut floats = Vec::with_capacity(len.min(CHUNK));
     let mut start = 0u32;
-    let mut values = values.peekable();
+    let mut values = std::iter::from_fn(next).peekable();
     while values.peek().is_some() {
         floats.clear();
         floats.extend(values.by_ref().take(CHUNK).map(|n| n as f64));
