@@ -8,10 +8,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, posix } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as whole from "context-compaction";
 import * as planOnly from "context-compaction/plan";
+import { reachedFiles } from "./package-files.mjs";
 import { sessionMessages } from "./walk-helpers.mjs";
 
 const require = createRequire(import.meta.url);
@@ -70,16 +71,7 @@ test("the plan entries (Node, workerd, edge-light) re-export lib/plan-exports.js
 });
 
 /** The package's files a module reaches through its static imports. */
-function reached(file, seen = new Set()) {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const text = readFileSync(join(dir, file), "utf8");
-  for (const [, spec] of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)"/gm)) {
-    const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith(".") ? posix.join(posix.dirname(file), spec) : null;
-    if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) reached(target, seen);
-  }
-  return seen;
-}
+const reached = (file) => reachedFiles(dir, [file]);
 
 test("the plan entry and ChatPreview never reach the whole module; ChatPreview's page entry only the preview one", () => {
   for (const entry of ["plan.js", "plan-workerd.js", "plan-edge-light.js", "ai-sdk-preview.js", "ai-sdk-preview-plan.js"]) {

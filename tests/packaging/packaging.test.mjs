@@ -16,11 +16,12 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, posix } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { ArrayState, idle, installCached, launchChromium, modelStub, run, serveDir, spawnServer, waitForHttp } from "./tools.mjs";
 import { conversation } from "./scenario.js";
+import { reachedFiles } from "../js/package-files.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = process.env.CC_ROOT ?? join(here, "../..");
@@ -138,17 +139,7 @@ function measure(stack, kind, dir, { only = () => true, note } = {}) {
 
 /** Whether a file of the installed package `dir` is one Node loads for `entries` (their static imports and requires). */
 function loadedBy(dir, entries) {
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const text = readFileSync(join(dir, file), "utf8");
-    for (const [, spec] of text.matchAll(/(?:^(?:import|export)\b[^;]*?from\s*|require\()"([^"]+)"/gm)) {
-      const target = spec === "context-compaction" ? "index.js" : spec === "context-compaction/plan" ? "plan.js" : spec.startsWith(".") ? posix.join(posix.dirname(file), spec) : null;
-      if (target !== null && !target.endsWith(".wasm") && !target.includes("?")) visit(target);
-    }
-  };
-  for (const entry of entries) visit(entry);
+  const seen = reachedFiles(dir, entries);
   return (path) => seen.has(path.slice(dir.length + 1));
 }
 
