@@ -396,6 +396,80 @@ fn two_recoveries_at_most_then_the_third_rejection_ends_the_run() {
     assert_eq!(err.state, 8);
 }
 
+/// [`Shrinking`] whose estimates are anchored to a provider's report when `reported`, and which
+/// notes every state it is told to re-anchor after a compaction.
+struct Reported {
+    reported: bool,
+    reanchored: RefCell<Vec<usize>>,
+}
+
+impl StateCompactor for Reported {
+    type State = usize;
+    type Context = ();
+    fn facts(&self, state: &usize) -> Result<RequestFacts> {
+        let mut facts = Shrinking.facts(state)?;
+        if self.reported {
+            let report = Report {
+                messages: *state,
+                tokens: 10 * *state as u64,
+                fixed: None,
+            };
+            facts.calibration.anchor = Some(report);
+        }
+        Ok(facts)
+    }
+    fn plan(&self, facts: &RequestFacts, options: PlanOptions) -> Result<Option<Plan>> {
+        Shrinking.plan(facts, options)
+    }
+    fn trigger_ratio(&self) -> f64 {
+        1.0
+    }
+    fn apply<'a>(
+        &'a self,
+        state: &'a usize,
+        facts: &'a RequestFacts,
+        plan: &'a Plan,
+        split: bool,
+        focus: Option<&'a str>,
+        context: &'a (),
+    ) -> LocalFuture<'a, Result<(usize, Record)>> {
+        Shrinking.apply(state, facts, plan, split, focus, context)
+    }
+    fn anchor_compacted(&self, state: &usize, _: &Record) {
+        self.reanchored.borrow_mut().push(*state);
+    }
+    fn emit(&self, _: &usize, _: Event<'_>) {}
+}
+
+#[test]
+fn a_recovery_from_an_anchored_estimate_reanchors_what_it_kept() {
+    for reported in [true, false] {
+        let compactor = Reported {
+            reported,
+            reanchored: RefCell::default(),
+        };
+        let sent = RefCell::new(Vec::new());
+        let send = async |state: &usize| {
+            sent.borrow_mut().push(*state);
+            match sent.borrow().len() {
+                1 | 2 => Err("prompt is too long"),
+                _ => Ok("answer"),
+            }
+        };
+        let ran = run(manager(0, None).run(&compactor, 10, &(), send, overflow)).unwrap();
+        assert_eq!(*sent.borrow(), vec![10, 9, 8]);
+        assert_eq!(ran.compactions.len(), 2);
+        // Each recovery's kept answers still carry the usage of the request that overflowed:
+        // the compacted state is re-anchored, before the next recovery and after the run.
+        let expected = if reported { vec![9, 8] } else { vec![] };
+        assert_eq!(
+            *compactor.reanchored.borrow(),
+            expected,
+            "reported: {reported}"
+        );
+    }
+}
+
 #[test]
 fn other_provider_errors_do_not_start_recovery() {
     let compactor = compactor(200.0, Fixed::new("S"));

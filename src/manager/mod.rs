@@ -367,7 +367,16 @@ async fn recover<C: StateCompactor>(
             Some(error) => Err(error),
             None => {
                 let how = (Reason::Overflow, focus);
-                rewrite(compactor, state, &facts, &plan, how, context).await
+                let done = rewrite(compactor, state, &facts, &plan, how, context).await;
+                // As after maintenance (`reanchored`): the kept answers' usage describes the
+                // request that overflowed, for the next recovery and for whatever comes after
+                // the run.
+                if let Ok((next, record)) = &done
+                    && facts.calibration.anchor.is_some()
+                {
+                    compactor.anchor_compacted(next, record);
+                }
+                done
             }
         },
         Ok(None) => Err(Error::NoReduction(

@@ -286,3 +286,33 @@ test("after maintenance summarizes a little, the usage its kept answers carry no
   assert.notEqual((await at(done.record.estimateAfter - 1)).reason, "belowThreshold");
   assert.equal(calls.length, 1);
 });
+
+test("after run recovers from an overflow with a small summary, the usage its kept answers carry no longer holds the estimate up", async () => {
+  const messages = conversation(12);
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i].role !== "assistant") continue;
+    const before = estimate({ messages: messages.slice(0, i).map(({ usage: _, ...m }) => m) }).total;
+    messages[i] = withUsage(messages[i], usage(Math.round(before * 1.2)));
+  }
+  const total = estimate({ messages }).total;
+  const calls = [];
+  const summarize = async () => (calls.push("summarize"), "SUMMARY");
+  const compactor = new Compactor({ keepRecentTokens: Math.round(total * 0.7), summarizer: { summarize } });
+  const window = Math.round(total * 0.95);
+  const manager = new ContextManager({ compactor, contextWindowTokens: window, reserveTokens: 0 });
+  let sends = 0;
+  // The provider refuses the first request; the answer to the second carries no usage.
+  const send = async () => {
+    if (++sends === 1) throw new Error("prompt is too long: 250000 tokens > 200000 maximum");
+    return { message: say("done") };
+  };
+  const ran = await manager.run({ summary: "", messages }, send);
+  assert.deepEqual([sends, ran.compactions.length, calls.length], [2, 1, 1]);
+  const [record] = ran.compactions;
+  assert.ok(record.estimateAfter < window, `${record.estimateAfter}`);
+  const { total: stale } = estimate({ summary: ran.state.summary, messages: ran.state.messages });
+  assert.ok(stale > window, `the kept answers' usage alone still says the old size (${stale})`);
+  // The manager estimates the recovered state at what the recovery left: no second summary.
+  const again = await manager.maintain(ran.state);
+  assert.deepEqual([again.compacted, again.reason, calls.length], [false, "belowThreshold", 1]);
+});
