@@ -11,22 +11,30 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { aiSdk, anthropic, baselineA, baselineB, baselineC, history, median, openAIChat, openAIResponses, strings } from "./workloads.mjs";
+import { aiSdk, anchoredHistory, anthropic, baselineA, baselineB, baselineC, history, median, openAIChat, openAIResponses, strings } from "./workloads.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const smoke = process.argv.includes("--smoke");
 if (!existsSync(`${root}/dist/index.js`)) execFileSync(`${root}/scripts/build`, { stdio: "inherit" });
-const { Compactor } = await import(`${root}/dist/index.js`);
-// The peer, a dev dependency of bench/ (not installed by scripts/setup: the smoke run skips it).
-const pi = smoke ? null : await import("@mariozechner/pi-coding-agent").catch((e) => {
-  throw new Error(`the peer is not installed: run (cd bench && npm ci) first (${e.message})`);
+const { Compactor, estimate } = await import(`${root}/dist/index.js`);
+// The peers, dev dependencies of bench/ (not installed by scripts/setup: the smoke run skips
+// them): pi-coding-agent (its estimate and cut, its usage-anchored preparation, its
+// serialization) and tokenx (an estimator of every text).
+const peer = (name) => smoke ? null : import(name).catch((e) => {
+  throw new Error(`the peers are not installed: run (cd bench && npm ci) first (${e.message})`);
 });
+const pi = await peer("@mariozechner/pi-coding-agent");
+// Its compaction module by path: the package's exports leave out `prepareCompaction`.
+const piCompaction = await peer(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`);
+const tokenx = await peer("tokenx");
 
 const sizes = smoke ? [1000] : [1000, 10_000, 100_000];
 const summarizer = { summarize: async () => "" };
 const rows = [];
 const perMessage = {};
 const results = [];
+
+const fmt = (ms) => `${ms.toFixed(2)} ms`;
 
 function target(name, value, limit, note = "") {
   results.push({ name, value, limit, ok: value !== null && value <= limit, note });
@@ -117,9 +125,38 @@ for (const n of sizes) {
       for (const [format, f] of Object.entries(formats)) target(`cold from objects ${at}: plan / pi estimate + cut, ${format}`, f.objects / piPlan, 0.8);
     }
   }
+  if (n === 10_000 && pi) goals(messages, list, coldObjects, runs);
 }
 
-const fmt = (ms) => `${ms.toFixed(2)} ms`;
+/**
+ * The speed goals the rows above leave out, at 10k messages:
+ * the first plan with the defaults against the uncached one, the cold plan against an estimator
+ * of every text, and the plan of a history whose answers carry usage against the peer's.
+ */
+function goals(messages, list, coldObjects, runs) {
+  // The first plan with the defaults (the facts cache on) of message objects it never saw:
+  // each round plans copies of the messages (shallow: the cache is keyed by message object).
+  const copies = Array.from({ length: runs + 3 }, () => messages.map((m) => ({ ...m })));
+  const cached = new Compactor({ keepRecentTokens: 20_000, summarizer });
+  const firstCached = median(() => cached.plan({ messages: copies.pop(), inputTokenBudget: 0 }), runs);
+  target("first plan with the defaults (cache filled) 10k / the uncached plan", firstCached / coldObjects, 1.1);
+  // tokenx's estimate of every text the messages carry (gathered beforehand: its time is the
+  // estimate alone).
+  const texts = median(() => {
+    for (const text of list) tokenx.estimateTokenCount(text);
+  }, runs);
+  target("cold from objects 10k: plan / tokenx of every text", coldObjects / texts, 0.05);
+  // An anchored history: the plan reads its tail; the peer's usage-anchored preparation.
+  const long = anchoredHistory(10_000, estimate);
+  const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
+  const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
+  const cold = new Compactor({ keepRecentTokens: 20_000, summarizer, cacheFacts: false });
+  const ours = median(() => cold.plan({ messages: long, inputTokenBudget: 0 }), runs);
+  const theirs = median(() => piCompaction.prepareCompaction(entries, settings), runs);
+  target("anchored cold plan 10k / pi prepareCompaction", ours / theirs, 0.5);
+  console.log(`\ngoals at 10k: first plan with the cache ${fmt(firstCached)} (uncached ${fmt(coldObjects)}), tokenx of every text ${fmt(texts)}, anchored cold plan ${fmt(ours)} (pi prepareCompaction ${fmt(theirs)})`);
+}
+
 console.log("| messages | body bytes | A: sum lengths | B: JSON.parse | C: encodeInto | steady (handle) | steady (plan + cache) | cold plan (objects) | cold planBytes (array) | cold planBytes (lines) | apply prep | records bytes |");
 console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) {

@@ -124,21 +124,13 @@ console.log(line(`held out: first half × ratio of the second (${ratioSecond.toF
 }
 
 // Cold plan of an anchored 10k history against pi's own usage-anchored prepareCompaction, on the
-// same messages (bench/workloads.mjs's history, repeating the session). The session's recorded
-// usage restarts at each repetition, so each answer gets the usage a provider would report for
-// this history: its request at the session's measured ratio (1.22 × our estimate), failed
-// attempts left out (a provider never sees them).
+// same messages (bench/workloads.mjs's `anchoredHistory`: the session repeated, each answer with
+// the usage a provider would report for this history).
 const pi = await import(`${root}/bench/node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js`).catch(() => null);
 if (pi) {
-  const { history } = await import("./workloads.mjs");
+  const { anchoredHistory } = await import("./workloads.mjs");
   const { Compactor } = await import(`${root}/dist/index.js`);
-  const long = history(10_000);
-  const tokens = estimate({ messages: long }).messages;
-  let sum = 0;
-  long.forEach((m, i) => {
-    if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
-    if (!failed(m)) sum += tokens[i];
-  });
+  const long = anchoredHistory(10_000, estimate);
   const entries = long.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message }));
   const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
   const cold = new Compactor({ keepRecentTokens: 20_000, summarizer: { summarize: async () => "" }, cacheFacts: false });

@@ -207,3 +207,22 @@ export function median(fn, runs = 7) {
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
 }
+
+/**
+ * `history(n)` with usage on every answer as a provider would report it for this history
+ * (`estimate`: the package's, for our estimate of each message): its request at the session's measured ratio (1.22 ×
+ * our estimate), failed attempts left out (a provider never sees them). The session's own
+ * recorded usage restarts at each repetition, so it cannot anchor a long history.
+ */
+export function anchoredHistory(n, estimate) {
+  const messages = history(n);
+  const tokens = estimate({ messages }).messages;
+  const failed = (m) => m.role === "assistant" && (m.stopReason === "aborted" || m.stopReason === "error");
+  let sum = 0;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") m.usage = { input: Math.round(sum * 1.22), output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    if (!failed(m)) sum += tokens[i];
+  });
+  return messages;
+}
+
