@@ -473,7 +473,8 @@ fn a_commit_whose_kept_messages_are_then_trimmed_reports_both() {
     // A paste larger than the window: what the commit keeps is over the threshold, and no
     // summary can make it fit; the paste (message 16, 2 of the kept ones) is trimmed.
     let mut now = state(16);
-    now.messages.push(user(&format!("HEAD {} TAIL", "d".repeat(4_000))));
+    now.messages
+        .push(user(&format!("HEAD {} TAIL", "d".repeat(4_000))));
     let before = local.facts(&now).unwrap().total();
     let done = run(manager(2_000).maintain(&local, now.clone(), options(Some(&draft)), &()));
     let done = done.unwrap();
@@ -498,7 +499,10 @@ fn a_commit_whose_kept_messages_are_then_trimmed_reports_both() {
     assert_eq!(record.estimate_before, before);
     let after = local.facts(&done.state).unwrap().total();
     assert!(record.estimate_after <= 2_000, "{}", record.estimate_after);
-    assert_eq!(record.estimate_after, after, "the estimate of the state after both");
+    assert_eq!(
+        record.estimate_after, after,
+        "the estimate of the state after both"
+    );
     assert_eq!(done.state.summary, "ahead");
     assert_eq!(done.state.messages[..2], now.messages[14..16]);
     assert_ne!(done.state.messages[2], now.messages[16], "trimmed");

@@ -174,7 +174,10 @@ fn a_commit_that_leaves_too_much_is_followed_by_the_plan_of_what_is_left_in_the_
     let plan = planned(&facts, &draft, budget).unwrap();
     // Its cut names the request's message: the kept messages are [1, 3, 4, 5, ...].
     let origins = pending::origins(&facts, &record);
-    assert_eq!(plan.first_kept_index, origins[further.first_kept_index].index);
+    assert_eq!(
+        plan.first_kept_index,
+        origins[further.first_kept_index].index
+    );
     assert!(plan.first_kept_index > 5, "past the draft's cut");
     assert_eq!(plan.estimate_before, facts.total());
     assert_eq!(

@@ -198,17 +198,19 @@ impl Committed {
             }
             Committed::Record(record, facts) => (record, facts),
         };
+        // Where the messages the commit kept came from, and those the ordinary path returned.
         let kept = pending::origins(&facts, &record);
+        let after = pending::origins_through(&kept, &done.origins);
         let (record, cleared, origins) = match (done.outcome, done.record) {
             (Outcome::Compacted, Some(further)) => {
                 let merged = pending::merged(&facts, &record, further);
-                (merged, done.cleared, pending::origins_through(&kept, &done.origins))
+                (merged, done.cleared, after)
             }
             // A compaction happened: the commit's record (its summary, cut and receipt), with
             // what the clearing or the trim then rewrote and the estimate after both.
             (Outcome::Cleared | Outcome::Trimmed, Some(rewrite)) => {
-                let after = pending::cleared_after(&facts, record, &rewrite);
-                (after, done.cleared, pending::origins_through(&kept, &done.origins))
+                let both = pending::cleared_after(&facts, record, &rewrite);
+                (both, done.cleared, after)
             }
             _ => (record, None, kept),
         };
