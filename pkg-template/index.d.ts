@@ -511,7 +511,7 @@ export interface Receipt {
   digest: string | null;
   /** Pinned (and system) messages before the cut, kept after the summary. */
   pinned: number[];
-  /** Messages whose tool results (or calls' arguments) a clearing rewrote. */
+  /** Messages whose tool results (or calls' arguments) a clearing rewrote, or that a trim rewrote. */
   cleared: number[];
 }
 
@@ -912,6 +912,19 @@ export interface MaintainResult<S> {
    * discarded (it no longer covered the state; the ordinary path ran). Drop it either way.
    */
   pending?: "committed" | "discarded";
+  /**
+   * When `compacted`: for each message of `state.messages`, where it came from in the state
+   * given, `index` (its message there) and `part` (the part of an AI SDK UIMessage it starts
+   * at: 0 but for the message a cut fell inside), through every step maintenance took (a
+   * committed pending summary, then a summary, a clearing or a trim of what it kept).
+   */
+  origins?: MessageOrigin[];
+}
+
+/** Where a message maintenance kept came from in the state it was given. */
+export interface MessageOrigin {
+  index: number;
+  part: number;
 }
 
 export interface RunOptions {

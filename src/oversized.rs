@@ -73,7 +73,8 @@ pub fn oversized(
 
 /// The record of a trim of `over` in a request with `facts` and `summary`, the trimmed
 /// message now estimated at `raw_tokens` (uncalibrated): the summary unchanged, nothing
-/// summarized (`first_kept_index` 0), `trimmed`.
+/// summarized (`first_kept_index` 0), `trimmed`, the receipt naming the message rewritten
+/// (in `cleared`, as a trim of a tool result does).
 pub fn record(summary: &str, facts: &RequestFacts, over: &Oversized, raw_tokens: u64) -> Record {
     let before = facts.total();
     let now = facts.calibration.scale_message(raw_tokens, false);
@@ -85,7 +86,10 @@ pub fn record(summary: &str, facts: &RequestFacts, over: &Oversized, raw_tokens:
         estimate_after: before.saturating_sub(over.tokens).saturating_add(now),
         usage: None,
         trimmed: true,
-        receipt: crate::record::Receipt::NONE,
+        receipt: crate::record::Receipt {
+            cleared: vec![over.index],
+            ..crate::record::Receipt::NONE
+        },
     }
 }
 

@@ -5,8 +5,9 @@
 //! that rule, for maintenance (which carries it out on its state) and for a preview (which
 //! shows it): the facts of what a commit left ([`left`]), whether maintenance goes on
 //! ([`still_over`]), the plan of both steps in the terms of the request they started from
-//! ([`plan`]), and the record of both ([`merged`], or [`cleared_after`] when what was left
-//! was cleared).
+//! ([`plan`]), the record of both ([`merged`], or [`cleared_after`] when what was left
+//! was cleared or trimmed), and where each message the state after both holds came from
+//! ([`origins`], [`origins_through`]).
 //!
 //! What a commit left is worked out from the facts of the request it was made on, not read
 //! again: its estimate is the one the commit's record gives, so that maintenance and a
@@ -45,11 +46,52 @@ const fn cut_of(record: &Record) -> Cut {
     (record.first_kept_index, record.first_kept_part)
 }
 
-/// Where each message a commit at `record`'s cut kept came from: its index in the request
-/// (with `facts`) the commit was made on, in the kept order (the pinned messages before the
-/// cut, then the messages from the cut on), as the commit keeps them.
-pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<usize> {
-    kept_from(facts, cut_of(record))
+/// Where a message a rewrite kept came from in the request (or state) it was made on: that
+/// message, and the part of it the kept message starts at (0; for the message a cut fell
+/// inside, the cut's part: the kept message holds its parts from there on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// The message's index in the request.
+    pub index: usize,
+    /// The part of that message the kept one starts at.
+    pub part: usize,
+}
+
+/// Where each message a summary or a commit at `record`'s cut kept of a request with `facts`
+/// came from, in the kept order (the pinned messages before the cut, then the messages from
+/// the cut on, the one it cut inside from its cut part), as the rewrite keeps them.
+pub fn origins(facts: &RequestFacts, record: &Record) -> Vec<Origin> {
+    let (first, part) = cut_of(record);
+    let mut origins = Vec::new();
+    for index in kept_from(facts, (first, part)) {
+        let part = if index == first { part } else { 0 };
+        origins.push(Origin { index, part });
+    }
+    origins
+}
+
+/// The origins of `len` messages rewritten in place (a clearing, a trim): each is its own.
+pub fn in_place(len: usize) -> Vec<Origin> {
+    let mut origins = Vec::with_capacity(len);
+    for index in 0..len {
+        origins.push(Origin { index, part: 0 });
+    }
+    origins
+}
+
+/// `later`, where each message a second rewrite kept came from in what a first rewrite kept,
+/// in the terms of the request the first was made on (`earlier`: where each message the first
+/// kept came from there): the index through `earlier`, the parts counted from the start of
+/// the request's message.
+pub fn origins_through(earlier: &[Origin], later: &[Origin]) -> Vec<Origin> {
+    let mut origins = Vec::with_capacity(later.len());
+    for o in later {
+        if let Some(e) = earlier.get(o.index) {
+            let (index, part) = (e.index, e.part + o.part);
+            origins.push(Origin { index, part });
+        }
+    }
+    origins
 }
 
 fn kept_from(facts: &RequestFacts, (first, _): Cut) -> Vec<usize> {
@@ -269,15 +311,16 @@ pub fn merged(facts: &RequestFacts, committed: &Record, further: Record) -> Reco
 }
 
 /// The record of a maintenance that committed a draft (`committed`, over a request with
-/// `facts`) and then cleared tool results in what was left (`clearing`, the clearing's record,
-/// whose indices are those of the kept messages): a compaction, the commit's (its summary, cut,
-/// usage and what it summarized), with the estimate after both and the messages the clearing
-/// rewrote in its receipt's `cleared`, named by their index in the request.
-pub fn cleared_after(facts: &RequestFacts, committed: Record, clearing: &Record) -> Record {
+/// `facts`) and then rewrote messages of what was left in place (`rewrite`, the record of a
+/// clearing of tool results or of a trim of an oversized message, whose indices are those of
+/// the kept messages): a compaction, the commit's (its summary, cut, usage and what it
+/// summarized), with the estimate after both and the messages the rewrite changed in its
+/// receipt's `cleared`, named by their index in the request.
+pub fn cleared_after(facts: &RequestFacts, committed: Record, rewrite: &Record) -> Record {
     let origins = kept_from(facts, cut_of(&committed));
     let len = facts.messages.len();
     let mut record = committed;
-    record.estimate_after = clearing.estimate_after;
-    record.receipt.cleared = all_back(&origins, &clearing.receipt.cleared, len);
+    record.estimate_after = rewrite.estimate_after;
+    record.receipt.cleared = all_back(&origins, &rewrite.receipt.cleared, len);
     record
 }

@@ -42,7 +42,8 @@ pub struct Receipt {
     pub digest: Option<Digest>,
     /// The pinned messages before the cut, kept after the summary.
     pub pinned: Vec<usize>,
-    /// The messages whose tool results (or calls' arguments) a clearing rewrote.
+    /// The messages whose tool results (or calls' arguments) a clearing rewrote, or that a
+    /// trim rewrote.
     pub cleared: Vec<usize>,
 }
 

@@ -76,9 +76,20 @@ impl Log {
 /// The draft `prepare_ahead` makes for `state` (ten messages: 1,100 tokens with the summary's
 /// framing, above the mark of 0.7 × 1,300).
 fn drafted(local: &Local<'_, Fixed>, state: &OwnedState) -> Draft {
-    let ahead = run(manager(1_300).prepare_ahead(local, state, options(None), &())).unwrap();
+    drafted_in(1_300, local, state)
+}
+
+/// The draft `prepare_ahead` makes for `state` with a context window of `window`.
+fn drafted_in(window: u64, local: &Local<'_, Fixed>, state: &OwnedState) -> Draft {
+    let ahead = run(manager(window).prepare_ahead(local, state, options(None), &())).unwrap();
     assert_eq!(ahead.outcome, AheadOutcome::Drafted);
     ahead.draft.unwrap()
+}
+
+/// The messages `origins` name, checking that each starts at its message's first part.
+fn indices(origins: &[pending::Origin]) -> Vec<usize> {
+    assert!(origins.iter().all(|o| o.part == 0), "{origins:?}");
+    origins.iter().map(|o| o.index).collect()
 }
 
 #[test]
@@ -118,6 +129,8 @@ fn a_draft_summarizes_what_the_next_compaction_would_and_applies_nothing() {
         draft.first_kept_index,
         over.record.unwrap().first_kept_index
     );
+    // Where each kept message came from in the state given.
+    assert_eq!(indices(&over.origins), [8, 9]);
     assert_eq!(draft.summary, "ahead");
     // Only maintenance's own rewrite was reported.
     assert_eq!(log.take(), vec!["start threshold 8", "end threshold"]);
@@ -160,6 +173,7 @@ fn a_pending_draft_is_committed_when_the_threshold_is_passed_without_a_summary_c
     assert_eq!(done.state, ordinary.0);
     assert_eq!(done.record.unwrap(), ordinary.1);
     assert_eq!(done.state.messages, now.messages[8..]);
+    assert_eq!(indices(&done.origins), (8..14).collect::<Vec<_>>());
 }
 
 #[test]
@@ -247,6 +261,8 @@ fn a_conversation_that_outran_its_pending_draft_continues_on_the_ordinary_path()
     assert_eq!((record.first_kept_index, record.first_kept_part), (24, 0));
     assert_eq!(record.receipt.summarized_messages, 24);
     assert_eq!(record.summary, "again");
+    // The kept messages, named in the state given (not in what the commit kept).
+    assert_eq!(indices(&done.origins), [24, 25]);
 }
 
 #[test]
@@ -430,4 +446,65 @@ fn a_commit_whose_kept_messages_are_then_cleared_is_a_compaction_with_the_commit
     assert_eq!(done.state.messages.len(), now.messages.len() - 8);
     assert_eq!(done.state.messages[..4], now.messages[8..12]);
     assert_ne!(done.state.messages[4], now.messages[12], "cleared");
+    // Where each message of the new state came from in the state given: the cleared one too.
+    assert_eq!(indices(&done.origins), (8..16).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_commit_whose_kept_messages_are_then_trimmed_reports_both() {
+    let log = Log::default();
+    let compactor = Compactor::new(CompactorConfig {
+        keep_recent_tokens: 200,
+        trim_oversized: true,
+        ..CompactorConfig::new(Fixed::new("ahead"))
+    })
+    .unwrap();
+    let estimator = CharEstimator::default();
+    let local = Local {
+        compactor: &compactor,
+        estimator: &estimator,
+        on_event: &|e| log.record(e),
+    };
+    // Sixteen messages (over 0.7 × 2,000): the draft keeps the last two.
+    let draft = drafted_in(2_000, &local, &state(16));
+    assert_eq!(draft.first_kept_index, 14);
+    let calls = compactor.summarizer().seen.borrow().len();
+    log.take();
+    // A paste larger than the window: what the commit keeps is over the threshold, and no
+    // summary can make it fit; the paste (message 16, 2 of the kept ones) is trimmed.
+    let mut now = state(16);
+    now.messages
+        .push(user(&format!("HEAD {} TAIL", "d".repeat(4_000))));
+    let before = local.facts(&now).unwrap().total();
+    let done = run(manager(2_000).maintain(&local, now.clone(), options(Some(&draft)), &()));
+    let done = done.unwrap();
+    assert_eq!(done.outcome, Outcome::Compacted);
+    assert!(matches!(done.pending, PendingUse::Committed));
+    assert_eq!(compactor.summarizer().seen.borrow().len(), calls);
+    let events = [
+        "start pending 14",
+        "end pending",
+        "start threshold 0",
+        "end threshold",
+    ];
+    assert_eq!(log.take(), events);
+    // The commit's record in the terms of the state given, with the estimate after both
+    // steps and the trimmed message named.
+    let record = done.record.unwrap();
+    assert_eq!(record.summary, "ahead");
+    assert!(!record.trimmed, "a summary was committed");
+    assert_eq!((record.first_kept_index, record.first_kept_part), (14, 0));
+    assert_eq!(record.receipt.digest, Some(draft.digest));
+    assert_eq!(record.receipt.cleared, [16]);
+    assert_eq!(record.estimate_before, before);
+    let after = local.facts(&done.state).unwrap().total();
+    assert!(record.estimate_after <= 2_000, "{}", record.estimate_after);
+    assert_eq!(
+        record.estimate_after, after,
+        "the estimate of the state after both"
+    );
+    assert_eq!(done.state.summary, "ahead");
+    assert_eq!(done.state.messages[..2], now.messages[14..16]);
+    assert_ne!(done.state.messages[2], now.messages[16], "trimmed");
+    assert_eq!(indices(&done.origins), [14, 15, 16]);
 }

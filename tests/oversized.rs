@@ -202,6 +202,12 @@ fn a_200k_paste_in_a_128k_window_is_trimmed_with_no_summary_call() {
     );
     let record = out.record.expect("a record");
     assert!(record.trimmed);
+    // The receipt names the message rewritten; the new state's messages are the old ones.
+    assert_eq!(record.receipt.cleared, [2]);
+    assert_eq!(
+        out.origins.iter().map(|o| o.index).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
     assert!(
         record.estimate_after <= 128_000,
         "{}",

@@ -89,10 +89,13 @@ fn what_a_commit_leaves_is_the_pinned_messages_and_the_cut_message_from_its_cut_
     let facts = facts();
     let record = commit_record(&facts, &draft(5, 2));
     let left = pending::left(&facts, &record);
-    assert_eq!(
-        pending::origins(&facts, &record),
-        vec![1, 5, 6, 7, 8, 9, 10, 11]
-    );
+    // Where each kept message came from: the pinned message, then the cut message from its
+    // cut part, then the rest whole.
+    let origins = pending::origins(&facts, &record);
+    let indices: Vec<usize> = origins.iter().map(|o| o.index).collect();
+    assert_eq!(indices, vec![1, 5, 6, 7, 8, 9, 10, 11]);
+    let parts: Vec<usize> = origins.iter().map(|o| o.part).collect();
+    assert_eq!(parts, vec![0, 2, 0, 0, 0, 0, 0, 0]);
     assert_eq!(left.messages.len(), 8);
     assert_eq!(left.total(), record.estimate_after, "the record's estimate");
     assert!(left.summary > 0 && left.system_prompt == 50);
@@ -171,7 +174,10 @@ fn a_commit_that_leaves_too_much_is_followed_by_the_plan_of_what_is_left_in_the_
     let plan = planned(&facts, &draft, budget).unwrap();
     // Its cut names the request's message: the kept messages are [1, 3, 4, 5, ...].
     let origins = pending::origins(&facts, &record);
-    assert_eq!(plan.first_kept_index, origins[further.first_kept_index]);
+    assert_eq!(
+        plan.first_kept_index,
+        origins[further.first_kept_index].index
+    );
     assert!(plan.first_kept_index > 5, "past the draft's cut");
     assert_eq!(plan.estimate_before, facts.total());
     assert_eq!(
@@ -197,6 +203,24 @@ fn a_further_cut_inside_the_message_the_draft_cut_inside_counts_its_parts_from_t
     // Keeping 200, what is left is kept whole: the draft's cut.
     let whole = planned_keeping(&facts, &draft, budget, 200).unwrap();
     assert_eq!((whole.first_kept_index, whole.first_kept_part), (5, 2));
+    // Where the messages a further summary cut there keeps came from: in what the commit
+    // kept, the pinned message and part 2 of the rest of message 5; in the request, part 4.
+    let left = pending::left(&facts, &record);
+    let further = Record {
+        first_kept_index: 1,
+        first_kept_part: 2,
+        ..record.clone()
+    };
+    let kept = pending::origins(&left, &further);
+    let origin = |index, part| pending::Origin { index, part };
+    assert_eq!(kept, [origin(0, 0), origin(1, 2)]);
+    let committed = pending::origins(&facts, &record);
+    assert_eq!(committed, [origin(1, 0), origin(5, 2)]);
+    let both = pending::origins_through(&committed, &kept);
+    assert_eq!(both, [origin(1, 0), origin(5, 4)]);
+    // Rewritten in place after the commit: the commit's origins.
+    let in_place = pending::in_place(left.messages.len());
+    assert_eq!(pending::origins_through(&committed, &in_place), committed);
 }
 
 #[test]

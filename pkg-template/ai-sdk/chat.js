@@ -31,7 +31,6 @@ export class ChatCompaction {
   #maxOutputTokens;
   #estimator;
   #clearable;
-  #clearing;
 
   constructor(options) {
     const read = readChatOptions(options, "ChatCompaction", CHAT_ONLY_KEYS);
@@ -42,7 +41,6 @@ export class ChatCompaction {
     this.#estimator = read.estimator;
     this.#compactor = new Compactor(compactorConfig(read, read.summarizer));
     this.#clearable = clearableOf(this.#compactor, read);
-    this.#clearing = read.clearing !== undefined && read.clearing !== null && read.clearing !== false;
     const { contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio } = read;
     this.#manager = new ContextManager({ compactor: this.#compactor, contextWindowTokens, reserveTokens, estimator, onEvent, aheadRatio });
   }
@@ -60,28 +58,29 @@ export class ChatCompaction {
     const located = pending === null ? null : { ...pending, ...pendingCut(chat.live, pending) };
     const result = await this.#manager.maintain(this.#uiRequest(valid?.summary ?? null, chat.messages), { signal, maxOutputTokens: this.#maxOutputTokens, focus, pending: located });
     const kept = result.compacted ? read(() => list(result.state.messages, "state.messages")) : chat.messages;
-    const record = withFirstSummarized(result.record, chat.messages, (message) => origin(message, chat));
+    // Where each message sent came from among the posted ones: the core says so of what it kept.
+    const from = keptFrom(result, chat);
+    const record = withFirstSummarized(result.record, chat.messages, (message) => postedOf(message, chat));
     // The stored entries whose results are still sent, and what this clearing added.
     const entries = presentIn(valid?.cleared ?? [], kept);
     let next = entries.length === (valid?.cleared?.length ?? 0) ? valid : withCleared(valid, entries);
     // A trimmed message is sent as trimmed; the stored state does not change (the client
     // posts the message whole again, and it is trimmed again).
     if (result.compacted && result.reason !== "trimmed") {
-      // The kept suffix starts at the record's first kept message: the pinned messages before
-      // it are kept too, and stay before the state's first kept message (a clearing cuts nothing).
-      const start = result.reason === "compacted" ? suffixStart(kept, result.record) : 0;
-      const fresh = clearedIn(result, chat, kept, start);
-      const first = origin(firstNonSystem(kept.slice(start)), chat) ?? pastEnd(chat.live);
+      // The kept messages start at the record's first kept message (a clearing cuts nothing):
+      // the system and pinned messages before it are kept too, and stay before it.
+      const at = suffixStart(kept, from, result.record);
+      const first = at < 0 ? pastEnd(chat.live) : from[at].posted;
+      const fresh = clearedIn(result.record, kept, from, chat.offsets);
       next = withCleared({ summary: result.state.summary ?? "", firstKeptId: first.id, firstKeptPart: first.part, record }, [...entries, ...fresh]);
     }
-    const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: origin(message, chat)?.part ?? 0 }));
+    const live = kept.map((message, index) => ({ message: readUiMessage(message, `messages[${index}]`), from: 0, base: from[index].posted.part }));
     const { messages: model, origins } = await convertLive(this.#convert, live);
     // A pending summary not looked at (below the threshold) is still the one to keep, and the
-    // one a step that passes the threshold commits.
+    // one a step that passes the threshold commits (and may clear what it keeps: the core says
+    // where each kept message came from, so the step's clearing is mapped as any other).
     const unused = result.pending === undefined ? pending : null;
-    // With `clearing`, a step that commits it may clear the kept messages too, which a step's
-    // clearing (index for index) cannot map yet: those steps summarize as before.
-    const ahead = unused === null || this.#clearing ? null : this.#stepDraft(unused, located, chat, valid?.summary ?? null, model, origins);
+    const ahead = unused === null ? null : this.#stepDraft(unused, located, chat, valid?.summary ?? null, model, origins);
     const steps = new StepCompaction(this.#maintainer(), next, model, { origins, last: chat.live.at(-1)?.message, signal, reapply: this.#reapplier(), ahead });
     return {
       messages: steps.initialMessages,
@@ -213,36 +212,49 @@ function withResponse(messages, responseMessage) {
 }
 
 /**
- * Where in `kept` (what a compaction kept: the system and pinned messages before the cut, then
- * the suffix) the suffix starts: after the messages `record`'s receipt lists as kept before the
- * cut (system and pinned); past the end when nothing is kept after the cut.
+ * Where the suffix maintenance kept starts among `kept` (its messages; `origins[k].index` the
+ * message of its request `kept[k]` came from, as the core gives it): the first message that
+ * is not a system message and came from the record's first kept message or after it (the
+ * system and pinned messages before the cut are kept in front of it); -1 when there is none.
  */
-function suffixStart(kept, record) {
-  const before = record?.receipt?.pinned?.length ?? 0;
-  return Math.min(before, kept.length);
+function suffixStart(kept, origins, record) {
+  const cut = record?.firstKeptIndex ?? 0;
+  return kept.findIndex((message, k) => origins[k].index >= cut && guardedOr(() => message.role !== "system", true));
 }
 
 /**
- * The state's entries for the results maintenance `result` cleared in `kept` (its messages;
- * the suffix from `start`), compared with the posted messages `chat.messages` they came from:
- * a clearing rewrites them index for index; a committed pending summary whose kept messages
- * were then cleared (its record's `receipt.cleared`) keeps the pinned messages before its cut,
- * then those from the cut on (the one it cuts inside from its cut on).
+ * Where each message maintenance `result` returned came from among the UIMessages it was given
+ * (`chat.messages`): `{ index, sent, part, posted }`, that message's index and the message, the
+ * part the kept one starts at (the core's `origins`), and that place in the posted UIMessages
+ * (`{ id, part }`). When it rewrote nothing, the messages themselves.
  */
-function clearedIn(result, chat, kept, start) {
-  if (result.reason === "cleared") return clearedBetween(chat.messages, kept, chat.offsets);
-  const record = result.record;
+function keptFrom(result, chat) {
+  const place = (index, part) => {
+    const sent = chat.messages[index];
+    const offset = chat.offsets.get(sent);
+    return { index, sent, part, posted: { id: offset?.id ?? "", part: (offset?.from ?? 0) + part } };
+  };
+  if (!result.compacted) return chat.messages.map((_, index) => place(index, 0));
+  return result.origins.map(({ index, part }) => place(index, part));
+}
+
+/**
+ * The state's entries for the results a maintenance whose record is `record` cleared in `kept`
+ * (its messages; `from` where each came from, see `keptFrom`; `offsets` where each message sent
+ * starts in the posted one): each kept message compared with the one it came from (from its
+ * part on), for the messages the receipt lists as rewritten (a clearing, or one after a
+ * committed pending summary).
+ */
+function clearedIn(record, kept, from, offsets) {
   if (!(record?.receipt?.cleared?.length > 0)) return [];
-  const { firstKeptIndex: first, firstKeptPart: part } = record;
-  const offsets = new Map(chat.offsets);
-  const before = kept.map((_, k) => {
-    const old = chat.messages[k < start ? record.receipt.pinned[k] : first + k - start];
-    if (k !== start || part === 0 || old === undefined) return old;
-    const rest = { ...old, parts: guardedOr(() => old.parts.slice(part), []) };
-    offsets.set(rest, { ...offsets.get(old), from: (offsets.get(old)?.from ?? 0) + part });
+  const at = new Map(offsets);
+  const before = from.map(({ sent, part }) => {
+    if (part === 0) return sent;
+    const rest = { ...sent, parts: guardedOr(() => sent.parts.slice(part), []) };
+    at.set(rest, { ...at.get(sent), from: (at.get(sent)?.from ?? 0) + part });
     return rest;
   });
-  return clearedBetween(before, kept, offsets);
+  return clearedBetween(before, kept, at);
 }
 
 /** The signal of `options` (`{ signal }` or nothing), read once. */
@@ -252,21 +264,10 @@ function signalOf(options, path) {
   return copy?.signal;
 }
 
-/**
- * Where kept UIMessage `message` starts in the posted history: its id and part. A copy the
- * compaction made (a split message trimmed, results cleared) holds the last parts of the
- * message the plan was given.
- */
-function origin(message, chat) {
-  if (message === undefined) return undefined;
+/** Where UIMessage `message` (one of `chat.messages`) starts in the posted history: its id and part. */
+function postedOf(message, chat) {
   const known = chat.offsets.get(message);
-  if (known) return { id: known.id, part: known.from };
-  const id = guardedOr(() => message.id, undefined);
-  const length = guardedOr(() => message.parts.length, undefined);
-  for (const [, sent] of chat.offsets) {
-    if (sent.id === id && Number.isInteger(length)) return { id, part: sent.from + Math.max(0, sent.length - length) };
-  }
-  return undefined;
+  return known ? { id: known.id, part: known.from } : undefined;
 }
 
 // A state with `cleared` set (left out when empty: a chat that never cleared keeps its shape).
@@ -349,29 +350,32 @@ class StepCompaction {
     // Used (committed, or stale) or not placeable: the next steps summarize as usual.
     if (pending === null || result.pending !== undefined) this.#ahead = null;
     if (result.compacted) {
-      result.state.messages = withUsage.restore(result.state.messages);
-      if (result.reason === "trimmed") return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };
+      const kept = withUsage.restore(result.state.messages);
+      result.state.messages = kept;
+      // The step message each kept one came from (the core's origins): a rewritten one (cleared,
+      // trimmed) is a new object, from where its message came from.
+      const from = result.origins.map(({ index }) => live[index]);
+      const cleared = newlyCleared(from, kept, this.#origins);
+      mapOrigins(from, kept, this.#origins);
+      if (result.reason === "trimmed") return { messages: this.#projection ? [this.#projection, ...kept] : kept };
       // Where its summary starts, for the receipt: a posted message (not one of this request's steps).
       this.#record = withFirstSummarized(result.record, withUsage.messages, (message) => posted(this.#origins.get(message) ?? this.#origins.get(sdkOwn.get(message))));
       if (result.reason === "cleared") {
-        // Rewritten in place, index for index: the new objects come from where theirs did.
-        const cleared = newlyCleared(live, result.state.messages, this.#origins);
-        mapOrigins(live, result.state.messages, this.#origins);
         this.#cleared = [...this.#cleared, ...cleared];
         this.#clearedInSteps = true;
-        return { messages: this.#projection ? [this.#projection, ...result.state.messages] : result.state.messages };
+        return { messages: this.#projection ? [this.#projection, ...kept] : kept };
       }
-      this.#cleared = presentInSteps(this.#cleared, result.state.messages, this.#origins);
+      // A summary (a committed pending one may be followed by a clearing of what it kept).
+      this.#cleared = [...presentInSteps(this.#cleared, kept, this.#origins), ...cleared];
       this.#summary = result.state.summary;
       this.#projection = projectSummary(this.#summary, "ai-sdk");
-      // The suffix starts after the pinned messages kept before the cut (as in `prepare`: after
-      // a committed pending summary, a further compaction's record counts in the committed
-      // messages, not in the step's).
-      const kept = result.state.messages;
-      const keptFrom = firstNonSystem(kept.slice(suffixStart(kept, result.record))) ?? null;
+      // The suffix starts at the record's first kept message, after the system and pinned
+      // messages kept before it; found again by the step's own object (ai 5 and 6 hand the SDK's).
+      const at = suffixStart(kept, result.origins, result.record);
+      const keptFrom = at < 0 ? null : from[at];
       this.#keptFrom = sdkOwn.get(keptFrom) ?? keptFrom;
       this.#keptStep = stepOf(this.#keptFrom, steps);
-      return { messages: [this.#projection, ...result.state.messages] };
+      return { messages: [this.#projection, ...kept] };
     }
     if (live !== before) return { messages: this.#projection ? [this.#projection, ...live] : live };
     return this.#projection ? { messages: [this.#projection, ...live] } : undefined;

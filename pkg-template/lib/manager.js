@@ -31,7 +31,7 @@ export function defineContextManager(glue, CompactionError) {
       }
     }
 
-    /** Proactive maintenance; resolves to `{ state, compacted, reason, record, error? }`. */
+    /** Proactive maintenance; resolves to `{ state, compacted, reason, record, origins?, error?, pending? }`. */
     maintain(state, options) {
       return this.#core.maintain(state, options, false);
     }

@@ -181,43 +181,46 @@ pub(super) enum Committed {
 
 impl Committed {
     /// The result of the ordinary path `done`, after this: a committed draft is a compaction
-    /// even when the ordinary path made none or cleared what it left (the commit's record,
-    /// [`crate::pending::cleared_after`], and the clearing in `cleared`); a further summary's
+    /// even when the ordinary path made none, or cleared or trimmed what it left (the commit's
+    /// record with the estimate after both and what was rewritten,
+    /// [`crate::pending::cleared_after`]; a clearing's own in `cleared`); a further summary's
     /// record names what both covered in the state maintenance was given
-    /// ([`crate::pending::merged`]).
+    /// ([`crate::pending::merged`]). The origins of the messages are in that state's terms too
+    /// ([`crate::pending::origins_through`]).
     pub(super) fn merged<S>(self, done: Maintained<S>) -> Maintained<S> {
-        match self {
-            Committed::None => done,
-            Committed::Discarded(error) => Maintained {
-                pending: PendingUse::Discarded(error),
-                ..done
-            },
-            Committed::Record(record, facts) => match done.outcome {
-                Outcome::Compacted => Maintained {
-                    record: done
-                        .record
-                        .map(|further| pending::merged(&facts, &record, further)),
-                    pending: PendingUse::Committed,
+        let (record, facts) = match self {
+            Committed::None => return done,
+            Committed::Discarded(error) => {
+                return Maintained {
+                    pending: PendingUse::Discarded(error),
                     ..done
-                },
-                // A compaction happened: the commit's record (its summary, cut and receipt),
-                // with what the clearing then rewrote and the estimate after both.
-                Outcome::Cleared => Maintained {
-                    outcome: Outcome::Compacted,
-                    record: done
-                        .record
-                        .map(|clearing| pending::cleared_after(&facts, record, &clearing)),
-                    pending: PendingUse::Committed,
-                    ..done
-                },
-                _ => Maintained {
-                    outcome: Outcome::Compacted,
-                    record: Some(record),
-                    cleared: None,
-                    pending: PendingUse::Committed,
-                    ..done
-                },
-            },
+                };
+            }
+            Committed::Record(record, facts) => (record, facts),
+        };
+        // Where the messages the commit kept came from, and those the ordinary path returned.
+        let kept = pending::origins(&facts, &record);
+        let after = pending::origins_through(&kept, &done.origins);
+        let (record, cleared, origins) = match (done.outcome, done.record) {
+            (Outcome::Compacted, Some(further)) => {
+                let merged = pending::merged(&facts, &record, further);
+                (merged, done.cleared, after)
+            }
+            // A compaction happened: the commit's record (its summary, cut and receipt), with
+            // what the clearing or the trim then rewrote and the estimate after both.
+            (Outcome::Cleared | Outcome::Trimmed, Some(rewrite)) => {
+                let both = pending::cleared_after(&facts, record, &rewrite);
+                (both, done.cleared, after)
+            }
+            _ => (record, None, kept),
+        };
+        Maintained {
+            outcome: Outcome::Compacted,
+            record: Some(record),
+            cleared,
+            pending: PendingUse::Committed,
+            origins,
+            ..done
         }
     }
 }
@@ -246,6 +249,7 @@ pub(super) fn commit_pending<C: StateCompactor>(
         None => Pending::Done(Maintained {
             state: next,
             outcome: Outcome::Compacted,
+            origins: pending::origins(&facts, &record),
             record: Some(record),
             error: None,
             cleared: None,

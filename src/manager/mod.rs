@@ -237,7 +237,7 @@ impl ContextManager {
                 if let Some(error) = plan.too_large(&facts.messages, budget) {
                     let trimmed = trim_oversized(compactor, &state, facts, Some(&plan), budget);
                     match trimmed {
-                        Some(done) => return finish(state, done, Outcome::Trimmed, None),
+                        Some(done) => return finish((state, facts), done, Outcome::Trimmed, None),
                         None => return skip(state, Outcome::Irreducible, Some(error)),
                     }
                 }
@@ -256,7 +256,7 @@ impl ContextManager {
             },
             Err(error) => return skip(state, Outcome::PlanFailed, Some(error)),
         };
-        finish(state, done, outcome, cleared)
+        finish((state, facts), done, outcome, cleared)
     }
 
     /// Sends `state`; on a context-window rejection compacts with required reduction and sends

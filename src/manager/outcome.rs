@@ -5,6 +5,7 @@ use super::PendingUse;
 use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::error::Error;
+use crate::pending::Origin;
 
 /// Why maintenance did or did not rewrite the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,10 @@ pub struct Maintained<S> {
     pub cleared: Option<Clearing>,
     /// What became of the pending draft the call was given.
     pub pending: PendingUse,
+    /// When `state` is a rewrite (`record` is set): where each of its messages came from in the
+    /// state maintenance was given (the message and the part it starts at), whatever steps
+    /// made it (a commit, a summary, a clearing, a trim); empty otherwise.
+    pub origins: Vec<Origin>,
 }
 
 impl<S> Maintained<S> {
@@ -83,6 +88,7 @@ impl<S> Maintained<S> {
             error,
             cleared: None,
             pending: PendingUse::None,
+            origins: Vec::new(),
         }
     }
 }

@@ -6,11 +6,14 @@ use crate::apply::Record;
 use crate::clearing::Clearing;
 use crate::error::{Error, Result};
 use crate::facts::RequestFacts;
+use crate::pending;
 use crate::plan::Plan;
 
-/// What maintenance resolves to once a rewrite was `done` (or failed: the state unchanged).
+/// What maintenance resolves to once a rewrite of a state with `facts` was `done` (or failed:
+/// the state unchanged): a summary keeps the messages its record's cut keeps, a clearing or a
+/// trim rewrites them in place.
 pub(super) fn finish<S>(
-    state: S,
+    (state, facts): (S, &RequestFacts),
     done: Result<(S, Record)>,
     outcome: Outcome,
     cleared: Option<Clearing>,
@@ -19,6 +22,10 @@ pub(super) fn finish<S>(
         Ok((state, record)) => Ok(Maintained {
             state,
             outcome,
+            origins: match outcome {
+                Outcome::Compacted => pending::origins(facts, &record),
+                _ => pending::in_place(facts.messages.len()),
+            },
             record: Some(record),
             error: None,
             cleared,
@@ -32,6 +39,7 @@ pub(super) fn finish<S>(
             error: Some(error),
             cleared: None,
             pending: PendingUse::None,
+            origins: Vec::new(),
         }),
     }
 }

@@ -3,6 +3,7 @@
 use super::{Sink, any_record, records};
 use crate::clearing::Clearing;
 use crate::manager::{Event, Maintained, Outcome, Ran, RunError};
+use crate::pending::Origin;
 
 /// A manager's event for its listener: `{ type: "compactionStart", reason, estimate, plan }`
 /// (the plan is slot 0) or `{ type: "compactionEnd", reason, record, error? }` (of a
@@ -34,8 +35,9 @@ pub fn event<W: Sink>(w: &mut W, event: &Event<'_>, cleared: Option<&Clearing>) 
     w.close();
 }
 
-/// What maintenance did: `{ state, compacted, reason, record, error? }` (the state is slot 0,
-/// the error slot 1).
+/// What maintenance did: `{ state, compacted, reason, record, origins?, error?, pending? }`
+/// (the state is slot 0, the error slot 1; `origins`, when it compacted, `{ index, part }` for
+/// each message of the new state: where it came from in the state given).
 pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
     let record = done.record.as_ref();
     w.open("", false);
@@ -48,11 +50,26 @@ pub fn maintained<W: Sink, S>(w: &mut W, done: &Maintained<S>) {
         .as_ref()
         .filter(|_| done.outcome == Outcome::Cleared);
     any_record(w, "record", record, cleared);
+    if record.is_some() {
+        origins(w, &done.origins);
+    }
     if done.error.is_some() {
         w.slot("error", 1);
     }
     if let Some(pending) = done.pending.as_str() {
         w.text("pending", pending);
+    }
+    w.close();
+}
+
+/// `origins`: `[{ index, part }]`, in order.
+fn origins<W: Sink>(w: &mut W, origins: &[Origin]) {
+    w.open("origins", true);
+    for origin in origins {
+        w.open("", false);
+        w.count("index", origin.index as u64);
+        w.count("part", origin.part as u64);
+        w.close();
     }
     w.close();
 }

@@ -239,6 +239,48 @@ fn a_run_and_its_error_carry_the_state_the_records_and_the_attempts() {
 }
 
 #[test]
+fn maintenance_says_where_each_message_came_from_only_when_it_rewrote_them() {
+    use crate::manager::{Maintained, Outcome, PendingUse};
+    use crate::pending::Origin;
+    let done = Maintained {
+        state: (),
+        outcome: Outcome::Compacted,
+        record: Some(RECORD),
+        error: None,
+        cleared: None,
+        pending: PendingUse::Committed,
+        origins: vec![Origin { index: 1, part: 0 }, Origin { index: 3, part: 2 }],
+    };
+    let resolved = tree(|w| maintained(w, &done));
+    let expected = [
+        "state",
+        "compacted",
+        "reason",
+        "record",
+        "origins",
+        "pending",
+    ];
+    assert_eq!(keys(&resolved), expected);
+    let Out::List(origins) = get(&resolved, "origins") else {
+        panic!("a list");
+    };
+    assert_eq!(keys(&origins[1]), ["index", "part"]);
+    assert_eq!(get(&origins[1], "index"), &Out::Count(3));
+    assert_eq!(get(&origins[1], "part"), &Out::Count(2));
+    let below = Maintained {
+        state: (),
+        outcome: Outcome::BelowThreshold,
+        record: None,
+        error: None,
+        cleared: None,
+        pending: PendingUse::None,
+        origins: Vec::new(),
+    };
+    let resolved = tree(|w| maintained(w, &below));
+    assert_eq!(keys(&resolved), ["state", "compacted", "reason", "record"]);
+}
+
+#[test]
 fn a_summary_plan_keeps_its_keys_in_order() {
     let plan = Plan {
         first_kept_index: 4,

@@ -322,6 +322,71 @@ test("with clearing, a prepare that commits the pending summary and clears what 
   chat.free();
 });
 
+test("with clearing, a step that passes the threshold commits the pending summary prepare was given and clears what it kept: no summary call, the cleared results stored", async () => {
+  const question = (turn) => ({ id: `u${turn}`, role: "user", parts: [{ type: "text", text: words(`q${turn}`, 60) }] });
+  const answer = (turn, output) => ({ id: `r${turn}`, role: "assistant", parts: [{ type: "step-start" }, { type: "tool-read", toolCallId: `call-${turn}`, state: "output-available", input: { path: `m${turn}.rs` }, output: words(`f${turn}`, output) }, { type: "step-start" }, { type: "text", text: words(`a${turn}`, 60), state: "done" }] });
+  const placeholder = /^\[Tool result cleared/;
+  const clearedIds = (sent) => sent.filter((m) => m.role === "tool").flatMap((m) => m.content.filter((p) => placeholder.test(p.output?.value ?? "")).map((p) => p.toolCallId));
+  for (const rebuild of [true, false]) {
+    const calls = [];
+    const events = [];
+    const summarizer = { summarize: async (req) => (calls.push(req), `Summary ${calls.length}: ${req.messages.length} messages.`) };
+    const onEvent = (event) => event.type === "compactionStart" && events.push(event.reason);
+    // The pending summary made at half the threshold, so that longer reads come after its cut.
+    const chat = new ChatCompaction({ ...OPTIONS, clearing: true, aheadRatio: 0.5, summarizer, onEvent, convertToModelMessages });
+    const messages = [];
+    let pending = null;
+    let turn = 0;
+    for (; pending === null; turn++) {
+      messages.push(question(turn), answer(turn, 20));
+      pending = await chat.prepareAhead(messages, null);
+    }
+    // Two turns with longer reads after its cut: the request stays below the threshold.
+    for (const end = turn + 2; turn < end; turn++) messages.push(question(turn), answer(turn, 120));
+    messages.push(question(turn));
+    const prepared = await chat.prepare(messages, null, { pending });
+    assert.deepEqual([prepared.compacted, prepared.pending], [false, undefined]);
+    // The first step reads a large file: over the threshold, still over once the pending summary
+    // is committed, and clearing the older reads it kept is enough.
+    const id = "loop";
+    const read = { type: "tool-read", toolCallId: "call-big", state: "output-available", input: { path: "big.rs" }, output: words("big", 450) };
+    const done = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, read] }]);
+    const steps = [{ response: { messages: done } }];
+    events.length = 0;
+    const first = await prepared.prepareStep({ messages: [...prepared.messages, ...done], steps });
+    assert.equal(calls.length, 1, `rebuild ${rebuild}: only the pending summary was ever made`);
+    assert.deepEqual(events, ["pending", "threshold"], `rebuild ${rebuild}: committed, then cleared`);
+    assert.ok(JSON.stringify(first.messages[0]).includes(JSON.stringify(pending.summary).slice(1, -1)), "the pending summary is sent first");
+    // The reads kept after the cut are sent cleared; the step's own read is not.
+    const cleared = clearedIds(first.messages);
+    const cut = messages.findIndex((m) => m.id === pending.firstKeptId);
+    assert.ok(cleared.length > 0 && !cleared.includes("call-big"), `rebuild ${rebuild}: ${cleared}`);
+    assert.ok(cleared.every((toolCallId) => messages.findIndex((m) => m.parts.some((p) => p.toolCallId === toolCallId)) >= cut));
+    // The next step (ai 5 and 6 rebuild the list uncleared; ai 7 keeps what prepareStep returned):
+    // the same messages, no summary.
+    const text = { type: "text", text: words("after", 30), state: "done" };
+    const last = await convertToModelMessages([{ id, role: "assistant", parts: [{ type: "step-start" }, text] }]);
+    const list = rebuild ? [...prepared.messages, ...done, ...last] : [...first.messages, ...last];
+    const second = await prepared.prepareStep({ messages: list, steps: [...steps, { response: { messages: last } }] });
+    assert.equal(calls.length, 1, `rebuild ${rebuild}: the second step summarized`);
+    assert.deepEqual(second?.messages ?? list, [...first.messages, ...last], `rebuild ${rebuild}`);
+    // Stored: the pending summary and its cut, with the results the step cleared.
+    const response = { id, role: "assistant", parts: [{ type: "step-start" }, read, { type: "step-start" }, text] };
+    const after = prepared.stateAfter(response);
+    assert.deepEqual([after.summary, after.firstKeptId, after.firstKeptPart], [pending.summary, pending.firstKeptId, pending.firstKeptPart], `rebuild ${rebuild}`);
+    assert.deepEqual(after.cleared.map((e) => [e.messageId, e.toolCallId]), cleared.map((toolCallId) => [`r${toolCallId.slice(5)}`, toolCallId]));
+    // The next request sends the summary, then the messages from the cut on with those results
+    // cleared: nothing the summary covers, no summary call.
+    messages.push(response, question(turn + 1));
+    const next = await chat.prepare(messages, after);
+    assert.equal(calls.length, 1);
+    assert.deepEqual(clearedIds(next.messages), cleared);
+    const sent = JSON.stringify(next.messages);
+    for (const m of messages.slice(0, cut)) assert.ok(!sent.includes(m.parts.find((p) => p.type === "text").text), `${m.id} is summarized: not sent again`);
+    chat.free();
+  }
+});
+
 test("a pending summary carried onto a request's steps is dropped when the core refuses it; any other error surfaces", async () => {
   const { route: chat } = route();
   const messages = [];

@@ -13,12 +13,13 @@ const total = (state) => estimate(state).total;
 const base = () => stateOf(conversation(8));
 const WINDOW = Math.ceil(total(base()) / 0.85);
 
-function setup({ text = "AHEAD", fail = false, window = WINDOW, aheadRatio, clearing } = {}) {
+function setup({ text = "AHEAD", fail = false, window = WINDOW, aheadRatio, clearing, trimOversized } = {}) {
   const asked = [];
   const events = [];
   const compactor = new Compactor({
     keepRecentTokens: 300,
     clearing,
+    trimOversized,
     summarizer: {
       summarize: async (req, { signal }) => {
         asked.push(req);
@@ -68,7 +69,13 @@ test("a pending draft is committed when the threshold is passed, with no summary
   assert.deepEqual(done.state.messages, applied.messages);
   assert.equal(done.state.messages.at(-1), grown.messages.at(-1), "your own objects, every one after the cut");
   assert.deepEqual(done.record, applied.record);
+  // Where each message of the new state came from in the state given: every one from the cut on.
+  assert.deepEqual(done.origins, from(plan.firstKeptIndex, grown.messages.length));
+  assert.equal(early.origins, undefined, "nothing rewritten, no origins");
 });
+
+/** `{ index, part: 0 }` for each index of `start..end` (and `before` first). */
+const from = (start, end, before = []) => [...before, ...Array.from({ length: end - start }, (_, k) => start + k)].map((index) => ({ index, part: 0 }));
 
 test("a commit whose kept messages are then cleared resolves to a compaction: the commit's record, with what the clearing rewrote", async () => {
   const { manager, asked, events } = setup({ clearing: { protectRecentTokens: 0 } });
@@ -99,11 +106,45 @@ test("a commit whose kept messages are then cleared resolves to a compaction: th
   assert.ok(record.estimateAfter <= WINDOW, "the estimate after both");
   // ...and the messages the clearing rewrote, by their index in the state given.
   assert.ok(record.receipt.cleared.includes(at));
-  const kept = (i) => done.state.messages[i < record.firstKeptIndex ? record.receipt.pinned.indexOf(i) : 1 + i - record.firstKeptIndex];
+  // Where each message of the new state came from: the pinned answer, then every message from
+  // the cut on, the cleared ones too.
+  assert.deepEqual(done.origins, from(record.firstKeptIndex, grown.messages.length, [3]));
+  const kept = (i) => done.state.messages[done.origins.findIndex((o) => o.index === i)];
   for (const i of record.receipt.cleared) assert.notDeepEqual(kept(i), grown.messages[i], `message ${i} was rewritten`);
   assert.match(kept(at).content[0].text, /^\[Tool result cleared/);
   assert.equal(done.state.summary, pending.summary);
   assert.equal(done.state.messages[0], grown.messages[3]);
+});
+
+test("a commit whose kept messages are then trimmed resolves to a compaction: the commit's record, the estimate after both, the trimmed message named", async () => {
+  const { manager, asked, events } = setup({ trimOversized: true });
+  const pending = await manager.prepareAhead(base());
+  // A paste larger than the window after the cut: no summary of what the commit keeps can fit.
+  const grown = base();
+  const paste = Array.from({ length: 3 * WINDOW }, (_, i) => `p${i}`).join(" ");
+  grown.messages.push(user(`here is the log: ${paste}`));
+  const at = grown.messages.length - 1;
+  const done = await manager.maintain(grown, { pending });
+  assert.equal(asked.length, 1, "no summary call after the draft");
+  assert.deepEqual([done.compacted, done.reason, done.pending], [true, "compacted", "committed"]);
+  assert.deepEqual(events.map((e) => `${e.type} ${e.reason}`), ["compactionStart pending", "compactionEnd pending", "compactionStart threshold", "compactionEnd threshold"]);
+  assert.equal(events.at(-1).record.kind, "trim", "the trim's own event keeps its record");
+  // The commit's record in the terms of the state given, with the estimate after both and the
+  // trimmed message named.
+  const { record } = done;
+  assert.equal(record.kind, undefined);
+  assert.equal(record.summary, pending.summary);
+  assert.deepEqual([record.firstKeptIndex, record.receipt.digest], [pending.firstKeptIndex, pending.digest]);
+  assert.deepEqual(record.receipt.cleared, [at]);
+  assert.equal(record.estimateBefore, total(grown));
+  // The estimate after both: the trim's, from what the commit left (its own estimate before).
+  const trim = events.at(-1).record;
+  assert.equal(record.estimateAfter, trim.estimateAfter);
+  assert.ok(trim.estimateAfter < trim.estimateBefore && trim.estimateBefore < record.estimateBefore);
+  assert.equal(record.estimateAfter, total(done.state));
+  assert.deepEqual(done.origins, from(pending.firstKeptIndex, grown.messages.length));
+  assert.match(JSON.stringify(done.state.messages.at(-1)), /trimmed from the middle of this message/);
+  assert.equal(grown.messages[at].content, `here is the log: ${paste}`, "yours unchanged");
 });
 
 test("edits before the cut, or another summary, discard the pending draft and the ordinary path runs", async () => {

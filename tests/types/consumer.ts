@@ -8,6 +8,7 @@ import {
   openAICompatibleGenerator,
   type CompactionEvent,
   type MaintainResult,
+  type MessageOrigin,
   type AiSdkMessage,
   type AiSdkUIMessage,
   type OpenAIChatMessage,
@@ -110,6 +111,9 @@ async function main(): Promise<void> {
   const due = await manager.maintain(state, { pending, focus: "the open bugs" });
   const used: "committed" | "discarded" | undefined = due.pending;
   void [used, pending?.digest, pending?.firstKeptIndex];
+  // Where each message of the new state came from in the state given.
+  const origins: MessageOrigin[] | undefined = due.origins;
+  void origins?.map(({ index, part }) => due.state.messages[index] ?? part);
   new ContextManager({ compactor, contextWindowTokens: 128_000, aheadRatio: 0.7 });
   const ran = await manager.run(maintained.state, async (s) => s.messages.length, { isContextOverflow: isContextOverflowError, focus: "the plan" });
   const answer: number = ran.response;
