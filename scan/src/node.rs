@@ -21,6 +21,10 @@ pub struct Val<'a> {
 // A `null` with no text.
 const MISSING: Node = [0, 0, 0, u32::MAX];
 
+// No index: what `Val::find` returns for a missing key (never a node's: a tape's `next`s are
+// `u32`s, so it has fewer nodes).
+const NONE: u32 = u32::MAX;
+
 impl<'a> Tape<'a> {
     /// The tape `nodes` over `text`.
     pub fn new(text: &'a str, nodes: &'a [Node]) -> Tape<'a> {
@@ -91,7 +95,10 @@ impl<'a> Val<'a> {
     /// else as written.
     pub fn raw(self) -> &'a str {
         let [_, start, end, _] = self.node();
-        self.tape.text.get(start as usize..end as usize).unwrap_or("")
+        self.tape
+            .text
+            .get(start as usize..end as usize)
+            .unwrap_or("")
     }
 
     /// The bytes of [`Val::raw`], for a reader that needs no `str` (no check that the ends
@@ -146,23 +153,38 @@ impl<'a> Val<'a> {
     /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
     /// keeps it); `None` when missing or not an object.
     pub fn get(self, key: &str) -> Option<Val<'a>> {
-        self.find(key.as_bytes())
+        self.member(self.find(key.as_bytes(), false))
+    }
+
+    /// Like [`Val::get`], with `null` read as missing.
+    pub fn field(self, key: &str) -> Option<Val<'a>> {
+        self.member(self.find(key.as_bytes(), true))
+    }
+
+    // The value at an index `find` returned (`NONE`: none).
+    #[inline]
+    fn member(self, index: u32) -> Option<Val<'a>> {
+        (index != NONE).then_some(Val {
+            tape: self.tape,
+            index,
+        })
     }
 
     // The loop of `get`, out of line (one copy keeps the package smaller). It walks the nodes
     // themselves rather than `Val`s, and compares each key's length before its bytes: a reader
     // looks a field up for nearly every value it reads, so this is the hottest loop of reading
-    // a message.
+    // a message. It returns the value's index (`NONE` when missing, or `null` and `no_null`), a
+    // single word, which wasm32 returns in a register (an `Option<Val>` goes through memory).
     #[inline(never)]
-    fn find(self, word: &[u8]) -> Option<Val<'a>> {
+    fn find(self, word: &[u8], no_null: bool) -> u32 {
         let node = self.node();
         if kind(&node) != Kind::Object {
-            return None;
+            return NONE;
         }
         let Tape { text, nodes } = *self.tape;
         let end = (node[3] as usize).min(nodes.len());
         let bytes = text.as_bytes();
-        let mut found = None;
+        let mut found = NONE;
         let mut at = self.index as usize + 1;
         while at + 1 < end {
             let (Some(key), Some(value)) = (nodes.get(at), nodes.get(at + 1)) else {
@@ -180,7 +202,9 @@ impl<'a> Val<'a> {
                 _ => false,
             };
             if hit {
-                found = Some(at + 1);
+                // `at + 1 < end <= nodes.len()`, and a tape's length fits a `u32` (its `next`s
+                // do).
+                found = (at + 1) as u32;
                 // A key laid out as its value comes from the package's walker, which lays out
                 // a JavaScript object's own keys: no key repeats, so the first is the last.
                 if tag as u32 & SCANNED == 0 {
@@ -194,16 +218,10 @@ impl<'a> Val<'a> {
             }
             at = next;
         }
-        // `at + 1 < end <= nodes.len()`, and a tape's length fits a `u32` (its `next`s do).
-        found.map(|index| Val {
-            tape: self.tape,
-            index: index as u32,
-        })
-    }
-
-    /// Like [`Val::get`], with `null` read as missing.
-    pub fn field(self, key: &str) -> Option<Val<'a>> {
-        self.get(key).filter(|v| !v.is_null())
+        let null = nodes
+            .get(found as usize)
+            .is_none_or(|node| kind(node) == Kind::Null);
+        if no_null && null { NONE } else { found }
     }
 }
 
@@ -234,7 +252,11 @@ impl<'a> Iterator for Children<'a> {
             return None;
         }
         let index = self.at;
-        self.at = self.tape.nodes.get(index as usize).map_or(u32::MAX, |n| n[3]);
+        self.at = self
+            .tape
+            .nodes
+            .get(index as usize)
+            .map_or(u32::MAX, |n| n[3]);
         Some(Val {
             tape: self.tape,
             index,

@@ -81,7 +81,10 @@ mod tests {
         let mut scanned = Vec::new();
         crate::value(text.as_bytes(), 0, &mut scanned).unwrap();
         assert_eq!(
-            crate::Tape::new(text, &scanned).root().get("a").map(|v| v.raw()),
+            crate::Tape::new(text, &scanned)
+                .root()
+                .get("a")
+                .map(|v| v.raw()),
             Some("2")
         );
     }

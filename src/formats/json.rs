@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::{self as tape, Node, Tape, Val, escape_into, rewritten_escape, unescape};
+use context_compaction_scan::{
+    self as tape, Node, Tape, Val, escape_into, rewritten_escape, unescape,
+};
 
 use crate::json::{Json, js_number_text, serde_number_text, write};
 

@@ -306,11 +306,7 @@ impl Walk<'_> {
         });
         let mut roots = roots.iter();
         for index in self.indices.iter().skip(k).take(count) {
-            let message = roots
-                .next()
-                .copied()
-                .flatten()
-                .map(|root| tape.at(root));
+            let message = roots.next().copied().flatten().map(|root| tape.at(root));
             each(self.base + *index as usize, message)?;
         }
         Ok(())
