@@ -375,6 +375,27 @@ mod tests {
     }
 
     #[test]
+    fn a_view_is_two_words_a_tape_and_an_index() {
+        // Two words are passed in registers on wasm32 (the five of a view holding the text
+        // and the nodes went through memory).
+        assert_eq!(size_of::<Val>(), 2 * size_of::<usize>());
+        assert_eq!(size_of::<Option<Val>>(), size_of::<Val>());
+        let text = r#"["a","a",null]"#;
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let (tape, again) = (Tape::new(text, &nodes), Tape::new(text, &nodes));
+        let items: Vec<Val> = tape.root().children().collect();
+        assert!(items[0].same(tape.at(1)) && !items[0].same(items[1]));
+        assert!(!items[0].same(again.at(1)));
+        // Past the end, and the empty view: `null`, with no children.
+        assert!(tape.at(4).is_null() && tape.at(usize::MAX).is_null());
+        assert_eq!(
+            Val::EMPTY.children().count() + tape.at(9).children().count(),
+            0
+        );
+    }
+
+    #[test]
     fn reads_fields_children_and_repeated_keys() {
         let text = r#"{"a":1,"b":[true,{"c":"x"},null],"a":"last","n":null}"#;
         let mut nodes = Vec::new();
