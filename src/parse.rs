@@ -15,7 +15,8 @@ use crate::message::{Message, ToolDefinition};
 /// Reads a JSON array of canonical messages; errors name `messages[i]…`.
 pub fn messages(text: &str) -> Result<Vec<Message>> {
     let mut nodes = Vec::new();
-    let value = scan(text, "messages", &mut nodes)?;
+    let tape = scan(text, "messages", &mut nodes)?;
+    let value = tape.root();
     if value.kind() != Kind::Array {
         return Err(invalid("messages", "expected an array"));
     }
@@ -29,7 +30,7 @@ pub fn messages(text: &str) -> Result<Vec<Message>> {
 /// Reads one canonical message from its JSON text; `path` names it in errors.
 pub fn message(text: &str, path: &str) -> Result<Message> {
     let mut nodes = Vec::new();
-    read_message(scan(text, path, &mut nodes)?, path)
+    read_message(scan(text, path, &mut nodes)?.root(), path)
 }
 
 fn read_message(value: Val, path: &str) -> Result<Message> {
@@ -51,7 +52,8 @@ pub(crate) fn tools_at(text: &str, label: &str) -> Result<Vec<ToolDefinition>> {
     // parameters are that value's text, written once.
     let json = Json::parse(text).map_err(|e| invalid(label, &text!(e)))?;
     let mut nodes = Vec::new();
-    let value = scan(json.as_str(), label, &mut nodes)?;
+    let tape = scan(json.as_str(), label, &mut nodes)?;
+    let value = tape.root();
     if value.kind() != Kind::Array {
         return Err(invalid("tools", "expected an array"));
     }

@@ -84,7 +84,7 @@ fn write_string(value: Val, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Node;
+    use crate::{Node, Tape};
 
     fn number(raw: &str) -> Option<Cow<'_, str>> {
         (raw != "1e999").then_some(Cow::Borrowed(raw))
@@ -94,7 +94,7 @@ mod tests {
         let mut nodes: Vec<Node> = Vec::new();
         crate::value(json.as_bytes(), 0, &mut nodes).ok()?;
         let mut out = String::new();
-        write_json(Val::root(json, &nodes), number, &mut out)?;
+        write_json(Tape::new(json, &nodes).root(), number, &mut out)?;
         Some(out)
     }
 

@@ -21,7 +21,7 @@ pub use find::{backslash, rewritten_escape};
 pub use held::score_held_json;
 pub use json::{MAX_CHECKED_KEYS, NumberText, write_json};
 pub use lines::{nth_line_break, nth_line_break_back};
-pub use node::{Children, Val, unescape, unescape_into};
+pub use node::{Children, Tape, Val, unescape, unescape_into};
 pub use score::{score, score_escaped, score_quoted};
 pub use tape::{Kind, Malformed, Node, check, skip_space, value};
 pub use text::{ascii_end, utf8};

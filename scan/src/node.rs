@@ -4,84 +4,116 @@ use std::borrow::Cow;
 
 use crate::tape::{ESCAPED, Kind, Node, SCANNED, kind};
 
-/// One value of a scanned body.
-#[derive(Clone, Copy)]
-pub struct Val<'a> {
+/// A tape and the text it points into: what every [`Val`] of it refers to.
+pub struct Tape<'a> {
     text: &'a str,
     nodes: &'a [Node],
-    index: usize,
+}
+
+/// One value of a tape: a reference to the tape and the value's index on it, two words (passed
+/// in registers: a view of five words went through memory in every accessor call).
+#[derive(Clone, Copy)]
+pub struct Val<'a> {
+    tape: &'a Tape<'a>,
+    index: u32,
 }
 
 // A `null` with no text.
 const MISSING: Node = [0, 0, 0, u32::MAX];
 
+// No index: what `Val::find` returns for a missing key (never a node's: a tape's `next`s are
+// `u32`s, so it has fewer nodes).
+const NONE: u32 = u32::MAX;
+
+impl<'a> Tape<'a> {
+    /// The tape `nodes` over `text`.
+    pub fn new(text: &'a str, nodes: &'a [Node]) -> Tape<'a> {
+        Tape { text, nodes }
+    }
+
+    /// Its root (its first node).
+    pub fn root(&'a self) -> Val<'a> {
+        self.at(0)
+    }
+
+    /// The value at `index` (a message among several laid out together); `null` past the end.
+    pub fn at(&'a self, index: usize) -> Val<'a> {
+        Val {
+            tape: self,
+            // An index past the tape's (u32) range reads as missing.
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 impl<'a> Val<'a> {
     /// No value: reads as `null`, with no children.
     pub const EMPTY: Val<'a> = Val {
-        text: "",
-        nodes: &[],
+        tape: &Tape {
+            text: "",
+            nodes: &[],
+        },
         index: 0,
     };
 
-    /// The root of a tape (its first node) over `text`.
-    pub fn root(text: &'a str, nodes: &'a [Node]) -> Val<'a> {
-        Val {
-            text,
-            nodes,
-            index: 0,
-        }
-    }
-
-    /// The value at `index` of a tape (a message among several laid out together).
-    pub fn at(text: &'a str, nodes: &'a [Node], index: usize) -> Val<'a> {
-        Val { text, nodes, index }
-    }
-
-    fn node(&self) -> Node {
-        self.nodes.get(self.index).copied().unwrap_or(MISSING)
+    fn node(self) -> Node {
+        self.tape
+            .nodes
+            .get(self.index as usize)
+            .copied()
+            .unwrap_or(MISSING)
     }
 
     /// What the value is (`Null` when missing).
-    pub fn kind(&self) -> Kind {
+    pub fn kind(self) -> Kind {
         kind(&self.node())
     }
 
     /// Whether the value is `null` (or missing).
-    pub fn is_null(&self) -> bool {
+    pub fn is_null(self) -> bool {
         self.kind() == Kind::Null
     }
 
     /// A string with escape sequences (its raw text is not its value).
-    pub fn escaped(&self) -> bool {
+    pub fn escaped(self) -> bool {
         self.node()[0] & ESCAPED != 0
     }
 
     /// A string laid out as its value by a writer other than the scanner (see [`crate::Node`]):
     /// written as JSON, it may need escapes.
-    pub fn verbatim(&self) -> bool {
+    pub fn verbatim(self) -> bool {
         let node = self.node();
         kind(&node) == Kind::String && node[0] & SCANNED == 0
     }
 
+    /// Whether `self` and `other` are the same node of the same tape.
+    pub fn same(self, other: Val) -> bool {
+        std::ptr::eq(self.tape, other.tape) && self.index == other.index
+    }
+
     /// The raw text: a string's content between the quotes (escapes as written), anything
     /// else as written.
-    pub fn raw(&self) -> &'a str {
+    pub fn raw(self) -> &'a str {
         let [_, start, end, _] = self.node();
-        self.text.get(start as usize..end as usize).unwrap_or("")
+        self.tape
+            .text
+            .get(start as usize..end as usize)
+            .unwrap_or("")
     }
 
     /// The bytes of [`Val::raw`], for a reader that needs no `str` (no check that the ends
     /// fall between characters, which a tape's ranges always do).
-    pub fn raw_bytes(&self) -> &'a [u8] {
+    pub fn raw_bytes(self) -> &'a [u8] {
         let [_, start, end, _] = self.node();
-        self.text
+        self.tape
+            .text
             .as_bytes()
             .get(start as usize..end as usize)
             .unwrap_or_default()
     }
 
     /// A string's value, borrowed when it has no escapes.
-    pub fn str(&self) -> Option<Cow<'a, str>> {
+    pub fn str(self) -> Option<Cow<'a, str>> {
         if self.kind() != Kind::String {
             return None;
         }
@@ -93,14 +125,14 @@ impl<'a> Val<'a> {
     }
 
     /// Whether this is the string `word`.
-    pub fn is(&self, word: &str) -> bool {
+    pub fn is(self, word: &str) -> bool {
         let node = self.node();
         let [_, start, end, _] = node.map(|part| part as usize);
         match (kind(&node), self.escaped()) {
             // Lengths first: most keys differ in length from the one looked for.
             (Kind::String, false) => {
                 end.checked_sub(start) == Some(word.len())
-                    && self.text.as_bytes().get(start..end) == Some(word.as_bytes())
+                    && self.tape.text.as_bytes().get(start..end) == Some(word.as_bytes())
             }
             (Kind::String, true) => unescape(self.raw()) == word,
             _ => false,
@@ -108,55 +140,71 @@ impl<'a> Val<'a> {
     }
 
     /// The children of an array, or the keys and values of an object, in order.
-    pub fn children(&self) -> Children<'a> {
+    pub fn children(self) -> Children<'a> {
         let node = self.node();
         let container = matches!(kind(&node), Kind::Array | Kind::Object);
         Children {
-            text: self.text,
-            nodes: self.nodes,
-            at: self.index + 1,
-            end: if container { node[3] as usize } else { 0 },
+            tape: self.tape,
+            at: self.index.saturating_add(1),
+            end: if container { node[3] } else { 0 },
         }
     }
 
     /// The value at `key` of an object (the last one when a key repeats, as `serde_json`
     /// keeps it); `None` when missing or not an object.
-    pub fn get(&self, key: &str) -> Option<Val<'a>> {
-        self.find(key.as_bytes())
+    pub fn get(self, key: &str) -> Option<Val<'a>> {
+        self.member(self.find(key.as_bytes(), false))
+    }
+
+    /// Like [`Val::get`], with `null` read as missing.
+    pub fn field(self, key: &str) -> Option<Val<'a>> {
+        self.member(self.find(key.as_bytes(), true))
+    }
+
+    // The value at an index `find` returned (`NONE`: none).
+    #[inline]
+    fn member(self, index: u32) -> Option<Val<'a>> {
+        (index != NONE).then_some(Val {
+            tape: self.tape,
+            index,
+        })
     }
 
     // The loop of `get`, out of line (one copy keeps the package smaller). It walks the nodes
     // themselves rather than `Val`s, and compares each key's length before its bytes: a reader
     // looks a field up for nearly every value it reads, so this is the hottest loop of reading
-    // a message.
+    // a message. It returns the value's index (`NONE` when missing, or `null` and `no_null`), a
+    // single word, which wasm32 returns in a register (an `Option<Val>` goes through memory).
     #[inline(never)]
-    fn find(&self, word: &[u8]) -> Option<Val<'a>> {
+    fn find(self, word: &[u8], no_null: bool) -> u32 {
         let node = self.node();
         if kind(&node) != Kind::Object {
-            return None;
+            return NONE;
         }
-        let end = (node[3] as usize).min(self.nodes.len());
-        let text = self.text.as_bytes();
-        let mut found = None;
-        let mut at = self.index + 1;
+        let Tape { text, nodes } = *self.tape;
+        let end = (node[3] as usize).min(nodes.len());
+        let bytes = text.as_bytes();
+        let mut found = NONE;
+        let mut at = self.index as usize + 1;
         while at + 1 < end {
-            let (Some(key), Some(value)) = (self.nodes.get(at), self.nodes.get(at + 1)) else {
+            let (Some(key), Some(value)) = (nodes.get(at), nodes.get(at + 1)) else {
                 break;
             };
             let [tag, start, stop, _] = key.map(|part| part as usize);
             let hit = match (kind(key), tag as u32 & ESCAPED != 0) {
                 (Kind::String, false) => {
                     stop.checked_sub(start) == Some(word.len())
-                        && text.get(start..stop).is_some_and(|raw| same(raw, word))
+                        && bytes.get(start..stop).is_some_and(|raw| same(raw, word))
                 }
-                (Kind::String, true) => self
-                    .text
+                (Kind::String, true) => text
                     .get(start..stop)
                     .is_some_and(|raw| unescape(raw).as_bytes() == word),
                 _ => false,
             };
             if hit {
-                found = Some(at + 1);
+                // `at + 1 < end <= nodes.len()`, and a tape's length fits a `u32` (its `next`s
+                // do).
+                found = (at + 1) as u32;
                 // A key laid out as its value comes from the package's walker, which lays out
                 // a JavaScript object's own keys: no key repeats, so the first is the last.
                 if tag as u32 & SCANNED == 0 {
@@ -170,12 +218,10 @@ impl<'a> Val<'a> {
             }
             at = next;
         }
-        found.map(|index| Val { index, ..*self })
-    }
-
-    /// Like [`Val::get`], with `null` read as missing.
-    pub fn field(&self, key: &str) -> Option<Val<'a>> {
-        self.get(key).filter(|v| !v.is_null())
+        let null = nodes
+            .get(found as usize)
+            .is_none_or(|node| kind(node) == Kind::Null);
+        if no_null && null { NONE } else { found }
     }
 }
 
@@ -193,10 +239,9 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 
 /// Iterates the children of a container, skipping each child's subtree.
 pub struct Children<'a> {
-    text: &'a str,
-    nodes: &'a [Node],
-    at: usize,
-    end: usize,
+    tape: &'a Tape<'a>,
+    at: u32,
+    end: u32,
 }
 
 impl<'a> Iterator for Children<'a> {
@@ -207,10 +252,13 @@ impl<'a> Iterator for Children<'a> {
             return None;
         }
         let index = self.at;
-        self.at = self.nodes.get(index).map_or(usize::MAX, |n| n[3] as usize);
+        self.at = self
+            .tape
+            .nodes
+            .get(index as usize)
+            .map_or(u32::MAX, |n| n[3]);
         Some(Val {
-            text: self.text,
-            nodes: self.nodes,
+            tape: self.tape,
             index,
         })
     }
@@ -327,11 +375,33 @@ mod tests {
     }
 
     #[test]
+    fn a_view_is_two_words_a_tape_and_an_index() {
+        // Two words are passed in registers on wasm32 (the five of a view holding the text
+        // and the nodes went through memory).
+        assert_eq!(size_of::<Val>(), 2 * size_of::<usize>());
+        assert_eq!(size_of::<Option<Val>>(), size_of::<Val>());
+        let text = r#"["a","a",null]"#;
+        let mut nodes = Vec::new();
+        tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
+        let (tape, again) = (Tape::new(text, &nodes), Tape::new(text, &nodes));
+        let items: Vec<Val> = tape.root().children().collect();
+        assert!(items[0].same(tape.at(1)) && !items[0].same(items[1]));
+        assert!(!items[0].same(again.at(1)));
+        // Past the end, and the empty view: `null`, with no children.
+        assert!(tape.at(4).is_null() && tape.at(usize::MAX).is_null());
+        assert_eq!(
+            Val::EMPTY.children().count() + tape.at(9).children().count(),
+            0
+        );
+    }
+
+    #[test]
     fn reads_fields_children_and_repeated_keys() {
         let text = r#"{"a":1,"b":[true,{"c":"x"},null],"a":"last","n":null}"#;
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        let root = Val::root(text, &nodes);
+        let tape = Tape::new(text, &nodes);
+        let root = tape.root();
         assert!(root.get("a").unwrap().is("last"));
         let b = root.get("b").unwrap();
         assert_eq!(b.children().count(), 3);
@@ -343,7 +413,8 @@ mod tests {
         // Escaped keys are compared by their value.
         let text = r#"{"\u0061b":1,"ab\n":2,"abc":3}"#;
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        let root = Val::root(text, &nodes);
+        let tape = Tape::new(text, &nodes);
+        let root = tape.root();
         assert_eq!(root.get("ab").map(|v| v.raw()), Some("1"));
         assert_eq!(root.get("ab\n").map(|v| v.raw()), Some("2"));
         assert_eq!(root.get("abc").map(|v| v.raw()), Some("3"));

@@ -49,9 +49,10 @@ mod tests {
         assert!(from_words(&nodes, 3, &mut roots).is_some());
         assert_eq!(roots, [Some(0), None, Some(3)]);
         let text = "1ab";
-        let string = crate::Val::at(text, &nodes, 3);
+        let tape = crate::Tape::new(text, &nodes);
+        let string = tape.at(3);
         assert!(string.verbatim() && !string.escaped() && string.is("ab"));
-        assert!(crate::Val::at(text, &nodes, 2).is_null());
+        assert!(tape.at(2).is_null());
         // An unknown tag, a tag with a flag (strings are laid out as their values), a range past
         // the text, a subtree that does not go forward.
         for bad in [[9, 0, 0, 1], [3 | 8, 0, 0, 1], [3, 0, 4, 1], [4, 0, 0, 0]] {
@@ -73,13 +74,17 @@ mod tests {
         ];
         let mut roots = Vec::new();
         assert!(from_words(&nodes, text.len(), &mut roots).is_some());
-        let object = crate::Val::root(text, &nodes);
+        let tape = crate::Tape::new(text, &nodes);
+        let object = tape.root();
         assert_eq!(object.get("a").map(|v| v.raw()), Some("1"));
         let text = r#"{"a":1,"a":2}"#;
         let mut scanned = Vec::new();
         crate::value(text.as_bytes(), 0, &mut scanned).unwrap();
         assert_eq!(
-            crate::Val::root(text, &scanned).get("a").map(|v| v.raw()),
+            crate::Tape::new(text, &scanned)
+                .root()
+                .get("a")
+                .map(|v| v.raw()),
             Some("2")
         );
     }

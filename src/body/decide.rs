@@ -65,7 +65,8 @@ pub fn message_text<'b>(body: &'b [u8], spans: &[Range<usize>], i: usize) -> Opt
 pub fn message_id(body: &[u8], spans: &[Range<usize>], i: usize) -> Option<String> {
     let text = message_text(body, spans, i)?;
     let mut nodes = Vec::new();
-    let message = crate::formats::scan(text, "body", &mut nodes).ok()?;
+    let tape = crate::formats::scan(text, "body", &mut nodes).ok()?;
+    let message = tape.root();
     message.field("id")?.str().map(|id| id.into_owned())
 }
 

@@ -14,7 +14,7 @@ use crate::facts::MessageFacts;
 use crate::formats::{Format, Path};
 use crate::ids::RecentCalls;
 use crate::token::Estimator;
-use context_compaction_scan::{self as tape, Val};
+use context_compaction_scan::{self as tape, Tape};
 
 pub use decide::{Decided, decide, message_id, message_text};
 
@@ -135,7 +135,8 @@ impl BodyScan<'_> {
             return Ok(None);
         };
         let path = Path::message(self.out.messages.len());
-        let message = Val::root(self.text, &self.nodes);
+        let tape = Tape::new(self.text, &self.nodes);
+        let message = tape.root();
         let mut facts = self.format.facts(message, path, self.estimator)?;
         (self.recent).note(&facts.tool_call_ids, &mut facts.tool_result_ids);
         self.out.messages.push(facts);

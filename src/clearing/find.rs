@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::{Kind, Val};
+use context_compaction_scan::{Kind, Tape, Val};
 
 use super::text::CLEARED_PREFIX;
 use crate::error::{BoxError, Error, Result};
@@ -201,7 +201,8 @@ impl<'e> Finder<'e> {
     /// Reads host message `index` from its JSON text.
     pub fn read_json(&mut self, format: Format, index: usize, text: &str) -> Result<()> {
         let mut nodes = Vec::new();
-        let message = crate::formats::scan(text, &text!("messages[", index, "]"), &mut nodes)?;
+        let tape = crate::formats::scan(text, &text!("messages[", index, "]"), &mut nodes)?;
+        let message = tape.root();
         self.read(format, index, message)
     }
 
@@ -330,9 +331,9 @@ impl<'a> Sink<'a> for Finder<'_> {
                 // Counted as the value `{}` (as the text `{}` counts, with no numbers to read
                 // differently), so that a module without the OpenAI readers has no JSON text.
                 let mut nodes = Vec::with_capacity(1);
-                let empty = context_compaction_scan::value(b"{}", 0, &mut nodes)
-                    .ok()
-                    .map(|_| Val::root("{}", &nodes));
+                let scanned = context_compaction_scan::value(b"{}", 0, &mut nodes).is_ok();
+                let tape = Tape::new("{}", &nodes);
+                let empty = scanned.then(|| tape.root());
                 let after = self.call_tokens(Args::Value(empty));
                 let both = before.and_then(|b| after.map(|a| b.saturating_sub(a)));
                 self.fail(both)
@@ -420,7 +421,8 @@ fn val_path(tracking: &FileTracking, arguments: Val) -> Option<String> {
 )]
 fn text_path(tracking: &FileTracking, text: &str) -> Option<String> {
     let mut nodes = Vec::new();
-    let arguments = crate::formats::scan(text, "arguments", &mut nodes).ok()?;
+    let tape = crate::formats::scan(text, "arguments", &mut nodes).ok()?;
+    let arguments = tape.root();
     val_path(tracking, arguments)
 }
 

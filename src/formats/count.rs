@@ -2,7 +2,7 @@
 
 use super::json::{MAX_CHECKED_KEYS, Numbers, Quoted, quoted, repeated};
 use crate::token::score;
-use context_compaction_scan::{Kind, Val, score_held_json, score_quoted};
+use context_compaction_scan::{Kind, Tape, Val, score_held_json, score_quoted};
 
 // A pair of quotes or brackets.
 pub(crate) const PAIR: u64 = 2 * PUNCTUATION;
@@ -19,7 +19,7 @@ pub(crate) fn json_score(text: &str) -> Option<u64> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok();
     if end == Some(text.len())
-        && let Some(score) = score_as(Val::root(text, &nodes), Numbers::SerdeJson)
+        && let Some(score) = score_as(Tape::new(text, &nodes).root(), Numbers::SerdeJson)
     {
         return Some(score);
     }
@@ -125,7 +125,7 @@ mod tests {
     fn compact(text: &str) -> Option<u64> {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        compact_score(Val::root(text, &nodes)).map(crate::token::rounded)
+        compact_score(Tape::new(text, &nodes).root()).map(crate::token::rounded)
     }
 
     #[test]
@@ -271,7 +271,8 @@ mod tests {
             let body = format!("\"{}\"", held(&text, way));
             let mut nodes = Vec::new();
             tape::value(body.as_bytes(), 0, &mut nodes).unwrap();
-            let value = Val::root(&body, &nodes);
+            let tape = Tape::new(&body, &nodes);
+            let value = tape.root();
             let unescaped = value.str().unwrap_or_default();
             prop_assert_eq!(unescaped.as_ref(), text.as_str());
             static HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -297,7 +298,7 @@ mod tests {
         let mut nodes = Vec::new();
         tape::value(body.as_bytes(), 0, &mut nodes).unwrap();
         assert_eq!(
-            held_arguments_score(Some(Val::root(&body, &nodes))),
+            held_arguments_score(Some(Tape::new(&body, &nodes).root())),
             arguments_text_score(text)
         );
         assert_eq!(held_arguments_score(None), arguments_text_score(""));

@@ -40,7 +40,8 @@ impl Format {
     /// SDK provider-executed results) are left as they are. `path` names it in errors.
     pub fn edit_json(self, text: &str, path: &str, edit: &Edit) -> Result<Option<Edited>> {
         let mut nodes = Vec::new();
-        let message = super::scan(text, path, &mut nodes)?;
+        let tape = super::scan(text, path, &mut nodes)?;
+        let message = tape.root();
         let mut editor = Editor {
             edit,
             text,
@@ -199,7 +200,8 @@ impl Format {
         estimator: &dyn crate::token::Estimator,
     ) -> Result<Option<(String, u64)>> {
         let mut nodes = Vec::new();
-        let message = super::scan(text, path, &mut nodes)?;
+        let tape = super::scan(text, path, &mut nodes)?;
+        let message = tape.root();
         let mut largest = LargestUserText::default();
         self.read_into(message, Path::root(path), &mut largest)?;
         let Some(value) = largest.best else {

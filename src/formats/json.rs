@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use context_compaction_scan::{self as tape, Node, Val, escape_into, rewritten_escape, unescape};
+use context_compaction_scan::{
+    self as tape, Node, Tape, Val, escape_into, rewritten_escape, unescape,
+};
 
 use crate::json::{Json, js_number_text, serde_number_text, write};
 
@@ -98,7 +100,7 @@ pub(crate) fn write_text(text: &str, nodes: &mut Vec<Node>, out: &mut String) {
     let start = out.len();
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) == Some(text.len())
-        && write(Val::root(text, nodes), serde_number_text, out).is_some()
+        && write(Tape::new(text, nodes).root(), serde_number_text, out).is_some()
     {
         return;
     }
@@ -127,7 +129,7 @@ mod tests {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
         let mut out = String::new();
-        write_value(Some(Val::root(text, &nodes)), &mut out);
+        write_value(Some(Tape::new(text, &nodes).root()), &mut out);
         out
     }
 
@@ -167,7 +169,7 @@ mod tests {
     fn to_value_of(text: &str) -> serde_json::Value {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        js_value(Val::root(text, &nodes))
+        js_value(Tape::new(text, &nodes).root())
     }
 
     #[test]

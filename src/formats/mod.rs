@@ -37,7 +37,7 @@ mod tally;
 mod units;
 mod usage;
 
-use context_compaction_scan::{self as tape, Val};
+use context_compaction_scan::{self as tape, Tape, Val};
 
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, estimator_failed};
@@ -272,7 +272,8 @@ impl Format {
         sink: &mut dyn for<'a> Sink<'a>,
     ) -> Result<()> {
         let mut nodes = Vec::new();
-        let message = scan(text, path, &mut nodes)?;
+        let tape = scan(text, path, &mut nodes)?;
+        let message = tape.root();
         self.read_into(message, Path::root(path), sink)
     }
 
@@ -284,7 +285,8 @@ impl Format {
         estimator: &dyn Estimator,
     ) -> Result<MessageFacts> {
         let mut nodes = Vec::new();
-        let message = scan(text, path, &mut nodes)?;
+        let tape = scan(text, path, &mut nodes)?;
+        let message = tape.root();
         self.facts(message, Path::root(path), estimator)
     }
 
@@ -401,26 +403,27 @@ fn missing_content(r: &Obj) -> Error {
 pub const SUMMARY_ID: &str = "context-compaction-summary";
 
 /// Scans the JSON text of one value (`JSON.stringify`'s, or a line of a body) into `nodes` and
-/// returns its root; `path` names it in errors.
+/// returns the tape (its root is the value); `path` names it in errors.
 pub(crate) fn scan<'a>(
     text: &'a str,
     path: &str,
     nodes: &'a mut Vec<tape::Node>,
-) -> Result<Val<'a>> {
+) -> Result<Tape<'a>> {
     let end = tape::value(text.as_bytes(), 0, nodes).ok();
     if end.map(|end| tape::skip_space(text.as_bytes(), end)) != Some(text.len()) {
         let what =
             crate::json::syntax_error(text).unwrap_or_else(|| "not one JSON value".to_owned());
         return Err(Error::invalid_request(text!(path, ": ", what)));
     }
-    Ok(Val::root(text, nodes))
+    Ok(Tape::new(text, nodes))
 }
 
 /// Text content given as a string or as canonical text blocks (an Anthropic-style system
 /// prompt), as one text; errors name `{path}.content[i]`.
 pub fn joined_text(text: &str, path: &str) -> Result<String> {
     let mut nodes = Vec::new();
-    let value = scan(text, path, &mut nodes)?;
+    let tape = scan(text, path, &mut nodes)?;
+    let value = tape.root();
     let owner = Obj::at(value, Path::root(path));
     let mut joined = Joined::default();
     canonical::content(

@@ -64,7 +64,8 @@ pub(crate) struct Obj<'a, 'p> {
     /// Where it is.
     pub(crate) path: Path<'p>,
     /// For a message, the keys its reader may read (see [`super::Format::keys`]); checked in
-    /// debug builds.
+    /// debug builds, and left out of others (every `Obj` made is two words smaller).
+    #[cfg(debug_assertions)]
     keys: Option<&'static [&'static str]>,
 }
 
@@ -74,6 +75,7 @@ impl<'a, 'p> Obj<'a, 'p> {
         let obj = Obj {
             value,
             path,
+            #[cfg(debug_assertions)]
             keys: None,
         };
         if value.kind() != Kind::Object {
@@ -94,7 +96,10 @@ impl<'a, 'p> Obj<'a, 'p> {
         path: Path<'p>,
         keys: Option<&'static [&'static str]>,
     ) -> Result<Obj<'a, 'p>> {
+        #[cfg(not(debug_assertions))]
+        let _ = keys;
         Ok(Obj {
+            #[cfg(debug_assertions)]
             keys,
             ..Obj::new(value, path)?
         })
@@ -105,6 +110,7 @@ impl<'a, 'p> Obj<'a, 'p> {
         Obj {
             value,
             path,
+            #[cfg(debug_assertions)]
             keys: None,
         }
     }
@@ -134,6 +140,7 @@ impl<'a, 'p> Obj<'a, 'p> {
 
     /// The value at `key`, `null` read as missing.
     pub(crate) fn get(&self, key: &str) -> Option<Val<'a>> {
+        #[cfg(debug_assertions)]
         debug_assert!(
             self.keys.is_none_or(|keys| keys.contains(&key)),
             "a reader reads \"{key}\", which is not among its format's keys"

@@ -111,7 +111,8 @@ impl Format {
     /// (whose count describes no answer).
     pub fn usage_json(self, text: &str, path: &str) -> Result<Option<MessageUsage>> {
         let mut nodes = Vec::new();
-        let message = super::scan(text, path, &mut nodes)?;
+        let tape = super::scan(text, path, &mut nodes)?;
+        let message = tape.root();
         self.usage_of(message, Path::root(path))
     }
 
@@ -153,7 +154,8 @@ mod tests {
 
     fn usage(text: &str) -> Option<MessageUsage> {
         let mut nodes = Vec::new();
-        let value = super::super::scan(text, "usage", &mut nodes).ok()?;
+        let tape = super::super::scan(text, "usage", &mut nodes).ok()?;
+        let value = tape.root();
         read_usage(value)
     }
 

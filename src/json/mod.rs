@@ -16,7 +16,7 @@ mod write;
 
 use std::fmt;
 
-use context_compaction_scan::{self as tape, Kind, Val};
+use context_compaction_scan::{self as tape, Kind, Tape, Val};
 
 pub(crate) use number::{js_number_text, serde_number_text};
 pub(crate) use write::write;
@@ -61,7 +61,7 @@ impl Json {
         let end = tape::value(text.as_bytes(), 0, &mut nodes).ok();
         if end.map(|end| tape::skip_space(text.as_bytes(), end)) == Some(text.len()) {
             let mut out = String::new();
-            if write(Val::root(text, &nodes), serde_number_text, &mut out).is_some() {
+            if write(Tape::new(text, &nodes).root(), serde_number_text, &mut out).is_some() {
                 return Ok(Json(out));
             }
         }
@@ -99,7 +99,8 @@ impl Json {
     pub fn get_str(&self, key: &str) -> Option<String> {
         let mut nodes = Vec::new();
         tape::value(self.0.as_bytes(), 0, &mut nodes).ok()?;
-        let value = Val::root(&self.0, &nodes).get(key)?;
+        let tape = Tape::new(&self.0, &nodes);
+        let value = tape.root().get(key)?;
         Some(value.str()?.into_owned())
     }
 }

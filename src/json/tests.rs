@@ -1,7 +1,7 @@
 //! The crate's JSON reader and writer against `serde_json`, the reference they replace: the
 //! same values written the same way, the same errors at the same places.
 
-use context_compaction_scan::{self as tape, Val};
+use context_compaction_scan::{self as tape, Tape};
 use proptest::prelude::*;
 
 use super::oracle::{js_number, js_value, serde_value};
@@ -169,7 +169,8 @@ proptest! {
     fn writes_message_values_as_serde_json_wrote_them(text in json_text()) {
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        let value = Val::root(&text, &nodes);
+        let tape = Tape::new(&text, &nodes);
+        let value = tape.root();
         prop_assert_eq!(value_json(Some(value)).to_string(), js_value(value).to_string());
     }
 
@@ -208,7 +209,8 @@ proptest! {
         prop_assert_eq!(ours(&text), serde_reads(&text), "{}", text);
         let mut nodes = Vec::new();
         tape::value(text.as_bytes(), 0, &mut nodes).unwrap();
-        let value = Val::root(&text, &nodes);
+        let tape = Tape::new(&text, &nodes);
+        let value = tape.root();
         prop_assert_eq!(value_json(Some(value)).to_string(), js_value(value).to_string());
     }
 }

@@ -228,7 +228,8 @@ fn one_reported<M, H: Host<M>>(item: &H, path: &str) -> Result<Explicit> {
 pub fn usage_of(text: &str) -> Option<MessageUsage> {
     let mut nodes = Vec::new();
     let end = context_compaction_scan::value(text.as_bytes(), 0, &mut nodes).ok()?;
-    (end == text.len()).then(|| read_usage(context_compaction_scan::Val::root(text, &nodes)))?
+    (end == text.len())
+        .then(|| read_usage(context_compaction_scan::Tape::new(text, &nodes).root()))?
 }
 
 /// The property that marks the package's own heuristic estimator (its image tokens), so it is

@@ -25,7 +25,8 @@ const SCALAR: usize = 4;
 /// error of a text that is not JSON.
 pub fn of_json(format: Format, text: &str, path: &str) -> Result<f64> {
     let mut nodes = Vec::new();
-    let message = formats::scan(text, path, &mut nodes)?;
+    let tape = formats::scan(text, path, &mut nodes)?;
+    let message = tape.root();
     Ok(of_message(message, format.keys()) as f64)
 }
 
@@ -46,14 +47,15 @@ pub fn of_texts<T: AsRef<str>>(
     for (k, &i) in indices.iter().enumerate() {
         let text = texts.get(i as usize).map_or("", AsRef::as_ref);
         nodes.clear();
-        let message = match formats::scan(text, &text!("messages[", i, "]"), &mut nodes) {
-            Ok(message) => message,
+        let tape = match formats::scan(text, &text!("messages[", i, "]"), &mut nodes) {
+            Ok(tape) => tape,
             Err(_) if skip_unreadable => {
                 found.sizes.push(f64::NAN);
                 continue;
             }
             Err(error) => return Err(error),
         };
+        let message = tape.root();
         found.sizes.push(of_message(message, format.keys()) as f64);
         if message.kind() != Kind::Object {
             continue;
@@ -117,7 +119,7 @@ fn members<'a>(object: Val<'a>) -> impl Iterator<Item = (Val<'a>, Val<'a>)> {
 
 /// Whether two views are of the same node of the same tape.
 fn same_node(a: Val, b: Val) -> bool {
-    std::ptr::eq(a.raw().as_ptr(), b.raw().as_ptr()) && a.raw().len() == b.raw().len()
+    a.same(b)
 }
 
 /// The length in UTF-16 code units of a string's value (what JavaScript's `length` gives),

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use context_compaction_scan::{self as tape, Node, Val};
+use context_compaction_scan::{self as tape, Tape, Val};
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -300,36 +300,32 @@ impl Walk<'_> {
             roots,
         } = buffers;
         // Not a tape (never from the package's walker): each message the slow way.
-        let (text, nodes) = laid_out(bytes, words, roots).unwrap_or_else(|| {
+        let tape = laid_out(bytes, words, roots).unwrap_or_else(|| {
             roots.clear();
-            ("", &[])
+            Tape::new("", &[])
         });
         let mut roots = roots.iter();
         for index in self.indices.iter().skip(k).take(count) {
-            let message = roots
-                .next()
-                .copied()
-                .flatten()
-                .map(|root| Val::at(text, nodes, root));
+            let message = roots.next().copied().flatten().map(|root| tape.at(root));
             each(self.base + *index as usize, message)?;
         }
         Ok(())
     }
 }
 
-/// The tape the walker wrote into `words` and `bytes`: its text and its nodes, checked, and the
+/// The tape the walker wrote into `words` and `bytes` (its text and its nodes, checked), and the
 /// root of each message on it in `roots` (`None` for one it skipped); `None` when it is not a
 /// well-formed tape.
 fn laid_out<'a>(
     bytes: &'a [u8],
     words: &'a [u32],
     roots: &mut Vec<Option<usize>>,
-) -> Option<(&'a str, &'a [Node])> {
+) -> Option<Tape<'a>> {
     let (&count, &used) = (words.first()?, words.get(1)?);
     let text = tape::utf8(bytes.get(..used as usize)?)?;
     let (nodes, _) = words.get(4..4 + 4 * count as usize)?.as_chunks::<4>();
     tape::from_words(nodes, text.len(), roots)?;
-    Some((text, nodes))
+    Some(Tape::new(text, nodes))
 }
 
 fn address<T>(pointer: *const T) -> JsValue {
