@@ -323,17 +323,17 @@ impl Format {
         }
         match self {
             #[cfg(feature = "canonical")]
-            Format::Canonical => canonical::read(&r, sink),
+            Format::Canonical => apart(|| canonical::read(&r, sink)),
             #[cfg(feature = "openai-chat")]
-            Format::OpenAIChat => openai_chat::read(&r, sink),
+            Format::OpenAIChat => apart(|| openai_chat::read(&r, sink)),
             #[cfg(feature = "openai-responses")]
-            Format::OpenAIResponses => openai_responses::read(&r, sink),
+            Format::OpenAIResponses => apart(|| openai_responses::read(&r, sink)),
             #[cfg(feature = "anthropic")]
-            Format::Anthropic => anthropic::read(&r, sink),
+            Format::Anthropic => apart(|| anthropic::read(&r, sink)),
             #[cfg(feature = "ai-sdk")]
-            Format::AiSdk => ai_sdk::read(&r, sink),
+            Format::AiSdk => apart(|| ai_sdk::read(&r, sink)),
             #[cfg(feature = "ai-sdk-ui")]
-            Format::AiSdkUi => ai_sdk_ui::read(&r, sink),
+            Format::AiSdkUi => apart(|| ai_sdk_ui::read(&r, sink)),
             #[allow(unreachable_patterns)] // with every reader compiled in
             _ => Err(self.not_compiled()),
         }?;
@@ -433,4 +433,13 @@ pub fn joined_text(text: &str, path: &str) -> Result<String> {
         &mut joined,
     )?;
     Ok(joined.text())
+}
+
+/// Runs one format's reader as a function of its own (one per format, never inlined). Inlined
+/// into `read_into`, the six readers made one function of 17 KB: V8 compiled all of it on the
+/// first message of any format, and its optimizing compile of that function, on a background
+/// thread in the middle of a cold plan, needed 3.6 MB of memory at once (bench/README.md).
+#[inline(never)]
+fn apart(read: impl FnOnce() -> Result<()>) -> Result<()> {
+    read()
 }

@@ -4,6 +4,9 @@
 import { wasmBytes } from "./memory-probe.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 const { Compactor } = await import("context-compaction");
 // `n` messages of the session, repeated with fresh tool-call ids each round.
@@ -59,4 +62,43 @@ test("a long history read a chunk of messages at a time plans as when it is read
   assert.deepEqual(rest, want);
   assert.equal(messagesToSummarize.length, m2.length);
   assert.equal(turnPrefixMessages.length, t2.length);
+});
+
+// The length of each function body in a module's code section.
+function bodies(bytes) {
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[at++];
+      value += (byte & 127) * 2 ** shift;
+      if (byte < 128) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const size = leb();
+    if (id === 10) return Array.from({ length: leb() }, () => {
+      const length = leb();
+      at += length;
+      return length;
+    });
+    at += size;
+  }
+  return [];
+}
+
+test("no function of the modules a plan loads is over 12 KB, so that V8 compiles none of them in one large piece", () => {
+  // V8 compiles a function whole: with its baseline compiler on the first call, with its
+  // optimizing one once it is hot, in memory in proportion to its size. The six format readers
+  // inlined into one function of 17 KB took 3.6 MB at once for its optimizing compile, in the
+  // middle of a cold plan of 100k messages (bench/README.md).
+  const dir = dirname(createRequire(import.meta.url).resolve("context-compaction/wasm"));
+  // The whole module and the plan-only one (the preview module ships inlined only).
+  for (const name of ["context_compaction", "context_compaction_plan"]) {
+    const lengths = bodies(readFileSync(join(dir, `${name}.wasm`)));
+    assert.ok(lengths.length > 100, `${name}: ${lengths.length} functions`);
+    const largest = Math.max(...lengths);
+    assert.ok(largest < 12 * 1024, `${name}: a function of ${largest} bytes`);
+  }
 });
