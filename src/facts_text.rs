@@ -10,13 +10,23 @@
 //! result ids). Ids may hold any character, `;` included: the header never does.
 
 use crate::facts::{MessageFacts, MessageFlags, Step};
-use crate::ids::{Ids, push_decimal};
+use crate::ids::Ids;
 use crate::message::Role;
 
-/// `facts` as text (see the module docs).
+/// `facts` as text (see the module docs); the bindings [`push`] many into one string.
+#[cfg(test)]
 pub(crate) fn write(facts: &MessageFacts) -> String {
+    let mut out = String::new();
+    push(&mut out, facts);
+    out
+}
+
+/// Appends the text of `facts` to `out` (many texts go to JavaScript as one string, which
+/// [`split`] cuts back apart) and returns its length in UTF-16 units, as JavaScript counts it.
+pub(crate) fn push(out: &mut String, facts: &MessageFacts) -> usize {
     let (results, calls) = (facts.tool_result_ids.text(), facts.tool_call_ids.text());
-    let mut out = String::with_capacity(24 + 16 * facts.steps.len() + results.len() + calls.len());
+    out.reserve(24 + 16 * facts.steps.len() + results.len() + calls.len());
+    let start = out.len();
     let role = match facts.role {
         Role::User => 0,
         Role::Assistant => 1,
@@ -37,16 +47,93 @@ pub(crate) fn write(facts: &MessageFacts) -> String {
         .steps
         .iter()
         .flat_map(|s| [s.part as u64, s.tokens, s.calls as u64, s.results as u64]);
-    for (i, n) in numbers.into_iter().chain(steps).enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_decimal(&mut out, n);
-    }
-    out.push(';');
+    push_header(out, numbers.into_iter().chain(steps));
     out.push_str(results);
     out.push_str(calls);
-    out
+    // The header is ASCII; only ids can hold other characters.
+    let header = out.len() - start - results.len() - calls.len();
+    header + utf16_len(results) + utf16_len(calls)
+}
+
+/// Appends `numbers` in decimal, separated by commas, and the `;` after them: written into a
+/// buffer on the stack and appended a buffer at a time (pushed into the string character by
+/// character, they took most of the time of a store, bench/README.md).
+fn push_header(out: &mut String, numbers: impl Iterator<Item = u64>) {
+    // Room for a few numbers of up to 20 digits (`u64::MAX`) and their separators.
+    let mut buffer = [0u8; 128];
+    let mut len = 0;
+    for n in numbers {
+        if len + 21 > buffer.len() {
+            out.push_str(ascii(&buffer, len));
+            len = 0;
+        }
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = n;
+        while let Some(d) = at.checked_sub(1).and_then(|a| digits.get_mut(a)) {
+            *d = b'0' + (rest % 10) as u8;
+            at -= 1;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let digits = digits.get(at..).unwrap_or(&[]);
+        if let Some(place) = buffer.get_mut(len..len + digits.len() + 1) {
+            let (number, comma) = place.split_at_mut(digits.len());
+            number.copy_from_slice(digits);
+            comma.fill(b',');
+            len += place.len();
+        }
+    }
+    // The last comma becomes the `;` (with no numbers, there is only the `;`).
+    match len.checked_sub(1).and_then(|last| buffer.get_mut(last)) {
+        Some(last) => {
+            *last = b';';
+            out.push_str(ascii(&buffer, len));
+        }
+        None => out.push(';'),
+    }
+}
+
+/// The first `len` bytes of `buffer`, digits and separators.
+fn ascii(buffer: &[u8], len: usize) -> &str {
+    std::str::from_utf8(buffer.get(..len).unwrap_or(&[])).unwrap_or("")
+}
+
+fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.encode_utf16().count()
+    }
+}
+
+/// The end of a message's text in a joined string that marks a message without one.
+pub(crate) const MISSING: u32 = u32::MAX;
+
+/// The texts in `joined`, one per `ends` (where each ends, in UTF-16 units: JavaScript's
+/// lengths), `None` for an end that is [`MISSING`] or not at a character's boundary.
+pub(crate) fn split<'a>(joined: &'a str, ends: &'a [u32]) -> impl Iterator<Item = Option<&'a str>> {
+    let ascii = joined.is_ascii();
+    // Where the next text starts: in bytes, and in UTF-16 units.
+    let mut at = (0, 0);
+    ends.iter().map(move |&end| {
+        if end == MISSING {
+            return None;
+        }
+        let start = at.0;
+        if ascii {
+            at = (end as usize, end);
+        } else {
+            let mut chars = joined.get(start..)?.chars();
+            while at.1 < end {
+                let c = chars.next()?;
+                at = (at.0 + c.len_utf8(), at.1 + c.len_utf16() as u32);
+            }
+        }
+        joined.get(start..at.0).filter(|_| at.1 == end)
+    })
 }
 
 /// The facts `text` holds, or `None` when it is not a text [`write`] wrote.
@@ -168,6 +255,65 @@ mod tests {
             (ids(&["a;1,2", "9:x", "调用"]), ids(&[";", ""])),
         );
         assert_eq!(read(&write(&facts)), Some(facts));
+    }
+
+    #[test]
+    fn joined_texts_split_back_at_their_utf16_ends() {
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let all = [
+            facts(
+                1,
+                0,
+                (true, false, false, false),
+                vec![],
+                (ids(&["a"]), vec![]),
+            ),
+            facts(
+                2,
+                1,
+                (false, false, true, false),
+                vec![(0, 2, 1, 0)],
+                (ids(&["调用", "😀;"]), ids(&["é"])),
+            ),
+            facts(
+                3,
+                2,
+                (false, true, false, false),
+                vec![],
+                (vec![], ids(&["b"])),
+            ),
+        ];
+        for ascii_only in [true, false] {
+            let (mut joined, mut ends, mut units) = (String::new(), Vec::new(), 0);
+            for (k, facts) in all.iter().enumerate() {
+                if ascii_only && k == 1 {
+                    // A message not found: its end marks it, it adds no text.
+                    ends.push(MISSING);
+                    continue;
+                }
+                let start = joined.len();
+                let added = push(&mut joined, facts);
+                assert_eq!(added, joined[start..].encode_utf16().count());
+                units += added as u32;
+                ends.push(units);
+            }
+            let read: Vec<_> = split(&joined, &ends)
+                .map(|text| text.and_then(read))
+                .collect();
+            let want: Vec<_> = all
+                .iter()
+                .enumerate()
+                .map(|(k, f)| (!(ascii_only && k == 1)).then(|| f.clone()))
+                .collect();
+            assert_eq!(read, want);
+        }
+        // Ends that are not boundaries of its characters (or go back, or past it) find nothing.
+        assert_eq!(split("é", &[1]).collect::<Vec<_>>(), [Some("é")]);
+        assert_eq!(split("😀", &[1]).collect::<Vec<_>>(), [None]);
+        assert_eq!(
+            split("ab", &[2, 1, 3]).collect::<Vec<_>>(),
+            [Some("ab"), None, None]
+        );
     }
 
     #[test]
