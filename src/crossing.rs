@@ -26,9 +26,8 @@ pub fn facts_chunk_end(start: u32, count: u32) -> u32 {
 /// come back as one string, a few hundred KB at most.
 pub const CACHE_LOOKUP: usize = FACTS_CHUNK as usize;
 
-/// How many messages' facts one store into the facts cache takes (one crossing): each stored
-/// text is a slice of the string of its store, which stays alive as long as any of them does,
-/// so a store is kept to a few KB.
+/// How many messages' facts one store into the facts cache takes (one crossing): their texts
+/// go over as one JSON array of about 10 KB, which stays in wasm memory (it never shrinks).
 pub const CACHE_STORE: usize = 256;
 
 /// The walker's buffers (bytes, `u32` words) of the first walk: small, so that a short history

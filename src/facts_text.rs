@@ -8,25 +8,42 @@
 //! (`part,tokens,calls,results`), all decimal and separated by commas, then `;`, then the
 //! result ids and the call ids as [`Ids`] write them (the first `resultIdsLength` bytes are the
 //! result ids). Ids may hold any character, `;` included: the header never does.
+//!
+//! Texts cross in batches (`src/wasm/cache.rs`): stored as a JSON array of them
+//! ([`push_json`]), found joined into one string with where each ends ([`split`]).
+
+use context_compaction_scan::escape_into;
 
 use crate::facts::{MessageFacts, MessageFlags, Step};
 use crate::ids::Ids;
 use crate::message::Role;
 
-/// `facts` as text (see the module docs); the bindings [`push`] many into one string.
+/// `facts` as text (see the module docs).
 #[cfg(test)]
 pub(crate) fn write(facts: &MessageFacts) -> String {
     let mut out = String::new();
-    push(&mut out, facts);
+    push_header(&mut out, numbers(facts));
+    out.push_str(facts.tool_result_ids.text());
+    out.push_str(facts.tool_call_ids.text());
     out
 }
 
-/// Appends the text of `facts` to `out` (many texts go to JavaScript as one string, which
-/// [`split`] cuts back apart) and returns its length in UTF-16 units, as JavaScript counts it.
-pub(crate) fn push(out: &mut String, facts: &MessageFacts) -> usize {
+/// Appends the text of `facts` to `out` as a JSON string (quoted, its ids escaped): the
+/// bindings hand many to JavaScript as one JSON array, whose `JSON.parse` makes a string of
+/// each (a slice of one string for all would keep all of it alive while any lives).
+pub(crate) fn push_json(out: &mut String, facts: &MessageFacts) {
     let (results, calls) = (facts.tool_result_ids.text(), facts.tool_call_ids.text());
-    out.reserve(24 + 16 * facts.steps.len() + results.len() + calls.len());
-    let start = out.len();
+    out.reserve(26 + 16 * facts.steps.len() + results.len() + calls.len());
+    out.push('"');
+    // The header is digits and separators; only ids can hold what JSON escapes.
+    push_header(out, numbers(facts));
+    escape_into(results, out);
+    escape_into(calls, out);
+    out.push('"');
+}
+
+/// The numbers of the header of `facts`, in order.
+fn numbers(facts: &MessageFacts) -> impl Iterator<Item = u64> + '_ {
     let role = match facts.role {
         Role::User => 0,
         Role::Assistant => 1,
@@ -40,19 +57,14 @@ pub(crate) fn push(out: &mut String, facts: &MessageFacts) -> usize {
         u64::from(facts.failed())
             | u64::from(facts.pinned()) << 1
             | u64::from(facts.provider_summary()) << 2,
-        results.len() as u64,
+        facts.tool_result_ids.text().len() as u64,
         facts.steps.len() as u64,
     ];
     let steps = facts
         .steps
         .iter()
         .flat_map(|s| [s.part as u64, s.tokens, s.calls as u64, s.results as u64]);
-    push_header(out, numbers.into_iter().chain(steps));
-    out.push_str(results);
-    out.push_str(calls);
-    // The header is ASCII; only ids can hold other characters.
-    let header = out.len() - start - results.len() - calls.len();
-    header + utf16_len(results) + utf16_len(calls)
+    numbers.into_iter().chain(steps)
 }
 
 /// Appends `numbers` in decimal, separated by commas, and the `;` after them: written into a
@@ -99,14 +111,6 @@ fn push_header(out: &mut String, numbers: impl Iterator<Item = u64>) {
 /// The first `len` bytes of `buffer`, digits and separators.
 fn ascii(buffer: &[u8], len: usize) -> &str {
     std::str::from_utf8(buffer.get(..len).unwrap_or(&[])).unwrap_or("")
-}
-
-fn utf16_len(text: &str) -> usize {
-    if text.is_ascii() {
-        text.len()
-    } else {
-        text.encode_utf16().count()
-    }
 }
 
 /// The end of a message's text in a joined string that marks a message without one.
@@ -284,18 +288,15 @@ mod tests {
             ),
         ];
         for ascii_only in [true, false] {
-            let (mut joined, mut ends, mut units) = (String::new(), Vec::new(), 0);
+            let (mut joined, mut ends) = (String::new(), Vec::new());
             for (k, facts) in all.iter().enumerate() {
                 if ascii_only && k == 1 {
                     // A message not found: its end marks it, it adds no text.
                     ends.push(MISSING);
                     continue;
                 }
-                let start = joined.len();
-                let added = push(&mut joined, facts);
-                assert_eq!(added, joined[start..].encode_utf16().count());
-                units += added as u32;
-                ends.push(units);
+                joined.push_str(&write(facts));
+                ends.push(joined.encode_utf16().count() as u32);
             }
             let read: Vec<_> = split(&joined, &ends)
                 .map(|text| text.and_then(read))
@@ -314,6 +315,30 @@ mod tests {
             split("ab", &[2, 1, 3]).collect::<Vec<_>>(),
             [Some("ab"), None, None]
         );
+    }
+
+    proptest! {
+        #[test]
+        fn a_json_array_of_texts_parses_back_to_them(
+            calls in prop::collection::vec(any::<String>(), 0..4),
+            results in prop::collection::vec(any::<String>(), 0..4),
+            steps in prop::collection::vec(any::<(usize, u64, usize, usize)>(), 0..6),
+        ) {
+            let all = [
+                facts(u64::MAX, 1, (true, true, true, true), steps, (calls, results)),
+                facts(0, 0, (false, false, false, false), vec![], (vec![], vec![])),
+            ];
+            let mut json = String::from("[");
+            for (k, facts) in all.iter().enumerate() {
+                if k > 0 {
+                    json.push(',');
+                }
+                push_json(&mut json, facts);
+            }
+            json.push(']');
+            let parsed: Vec<String> = serde_json::from_str(&json).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(parsed, all.iter().map(write).collect::<Vec<_>>());
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!
 //! The lookups and stores cross in batches, through the package's `cache.js`: a lookup of
 //! many messages returns the texts it found joined, and a store hands over the texts of a few
-//! hundred messages as one string, which JavaScript cuts and stores message by message. Neither
+//! hundred messages as one JSON array, which JavaScript parses and stores message by message. Neither
 //! ever fails a call: a lookup that throws finds nothing, a store that throws stores nothing
 //! (those messages are read again next time).
 
@@ -199,14 +199,13 @@ fn lookup(
     }
 }
 
-/// Facts read and waiting to be stored, [`CACHE_STORE`] messages at a time: the messages, their
-/// texts one after another, and where each text ends (in UTF-16 units, as JavaScript cuts them).
+/// Facts read and waiting to be stored, [`CACHE_STORE`] messages at a time: the messages, and
+/// their texts as a JSON array ([`facts_text::push_json`]).
 struct Stores<'a> {
     request: &'a JsRequest,
     map: &'a WeakMap,
     indices: Vec<u32>,
     texts: String,
-    ends: Vec<u32>,
 }
 
 impl<'a> Stores<'a> {
@@ -216,16 +215,15 @@ impl<'a> Stores<'a> {
             map,
             indices: Vec::with_capacity(CACHE_STORE),
             texts: String::new(),
-            ends: Vec::with_capacity(CACHE_STORE),
         }
     }
 
     /// Keeps the facts of message `i` to store, storing those kept once there are enough.
     fn add(&mut self, i: u32, facts: &MessageFacts) {
-        let units = facts_text::push(&mut self.texts, facts) as u32;
-        let end = self.ends.last().copied().unwrap_or(0) + units;
+        self.texts
+            .push(if self.indices.is_empty() { '[' } else { ',' });
+        facts_text::push_json(&mut self.texts, facts);
         self.indices.push(i);
-        self.ends.push(end);
         if self.indices.len() >= CACHE_STORE {
             self.flush();
         }
@@ -236,16 +234,15 @@ impl<'a> Stores<'a> {
         if self.indices.is_empty() {
             return;
         }
+        self.texts.push(']');
         if let Ok(package) = super::seam::package() {
-            // `cacheSet` reads `indices` and `ends` through wasm memory, before anything here
-            // changes them.
+            // `cacheSet` reads `indices` through wasm memory, before anything here changes it.
             let args = [
                 self.map.clone().into(),
                 self.request.messages.clone().into(),
                 wasm_bindgen::memory(),
                 walk::address(self.indices.as_ptr()),
                 JsValue::from(self.indices.len() as u32),
-                walk::address(self.ends.as_ptr()),
                 JsValue::from_str(&self.texts),
             ];
             // What it throws (never, short of a stack overflow) stores nothing.
@@ -255,7 +252,6 @@ impl<'a> Stores<'a> {
         }
         self.indices.clear();
         self.texts.clear();
-        self.ends.clear();
     }
 }
 

@@ -1,7 +1,7 @@
 // The facts cache looks messages up and stores them many at a time (src/wasm/cache.rs,
-// host/cache.js: lookups of up to 8192 messages, stores of 256, the texts joined and cut in
-// UTF-16 units): plans whose hits and misses cross those edges, hostile messages in a batch, and
-// the last message, which a batch never stores nor serves.
+// host/cache.js: lookups of up to 8192 messages, their texts joined and cut in UTF-16 units;
+// stores of 256, as a JSON array): plans whose hits and misses cross those edges, hostile
+// messages in a batch, and the last message, which a batch never stores nor serves.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CompactionError, Compactor } from "context-compaction";
@@ -10,9 +10,9 @@ import { generator } from "./helpers.mjs";
 const summarizer = generator(async () => "S");
 
 // Message `i` of a history: every text holds its marker `<i>`, and some ids hold characters
-// past ASCII (one and two UTF-16 units), so that a cached text's length in UTF-16 units and in
-// bytes differ.
-const idOf = (i) => (i % 5 === 1 ? `调用-${i}-😀` : `c${i}`);
+// past ASCII (one and two UTF-16 units: a found text's length in UTF-16 units and in bytes
+// differ) and what JSON escapes (stored texts cross as a JSON array).
+const idOf = (i) => (i % 5 === 1 ? `调用-"${i}"\\\n-😀` : `c${i}`);
 function message(i) {
   switch (i % 4) {
     case 0:
