@@ -10,9 +10,9 @@
 //!
 //! The lookups and stores cross in batches, through the package's `cache.js`: a lookup of
 //! many messages returns the texts it found joined, and a store hands over the texts of a few
-//! hundred messages as one JSON array, which JavaScript parses and stores message by message. Neither
-//! ever fails a call: a lookup that throws finds nothing, a store that throws stores nothing
-//! (those messages are read again next time).
+//! hundred messages as one JSON array, which JavaScript parses and stores message by message.
+//! Neither ever fails a call: a lookup that throws finds nothing, a store that throws stores
+//! nothing (those messages are read again next time).
 
 use std::cell::RefCell;
 
