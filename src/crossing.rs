@@ -22,6 +22,14 @@ pub fn facts_chunk_end(start: u32, count: u32) -> u32 {
     }
 }
 
+/// How many messages one lookup of the facts cache takes (one crossing): the texts it finds
+/// come back as one string, a few hundred KB at most.
+pub const CACHE_LOOKUP: usize = FACTS_CHUNK as usize;
+
+/// How many messages' facts one store into the facts cache takes (one crossing): their texts
+/// go over as one JSON array of about 10 KB, which stays in wasm memory (it never shrinks).
+pub const CACHE_STORE: usize = 256;
+
 /// The walker's buffers (bytes, `u32` words) of the first walk: small, so that a short history
 /// does not pay for a large one.
 pub const WALK_FIRST: (usize, usize) = (64 << 10, 16 << 10);

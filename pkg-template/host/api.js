@@ -1,14 +1,15 @@
-// Registers the error class, the guarded host readers, the cold-path walker and the sizer with
-// the glue once it is instantiated, and guards the glue classes against use after free() and
-// re-entry.
+// Registers the error class, the guarded host readers, the cold-path walker, the sizer and the
+// facts cache's lookup and store with the glue once it is instantiated, and guards the glue
+// classes against use after free() and re-entry.
 import { CompactionError } from "../lib/error.js";
+import { cacheGet, cacheSet } from "./cache.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
 import { deferTokensWith, roles, sizes } from "./size.js";
 import { walk } from "./walk.js";
 
 /** What every entry does once the glue is initialised. */
 export function register(glue) {
-  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred) });
+  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred), cacheGet, cacheSet });
   // The plan-only module has no ContextManagerCore.
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     if (glue[name]) guardFreed(glue[name], name);

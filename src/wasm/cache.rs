@@ -7,15 +7,22 @@
 //! still be writing into it (streaming an answer into the last message is common), and facts
 //! stored while it was last would be served once it no longer is. It is read afresh on every
 //! call, and cached the first time a call sees it with a message after it.
+//!
+//! The lookups and stores cross in batches, through the package's `cache.js`: a lookup of
+//! many messages returns the texts it found joined, and a store hands over the texts of a few
+//! hundred messages as one JSON array, which JavaScript parses and stores message by message.
+//! Neither ever fails a call: a lookup that throws finds nothing, a store that throws stores
+//! nothing (those messages are read again next time).
 
 use std::cell::RefCell;
 
-use js_sys::{Object, WeakMap};
+use js_sys::{Array, Object, WeakMap};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, JsRequest};
 use super::estimator::AnyEstimator;
 use super::walk;
+use crate::crossing::{CACHE_LOOKUP, CACHE_STORE};
 use crate::error::Result;
 use crate::facts::{MessageFacts, RequestFacts};
 use crate::facts_text;
@@ -120,31 +127,132 @@ fn facts_of(
         )?;
         return Ok(facts);
     }
-    let map = Some(map_for(&request.estimator, request.format));
+    let map = map_for(&request.estimator, request.format);
     let open = open_index(request);
     let mut facts = Vec::with_capacity(room);
     let mut missed = Missed::default();
-    for (slot, &i) in indices.iter().enumerate() {
-        let hit = map
-            .as_ref()
-            .filter(|_| Some(i) != open)
-            .and_then(|map| cached(&request.messages.get(i), map));
-        if hit.is_none() {
-            missed.indices.push(i);
-            missed.slots.push(slot);
+    let mut ends = Vec::new();
+    for chunk in indices.chunks(CACHE_LOOKUP) {
+        let joined = lookup(request, &map, chunk, open, &mut ends);
+        let texts = facts_text::split(&joined, &ends);
+        for (&i, text) in chunk.iter().zip(texts) {
+            let hit = text.and_then(facts_text::read);
+            if hit.is_none() {
+                missed.indices.push(i);
+                missed.slots.push(facts.len());
+            }
+            // A message not read yet holds an empty place until `read_missed` fills it.
+            facts.push(hit.unwrap_or_default());
         }
-        // A message not read yet holds an empty place until `read_missed` fills it.
-        facts.push(hit.unwrap_or_default());
     }
-    read_missed(
+    let mut stores = Stores::new(request, &map);
+    let read = read_missed(
         request,
         &missed.indices,
         Some(&missed.slots),
         &mut facts,
-        map.as_ref(),
+        Some(&mut stores),
         &mut RecentCalls::default(),
-    )?;
+    );
+    // What was read is stored even when a later message failed the read.
+    stores.flush();
+    read?;
     Ok(facts)
+}
+
+/// Looks up messages `chunk` of `request` in `map` (all but `open`) in one crossing: the texts
+/// found, joined, and in `ends` where each message's ends in them, [`facts_text::MISSING`] for
+/// one not found.
+fn lookup(
+    request: &JsRequest,
+    map: &WeakMap,
+    chunk: &[u32],
+    open: Option<u32>,
+    ends: &mut Vec<u32>,
+) -> String {
+    ends.clear();
+    ends.resize(chunk.len(), facts_text::MISSING);
+    let Ok(package) = super::seam::package() else {
+        return String::new();
+    };
+    // `cacheGet` writes into `ends` through wasm memory; nothing here touches it until it
+    // returns.
+    let args = [
+        map.clone().into(),
+        request.messages.clone().into(),
+        wasm_bindgen::memory(),
+        walk::address(chunk.as_ptr()),
+        JsValue::from(chunk.len() as u32),
+        JsValue::from(open.unwrap_or(u32::MAX)),
+        walk::address(ends.as_mut_ptr()),
+    ];
+    let found = package
+        .cache_get
+        .apply(&JsValue::NULL, &args.iter().collect::<Array>());
+    match found.ok().and_then(|joined| joined.as_string()) {
+        Some(joined) => joined,
+        None => {
+            // Thrown (it never is, short of a stack overflow): nothing found.
+            ends.fill(facts_text::MISSING);
+            String::new()
+        }
+    }
+}
+
+/// Facts read and waiting to be stored, [`CACHE_STORE`] messages at a time: the messages, and
+/// their texts as a JSON array ([`facts_text::push_json`]).
+struct Stores<'a> {
+    request: &'a JsRequest,
+    map: &'a WeakMap,
+    indices: Vec<u32>,
+    texts: String,
+}
+
+impl<'a> Stores<'a> {
+    fn new(request: &'a JsRequest, map: &'a WeakMap) -> Stores<'a> {
+        Stores {
+            request,
+            map,
+            indices: Vec::with_capacity(CACHE_STORE),
+            texts: String::new(),
+        }
+    }
+
+    /// Keeps the facts of message `i` to store, storing those kept once there are enough.
+    fn add(&mut self, i: u32, facts: &MessageFacts) {
+        self.texts
+            .push(if self.indices.is_empty() { '[' } else { ',' });
+        facts_text::push_json(&mut self.texts, facts);
+        self.indices.push(i);
+        if self.indices.len() >= CACHE_STORE {
+            self.flush();
+        }
+    }
+
+    /// Stores the facts kept, in one crossing.
+    fn flush(&mut self) {
+        if self.indices.is_empty() {
+            return;
+        }
+        self.texts.push(']');
+        if let Ok(package) = super::seam::package() {
+            // `cacheSet` reads `indices` through wasm memory, before anything here changes it.
+            let args = [
+                self.map.clone().into(),
+                self.request.messages.clone().into(),
+                wasm_bindgen::memory(),
+                walk::address(self.indices.as_ptr()),
+                JsValue::from(self.indices.len() as u32),
+                JsValue::from_str(&self.texts),
+            ];
+            // What it throws (never, short of a stack overflow) stores nothing.
+            let _ = package
+                .cache_set
+                .apply(&JsValue::NULL, &args.iter().collect::<Array>());
+        }
+        self.indices.clear();
+        self.texts.clear();
+    }
 }
 
 /// The index of the message the cache never holds: the request's last, which may still change.
@@ -159,16 +267,16 @@ struct Missed {
     slots: Vec<usize>,
 }
 
-/// Reads (and caches) the facts of the messages `indices` into their places in `messages`
-/// (`slots`, in the same order; `None`: the k-th goes to place k): together (`walk::facts`)
-/// when there are enough of them, then one by one those the walker left out. The results read
-/// share the ids of the calls in `recent` and read just before them.
+/// Reads (and caches, into `stores`) the facts of the messages `indices` into their places in
+/// `messages` (`slots`, in the same order; `None`: the k-th goes to place k): together
+/// (`walk::facts`) when there are enough of them, then one by one those the walker left out.
+/// The results read share the ids of the calls in `recent` and read just before them.
 fn read_missed(
     request: &JsRequest,
     indices: &[u32],
     slots: Option<&[usize]>,
     messages: &mut [MessageFacts],
-    map: Option<&WeakMap>,
+    mut stores: Option<&mut Stores<'_>>,
     recent: &mut RecentCalls,
 ) -> Result<()> {
     let slot = |k: usize| match slots {
@@ -177,7 +285,11 @@ fn read_missed(
     };
     // The last message is read but not stored (see the module's notes).
     let open = open_index(request);
-    let storing = |i: u32| map.filter(|_| Some(i) != open);
+    let mut store = |i: u32, read: &MessageFacts| {
+        if let Some(stores) = stores.as_deref_mut().filter(|_| Some(i) != open) {
+            stores.add(i, read);
+        }
+    };
     let mut walked = vec![false; indices.len()];
     if indices.len() >= walk::BULK {
         let estimator = &request.estimator;
@@ -192,9 +304,7 @@ fn read_missed(
                     return;
                 };
                 recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
-                if let Some(map) = storing(i) {
-                    store(&request.messages.get(i), Some(map), &read);
-                }
+                store(i, &read);
                 if let (Some(place), Some(done)) = (messages.get_mut(slot), walked.get_mut(k)) {
                     *place = read;
                     *done = true;
@@ -204,37 +314,16 @@ fn read_missed(
     }
     let left = indices.iter().enumerate().zip(&walked);
     for ((k, &i), _) in left.filter(|(_, done)| !**done) {
-        let mut read = message_facts(request, i, storing(i))?;
+        let message = request.messages.get(i);
+        let format = request.format;
+        let mut read = convert::message_facts(&message, i as usize, format, &request.estimator)?;
         recent.note(&read.tool_call_ids, &mut read.tool_result_ids);
+        store(i, &read);
         if let Some(place) = slot(k).and_then(|slot| messages.get_mut(slot)) {
             *place = read;
         }
     }
     Ok(())
-}
-
-/// The cached facts of `value`, if any.
-fn cached(value: &JsValue, map: &WeakMap) -> Option<MessageFacts> {
-    // Only objects can be WeakMap keys (anything else fails to parse anyway).
-    if !value.is_object() {
-        return None;
-    }
-    decode(&map.get(value.unchecked_ref()))
-}
-
-fn store(value: &JsValue, map: Option<&WeakMap>, facts: &MessageFacts) {
-    if let Some(map) = map.filter(|_| value.is_object()) {
-        map.set(value.unchecked_ref(), &encode(facts));
-    }
-}
-
-fn message_facts(request: &JsRequest, i: u32, map: Option<&WeakMap>) -> Result<MessageFacts> {
-    let message = request.messages.get(i);
-    let facts = convert::message_facts(&message, i as usize, request.format, &request.estimator)?;
-    if map.is_some() {
-        store(&message, map, &facts);
-    }
-    Ok(facts)
 }
 
 /// The cache of one estimator and format (facts depend on both).
@@ -272,14 +361,4 @@ fn map_for(estimator: &AnyEstimator, format: Format) -> WeakMap {
         by_format.set(&name, &fresh);
         fresh
     })
-}
-
-/// The facts as the cache keeps them: one string (`crate::facts_text`).
-fn encode(facts: &MessageFacts) -> JsValue {
-    JsValue::from_str(&facts_text::write(facts))
-}
-
-/// The facts [`encode`] kept, `None` for anything else (nothing cached: `undefined`).
-fn decode(value: &JsValue) -> Option<MessageFacts> {
-    facts_text::read(&value.as_string()?)
 }

@@ -1,6 +1,7 @@
 //! The one seam between the module and the package's own JavaScript: the functions the
 //! bindings call (the error class, the guarded host readers of `pkg-template/host/host.js`, the
-//! cold-path walker of `walk.js`, the sizer of `size.js`), registered together once by every
+//! cold-path walker of `walk.js`, the sizer of `size.js`, the facts cache's lookup and store of
+//! `cache.js`), registered together once by every
 //! entry (`pkg-template/host/api.js`) and looked up here, with one error for a module used without
 //! an entry.
 
@@ -28,6 +29,9 @@ pub(crate) struct Package {
     pub sizes: Function,
     pub roles: Function,
     pub defer_tokens: Function,
+    /// The facts cache's lookup and store of many messages at once (`cache.js`).
+    pub cache_get: Function,
+    pub cache_set: Function,
 }
 
 thread_local! {
@@ -35,8 +39,8 @@ thread_local! {
 }
 
 /// Registers the package's functions, `{ errorClass, list, record, bytes, settle, walk, sizes,
-/// roles, deferTokens }`; every entry calls it once after init. Throws (the package's own
-/// object only ever comes here) when one is not a function.
+/// roles, deferTokens, cacheGet, cacheSet }`; every entry calls it once after init. Throws (the
+/// package's own object only ever comes here) when one is not a function.
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __register)]
 pub fn register(functions: Object) -> std::result::Result<(), JsValue> {
@@ -55,6 +59,8 @@ pub fn register(functions: Object) -> std::result::Result<(), JsValue> {
         sizes: get("sizes")?,
         roles: get("roles")?,
         defer_tokens: get("deferTokens")?,
+        cache_get: get("cacheGet")?,
+        cache_set: get("cacheSet")?,
     };
     PACKAGE.with(|slot| *slot.borrow_mut() = Some(Rc::new(package)));
     Ok(())

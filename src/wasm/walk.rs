@@ -328,7 +328,7 @@ fn laid_out<'a>(
     Some(Tape::new(text, nodes))
 }
 
-fn address<T>(pointer: *const T) -> JsValue {
+pub(super) fn address<T>(pointer: *const T) -> JsValue {
     // wasm32 addresses are 32-bit offsets into the module's memory.
     JsValue::from(pointer as usize as u32)
 }
