@@ -256,8 +256,13 @@ test("after maintenance clears old tool results, the usage reported before no lo
   assert.ok(Math.abs(estimated / local - 1.2) < 0.1, `${estimated} for ${local} by our estimate`);
 });
 
-test("after maintenance summarizes a little, the usage its kept answers carry no longer holds the estimate up", async () => {
-  // Answers that carry what their requests cost: 1.2 times our local estimate.
+/**
+ * Twelve messages whose answers carry what their requests cost (1.2 times our local estimate),
+ * and a manager whose compaction keeps most of them (a small one: the usage on the kept answers
+ * stays within twice our estimate of what they then end, close enough to anchor an estimate),
+ * its window 0.95 of the history's estimate; `calls` counts the summaries.
+ */
+function smallCompaction() {
   const messages = conversation(12);
   for (let i = 0; i < messages.length; i++) {
     if (messages[i].role !== "assistant") continue;
@@ -265,13 +270,16 @@ test("after maintenance summarizes a little, the usage its kept answers carry no
     messages[i] = withUsage(messages[i], usage(Math.round(before * 1.2)));
   }
   const total = estimate({ messages }).total;
-  // A small compaction: most of the history is kept, so the usage on the kept answers stays
-  // within twice our estimate of what they now end, close enough to anchor an estimate.
   const calls = [];
   const summarize = async () => (calls.push("summarize"), "SUMMARY");
   const compactor = new Compactor({ keepRecentTokens: Math.round(total * 0.7), summarizer: { summarize } });
   const window = Math.round(total * 0.95);
   const manager = new ContextManager({ compactor, contextWindowTokens: window, reserveTokens: 0 });
+  return { messages, calls, window, manager };
+}
+
+test("after maintenance summarizes a little, the usage its kept answers carry no longer holds the estimate up", async () => {
+  const { messages, calls, window, manager } = smallCompaction();
   const done = await manager.maintain({ summary: "", messages });
   assert.equal(done.reason, "compacted");
   assert.ok(done.record.estimateAfter < window, `${done.record.estimateAfter}`);
@@ -288,18 +296,7 @@ test("after maintenance summarizes a little, the usage its kept answers carry no
 });
 
 test("after run recovers from an overflow with a small summary, the usage its kept answers carry no longer holds the estimate up", async () => {
-  const messages = conversation(12);
-  for (let i = 0; i < messages.length; i++) {
-    if (messages[i].role !== "assistant") continue;
-    const before = estimate({ messages: messages.slice(0, i).map(({ usage: _, ...m }) => m) }).total;
-    messages[i] = withUsage(messages[i], usage(Math.round(before * 1.2)));
-  }
-  const total = estimate({ messages }).total;
-  const calls = [];
-  const summarize = async () => (calls.push("summarize"), "SUMMARY");
-  const compactor = new Compactor({ keepRecentTokens: Math.round(total * 0.7), summarizer: { summarize } });
-  const window = Math.round(total * 0.95);
-  const manager = new ContextManager({ compactor, contextWindowTokens: window, reserveTokens: 0 });
+  const { messages, calls, window, manager } = smallCompaction();
   let sends = 0;
   // The provider refuses the first request; the answer to the second carries no usage.
   const send = async () => {
