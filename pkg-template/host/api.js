@@ -1,15 +1,18 @@
-// Registers the error class, the guarded host readers, the cold-path walker, the sizer and the
-// facts cache's lookup and store with the glue once it is instantiated, and guards the glue
-// classes against use after free() and re-entry.
+// Registers the error class, the guarded host readers, the cold-path walker, the facts cache's
+// lookup and store and (for the modules that size messages lazily) the sizer with the glue once
+// it is instantiated, and guards the glue classes against use after free() and re-entry.
 import { CompactionError } from "../lib/error.js";
 import { cacheGet, cacheSet } from "./cache.js";
 import { bytes, isLive, list, record, settle } from "./host.js";
-import { deferTokensWith, roles, sizes } from "./size.js";
 import { walk } from "./walk.js";
 
-/** What every entry does once the glue is initialised. */
-export function register(glue) {
-  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred), cacheGet, cacheSet });
+/**
+ * What every entry does once the glue is initialised; `sizer(glue)` gives the sizer's functions
+ * (`size.js`) to the modules that plan whole requests (the preview module has none: its loader
+ * passes nothing, so its pages do not carry `size.js`).
+ */
+export function register(glue, sizer) {
+  glue.__register({ errorClass: CompactionError, list, record, bytes, settle, walk, cacheGet, cacheSet, ...sizer?.(glue) });
   // The plan-only module has no ContextManagerCore.
   for (const name of ["Compactor", "Conversation", "HeuristicEstimator", "ContextManagerCore"]) {
     if (glue[name]) guardFreed(glue[name], name);

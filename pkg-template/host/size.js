@@ -175,3 +175,6 @@ export function deferTokensWith(fill) {
     });
   };
 }
+
+/** The sizer's functions as the module takes them (`__register`, host/api.js), for `glue`. */
+export const sizer = (glue) => ({ sizes, roles, deferTokens: deferTokensWith(glue.__fillDeferred) });

@@ -8,10 +8,11 @@ import { register } from "../host/api.js";
 import { CompactionError } from "../lib/error.js";
 
 /**
- * The loader of the module whose glue is `glue`, imported by the module as `name`: `{ provide,
- * ensureLoaded, ready }`.
+ * The loader of the module whose glue is `glue`, imported by the module as `name` (`sizer`: the
+ * sizer's functions for its glue, for the modules that size messages; see host/api.js):
+ * `{ provide, ensureLoaded, ready }`.
  */
-export function loader(glue, name) {
+export function loader(glue, name, sizer) {
   /**
    * Where the module comes from: `{ module() }`, `{ bytes(), bytesAsync() }` (its bytes, at once or
    * without blocking) or `{ input }` (what `init` takes).
@@ -33,7 +34,7 @@ export function loader(glue, name) {
     if (loaded) return;
     glue.__wbg_set_wasm(instance.exports);
     instance.exports.__wbindgen_start();
-    register(glue);
+    register(glue, sizer);
     loaded = true;
   }
 

@@ -25,13 +25,20 @@ pub(crate) struct Package {
     pub settle: Function,
     /// The cold-path walker (`walk.js`).
     pub walk: Function,
-    /// The sizer's reads (`size.js`): sizes, roles, deferred `messageTokens`.
-    pub sizes: Function,
-    pub roles: Function,
-    pub defer_tokens: Function,
+    /// The sizer's reads (`size.js`); none in the preview module.
+    pub sizer: Option<Sizer>,
     /// The facts cache's lookup and store of many messages at once (`cache.js`).
     pub cache_get: Function,
     pub cache_set: Function,
+}
+
+/// The sizer's reads (`size.js`): sizes, roles, deferred `messageTokens`. Only planning a whole
+/// request sizes messages lazily (feature `plan-api`): the preview module takes none, and its
+/// pages do not carry `size.js`.
+pub(crate) struct Sizer {
+    pub sizes: Function,
+    pub roles: Function,
+    pub defer_tokens: Function,
 }
 
 thread_local! {
@@ -39,8 +46,9 @@ thread_local! {
 }
 
 /// Registers the package's functions, `{ errorClass, list, record, bytes, settle, walk, sizes,
-/// roles, deferTokens, cacheGet, cacheSet }`; every entry calls it once after init. Throws (the
-/// package's own object only ever comes here) when one is not a function.
+/// roles, deferTokens, cacheGet, cacheSet }` (the preview module reads no `sizes`, `roles` or
+/// `deferTokens`); every entry calls it once after init. Throws (the package's own object only
+/// ever comes here) when one is not a function.
 #[allow(unreachable_pub)] // exported to JavaScript
 #[wasm_bindgen(js_name = __register)]
 pub fn register(functions: Object) -> std::result::Result<(), JsValue> {
@@ -56,9 +64,14 @@ pub fn register(functions: Object) -> std::result::Result<(), JsValue> {
         bytes: get("bytes")?,
         settle: get("settle")?,
         walk: get("walk")?,
-        sizes: get("sizes")?,
-        roles: get("roles")?,
-        defer_tokens: get("deferTokens")?,
+        #[cfg(feature = "plan-api")]
+        sizer: Some(Sizer {
+            sizes: get("sizes")?,
+            roles: get("roles")?,
+            defer_tokens: get("deferTokens")?,
+        }),
+        #[cfg(not(feature = "plan-api"))]
+        sizer: None,
         cache_get: get("cacheGet")?,
         cache_set: get("cacheSet")?,
     };

@@ -10,8 +10,8 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::JsRequest;
 use super::host;
-use super::seam::Package;
-use crate::error::Result;
+use super::seam::Sizer;
+use crate::error::{Error, Result};
 use crate::formats::Format;
 use crate::history::Sizes;
 
@@ -32,10 +32,14 @@ pub fn fill_deferred(tokens: &Float64Array, sizes: &Float64Array, start: u32, li
 }
 
 /// Calls one of the sizer's functions with `args`.
-fn call(pick: fn(&Package) -> &Function, args: &[JsValue]) -> Result<JsValue> {
+fn call(pick: fn(&Sizer) -> &Function, args: &[JsValue]) -> Result<JsValue> {
     let package = super::seam::package()?;
+    // The preview module, which has no sizer, never sizes messages lazily.
+    let Some(sizer) = &package.sizer else {
+        return Err(Error::invalid_config("this module does not size messages"));
+    };
     let args: Array = args.iter().collect();
-    pick(&package)
+    pick(sizer)
         .apply(&JsValue::NULL, &args)
         .map_err(|thrown| host::fault(&thrown))
 }

@@ -82,6 +82,9 @@ test("the plan entry and ChatPreview never reach the whole module; ChatPreview's
     assert.ok(!files.has(`context_compaction_${other}_bg.js`) && !files.has(`${other}-wasm-inline.js`), `${entry} reaches the ${other} module`);
   }
   assert.ok(reached("ai-sdk-preview.js").has("preview-wasm-inline.js"));
+  // The preview module sizes no messages: its page does not carry the sizer; the others do.
+  assert.ok(!reached("ai-sdk-preview.js").has("host/size.js"), "ai-sdk-preview.js reaches host/size.js");
+  for (const entry of ["plan.js", "ai-sdk-preview-plan.js", "index.js"]) assert.ok(reached(entry).has("host/size.js"), `${entry} has no sizer`);
   // Runtimes that compile no bytes take the plan-only module's file for ChatPreview.
   const conditions = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).exports["./ai-sdk-preview"];
   assert.equal(conditions.workerd.default, "./ai-sdk-preview-plan.js");
