@@ -182,7 +182,9 @@ export class ChatCompaction {
   }
 }
 
-const firstNonSystem = (messages) => messages.find((message) => guardedOr(() => message.role !== "system", true));
+// A message that is not a system message (one whose role cannot be read counts as not).
+const notSystem = (message) => guardedOr(() => message.role !== "system", true);
+const firstNonSystem = (messages) => messages.find(notSystem);
 
 /** `{ signal, pending, focus }` of a call's options (or nothing), read once. */
 function callOptions(options, path) {
@@ -219,7 +221,7 @@ function withResponse(messages, responseMessage) {
  */
 function suffixStart(kept, origins, record) {
   const cut = record?.firstKeptIndex ?? 0;
-  return kept.findIndex((message, k) => origins[k].index >= cut && guardedOr(() => message.role !== "system", true));
+  return kept.findIndex((message, k) => origins[k].index >= cut && notSystem(message));
 }
 
 /**
